@@ -1,0 +1,77 @@
+//! Tools over text the model passes in: statistics and digests.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use sha2::{Digest, Sha256, Sha512};
+use toolkit::{Table, ToolArtifact, ToolResult, tool};
+
+/// Counts the lines, words, characters and bytes of a text.
+#[tool(group = "data")]
+pub fn text_stats(
+    /// The text to measure.
+    text: String,
+) -> ToolResult {
+    let stats = [
+        ("lines", text.lines().count()),
+        ("words", text.split_whitespace().count()),
+        ("characters", text.chars().count()),
+        ("bytes", text.len()),
+        (
+            "blank lines",
+            text.lines().filter(|line| line.trim().is_empty()).count(),
+        ),
+    ];
+    let mut table = Table::new(["metric", "value"]);
+    let mut summary = Vec::with_capacity(stats.len());
+    for (metric, value) in stats {
+        let value = value.to_string();
+        summary.push(format!("{metric}: {value}"));
+        table
+            .push_row([metric.to_owned(), value])
+            .expect("two cells for two columns");
+    }
+    ToolResult::text_with(
+        summary.join(", "),
+        [ToolArtifact::table("Text statistics", table)],
+    )
+}
+
+/// A digest algorithm.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HashAlgorithm {
+    /// SHA-256 (32 bytes).
+    Sha256,
+    /// SHA-512 (64 bytes).
+    Sha512,
+}
+
+/// Computes the hex digest of a text's UTF-8 bytes.
+#[tool(group = "utility")]
+pub fn hash_text(
+    /// The text to hash.
+    text: String,
+    /// The digest algorithm.
+    #[arg(default = HashAlgorithm::Sha256)]
+    algorithm: HashAlgorithm,
+) -> String {
+    let digest = match algorithm {
+        HashAlgorithm::Sha256 => hex(&Sha256::digest(text.as_bytes())),
+        HashAlgorithm::Sha512 => hex(&Sha512::digest(text.as_bytes())),
+    };
+    let name = match algorithm {
+        HashAlgorithm::Sha256 => "sha256",
+        HashAlgorithm::Sha512 => "sha512",
+    };
+    format!("{name}:{digest}")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
+}

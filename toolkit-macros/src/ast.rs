@@ -1,0 +1,176 @@
+//! A typed view of the function under `#[tool]`.
+
+use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Pat, Type};
+
+use crate::attr::combine;
+
+/// The function, its documentation and its parameters.
+pub struct Input {
+    /// The function as it will be emitted: parameter attributes removed.
+    pub func: ItemFn,
+    /// Lines of the function's doc comment.
+    pub docs: Vec<String>,
+    pub params: Vec<Param>,
+}
+
+pub enum Param {
+    /// `&ToolContext`, injected by the seam.
+    Context(Type),
+    /// An argument the model fills in.
+    Arg(Arg),
+    /// A receiver or a pattern: reported by validation.
+    Unsupported(FnArg),
+}
+
+pub struct Arg {
+    pub ident: Ident,
+    pub ty: Type,
+    /// `#[doc]` attributes, for the schema's description.
+    pub docs: Vec<Attribute>,
+    /// `#[serde(..)]` and `#[schemars(..)]` attributes, passed on to the arguments struct.
+    pub passthrough: Vec<Attribute>,
+    /// `#[arg(default = EXPR)]`.
+    pub default: Option<ArgDefault>,
+}
+
+pub struct ArgDefault {
+    /// The `default` key, for errors.
+    pub key: Ident,
+    pub value: Expr,
+}
+
+/// What a parameter's type is to the seam.
+pub enum ContextUse {
+    /// `&ToolContext`
+    Shared,
+    /// `&mut ToolContext`
+    Mutable,
+    /// `ToolContext` by value
+    Owned,
+    /// Not the context at all.
+    None,
+}
+
+impl Input {
+    /// Reads the function; errors in parameter attributes are reported together.
+    pub fn from_syn(mut func: ItemFn) -> Result<Self, (ItemFn, syn::Error)> {
+        let docs = doc_lines(&func.attrs);
+        let mut params = Vec::new();
+        let mut errors = None;
+        for input in &mut func.sig.inputs {
+            let FnArg::Typed(typed) = input else {
+                params.push(Param::Unsupported(input.clone()));
+                continue;
+            };
+            let attrs = std::mem::take(&mut typed.attrs);
+            if !matches!(context_use(&typed.ty), ContextUse::None) {
+                params.push(Param::Context((*typed.ty).clone()));
+                continue;
+            }
+            let Pat::Ident(pat) = &*typed.pat else {
+                params.push(Param::Unsupported(FnArg::Typed(typed.clone())));
+                continue;
+            };
+            let mut arg = Arg {
+                ident: pat.ident.clone(),
+                ty: (*typed.ty).clone(),
+                docs: Vec::new(),
+                passthrough: Vec::new(),
+                default: None,
+            };
+            for attr in attrs {
+                if attr.path().is_ident("doc") {
+                    arg.docs.push(attr);
+                } else if attr.path().is_ident("serde") || attr.path().is_ident("schemars") {
+                    arg.passthrough.push(attr);
+                } else if attr.path().is_ident("arg") {
+                    if let Err(error) = parse_arg_attr(&attr, &mut arg) {
+                        combine(&mut errors, error);
+                    }
+                } else {
+                    combine(
+                        &mut errors,
+                        syn::Error::new_spanned(
+                            attr.path(),
+                            "unsupported attribute on a tool parameter; expected a doc comment, `#[arg(default = ...)]`, `#[serde(...)]` or `#[schemars(...)]`",
+                        ),
+                    );
+                }
+            }
+            params.push(Param::Arg(arg));
+        }
+        match errors {
+            Some(error) => Err((func, error)),
+            None => Ok(Input { func, docs, params }),
+        }
+    }
+}
+
+fn parse_arg_attr(attr: &Attribute, arg: &mut Arg) -> Result<(), syn::Error> {
+    attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("default") {
+            let key = meta
+                .path
+                .get_ident()
+                .cloned()
+                .expect("checked to be an ident");
+            if arg.default.is_some() {
+                return Err(meta.error("duplicate `default` for this parameter"));
+            }
+            let value: Expr = meta.value()?.parse()?;
+            arg.default = Some(ArgDefault { key, value });
+            Ok(())
+        } else {
+            Err(meta.error("unknown #[arg] key; expected `default = ...`"))
+        }
+    })
+}
+
+/// Whether a type is the tool context, and how it is taken.
+pub fn context_use(ty: &Type) -> ContextUse {
+    match ty {
+        Type::Reference(reference) if names_context(&reference.elem) => {
+            if reference.mutability.is_some() {
+                ContextUse::Mutable
+            } else {
+                ContextUse::Shared
+            }
+        }
+        other if names_context(other) => ContextUse::Owned,
+        _ => ContextUse::None,
+    }
+}
+
+fn names_context(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "ToolContext"),
+        Type::Paren(inner) => names_context(&inner.elem),
+        Type::Group(inner) => names_context(&inner.elem),
+        _ => false,
+    }
+}
+
+/// The text of `#[doc = "..."]` attributes, one entry per line.
+pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(name_value) = &attr.meta
+            && let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) = &name_value.value
+        {
+            for line in text.value().lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            }
+        }
+    }
+    lines
+}

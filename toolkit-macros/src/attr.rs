@@ -1,0 +1,127 @@
+//! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, and the flags
+//! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, each bare (true) or
+//! `= true` / `= false`.
+
+use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::{LitBool, LitStr};
+
+/// The keys a `#[tool]` attribute accepts.
+const KEYS: &str =
+    "`name`, `group`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`";
+
+/// A flag's value as written.
+#[derive(Clone, Copy)]
+pub struct Flag {
+    pub value: bool,
+}
+
+#[derive(Default)]
+pub struct ToolAttr {
+    pub name: Option<LitStr>,
+    pub group: Option<LitStr>,
+    pub requires_approval: Option<Flag>,
+    pub requires_admin: Option<Flag>,
+    pub enabled_by_default: Option<Flag>,
+    pub remote: Option<Flag>,
+}
+
+impl ToolAttr {
+    /// Parses the attribute's arguments, reporting every bad key at once.
+    pub fn parse(args: TokenStream) -> Result<Self, syn::Error> {
+        let mut attr = ToolAttr::default();
+        let mut errors: Option<syn::Error> = None;
+        let parser = syn::meta::parser(|meta| {
+            if let Err(error) = attr.parse_key(&meta) {
+                combine(&mut errors, error);
+            }
+            Ok(())
+        });
+        parser.parse2(args)?;
+        match errors {
+            Some(errors) => Err(errors),
+            None => Ok(attr),
+        }
+    }
+
+    fn parse_key(&mut self, meta: &ParseNestedMeta<'_>) -> Result<(), syn::Error> {
+        let Some(key) = meta.path.get_ident() else {
+            return Err(meta.error(format!("unknown #[tool] key; expected one of {KEYS}")));
+        };
+        match key.to_string().as_str() {
+            "name" => set(&mut self.name, meta, "name", string_value),
+            "group" => set(&mut self.group, meta, "group", string_value),
+            "requires_approval" => set(
+                &mut self.requires_approval,
+                meta,
+                "requires_approval",
+                flag_value,
+            ),
+            "requires_admin" => set(&mut self.requires_admin, meta, "requires_admin", flag_value),
+            "enabled_by_default" => set(
+                &mut self.enabled_by_default,
+                meta,
+                "enabled_by_default",
+                flag_value,
+            ),
+            "remote" => set(&mut self.remote, meta, "remote", flag_value),
+            other => {
+                // Consume a value so the rest of the attribute still parses.
+                if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                }
+                Err(syn::Error::new_spanned(
+                    &meta.path,
+                    format!("unknown #[tool] key `{other}`; expected one of {KEYS}"),
+                ))
+            }
+        }
+    }
+}
+
+fn set<T>(
+    slot: &mut Option<T>,
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    value: fn(&ParseNestedMeta<'_>) -> Result<T, syn::Error>,
+) -> Result<(), syn::Error> {
+    let parsed = value(meta)?;
+    if slot.is_some() {
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!("duplicate #[tool] key `{key}`"),
+        ));
+    }
+    *slot = Some(parsed);
+    Ok(())
+}
+
+fn string_value(meta: &ParseNestedMeta<'_>) -> Result<LitStr, syn::Error> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(meta.error("expected `= \"...\"` after this key"));
+    }
+    meta.value()?.parse()
+}
+
+fn flag_value(meta: &ParseNestedMeta<'_>) -> Result<Flag, syn::Error> {
+    if meta.input.peek(syn::Token![=]) {
+        let value: LitBool = meta.value()?.parse()?;
+        Ok(Flag { value: value.value })
+    } else {
+        Ok(Flag { value: true })
+    }
+}
+
+/// Folds one more error into an accumulated one.
+pub fn combine(errors: &mut Option<syn::Error>, error: syn::Error) {
+    match errors {
+        Some(existing) => existing.combine(error),
+        None => *errors = Some(error),
+    }
+}
+
+/// The value of a flag, or its default.
+pub fn flag(flag: Option<Flag>, default: bool) -> bool {
+    flag.map_or(default, |flag| flag.value)
+}

@@ -1,0 +1,22 @@
+//! The `#[tool]` attribute of toolkit. Depend on `toolkit`, which re-exports it as
+//! `toolkit::tool`; its documentation describes the attribute.
+//!
+//! The pipeline: parse the attribute and the function into a typed view ([`ast`], [`attr`]),
+//! check it ([`valid`]), then generate the tool ([`expand`]). Any error becomes a
+//! `compile_error!` spanned on the offending tokens, emitted beside the function itself (its
+//! parameter attributes removed) so one mistake gives one error.
+
+use proc_macro::TokenStream;
+
+mod ast;
+mod attr;
+mod expand;
+mod valid;
+
+/// Turns a documented free function into a registered tool. See `toolkit::tool`.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    let item = proc_macro2::TokenStream::from(item);
+    expand::tool(args, item).into()
+}

@@ -1,0 +1,209 @@
+//! Checks on a parsed `#[tool]`, each error spanned on the tokens at fault.
+
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, PathArguments, Type};
+
+use crate::ast::{ContextUse, Input, Param, context_use};
+use crate::attr::{ToolAttr, combine};
+
+/// Longest tool name providers accept.
+const NAME_LIMIT: usize = 64;
+
+/// Everything checked; `Err` holds all errors found.
+pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
+    let mut errors = None;
+    let sig = &input.func.sig;
+
+    if let Some(name) = &attr.name {
+        if let Err(problem) = check_name(&name.value()) {
+            combine(
+                &mut errors,
+                syn::Error::new_spanned(name, format!("invalid tool name: {problem}")),
+            );
+        }
+    } else if let Err(problem) = check_name(&unraw(&sig.ident)) {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                &sig.ident,
+                format!("invalid tool name: {problem}; give one with #[tool(name = \"...\")]"),
+            ),
+        );
+    }
+    if let Some(group) = &attr.group
+        && let Err(problem) = check_name(&group.value())
+    {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(group, format!("invalid tool group: {problem}")),
+        );
+    }
+    if input.docs.iter().all(|line| line.trim().is_empty()) {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                &sig.ident,
+                "a #[tool] function needs a doc comment: it is the tool's description for the model",
+            ),
+        );
+    }
+    if let Some(constness) = &sig.constness {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(constness, "a #[tool] function cannot be `const`"),
+        );
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(unsafety, "a #[tool] function cannot be `unsafe`"),
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(abi, "a #[tool] function cannot have an `extern` ABI"),
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(variadic, "a #[tool] function cannot be variadic"),
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                &sig.generics,
+                "a #[tool] function cannot be generic: its arguments are decoded from JSON into concrete types",
+            ),
+        );
+    }
+
+    let mut context_seen = false;
+    for param in &input.params {
+        if let Err(error) = check_param(param, &mut context_seen) {
+            combine(&mut errors, error);
+        }
+    }
+    errors.map_or(Ok(()), Err)
+}
+
+fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error> {
+    match param {
+        Param::Unsupported(FnArg::Receiver(receiver)) => Err(syn::Error::new_spanned(
+            receiver,
+            "a #[tool] must be a free function: a `self` parameter is not supported",
+        )),
+        Param::Unsupported(FnArg::Typed(typed)) => Err(syn::Error::new_spanned(
+            &typed.pat,
+            "a #[tool] parameter must be a plain name (its name is the argument's name); destructure inside the body",
+        )),
+        Param::Context(ty) => match context_use(ty) {
+            ContextUse::Shared if *context_seen => Err(syn::Error::new_spanned(
+                ty,
+                "a #[tool] function takes at most one `&ToolContext` parameter",
+            )),
+            ContextUse::Shared => {
+                *context_seen = true;
+                Ok(())
+            }
+            ContextUse::Mutable => Err(syn::Error::new_spanned(
+                ty,
+                "take the context as `&ToolContext`: tools get shared access to it",
+            )),
+            ContextUse::Owned | ContextUse::None => Err(syn::Error::new_spanned(
+                ty,
+                "take the context by reference, as `&ToolContext`: the seam lends it to the tool",
+            )),
+        },
+        Param::Arg(arg) => {
+            if let Some((span, what)) = borrowed_part(&arg.ty) {
+                return Err(syn::Error::new(
+                    span,
+                    format!(
+                        "a #[tool] parameter cannot be {what}: arguments are decoded from JSON into owned values (use `String` for text)"
+                    ),
+                ));
+            }
+            if let Some(default) = &arg.default
+                && is_option(&arg.ty)
+            {
+                return Err(syn::Error::new_spanned(
+                    &default.key,
+                    "an `Option` parameter is already optional (missing means `None`); remove `default` or use the inner type",
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `[A-Za-z0-9_-]{1,64}`, or what is wrong.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty; use 1 to 64 of A-Z, a-z, 0-9, `_` and `-`".to_owned());
+    }
+    if name.len() > NAME_LIMIT {
+        return Err(format!(
+            "it is {} bytes long; the limit is {NAME_LIMIT}",
+            name.len()
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(format!(
+            "{bad:?} is not allowed; use A-Z, a-z, 0-9, `_` and `-`"
+        ));
+    }
+    Ok(())
+}
+
+/// The function's name without a raw-identifier prefix.
+pub fn unraw(ident: &syn::Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#")
+        .map_or_else(|| name.clone(), str::to_owned)
+}
+
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|segment| segment.ident == "Option"))
+}
+
+/// The first part of a type that borrows or hides its type, with a phrase for it.
+fn borrowed_part(ty: &Type) -> Option<(proc_macro2::Span, &'static str)> {
+    match ty {
+        Type::Reference(reference) => Some((reference.and_token.span(), "a reference")),
+        Type::ImplTrait(impl_trait) => Some((impl_trait.impl_token.span(), "an `impl Trait` type")),
+        Type::TraitObject(object) => Some((object.span(), "a trait object")),
+        Type::Ptr(pointer) => Some((pointer.star_token.span(), "a raw pointer")),
+        Type::BareFn(function) => Some((function.span(), "a function pointer")),
+        Type::Array(array) => borrowed_part(&array.elem),
+        Type::Slice(slice) => borrowed_part(&slice.elem),
+        Type::Paren(inner) => borrowed_part(&inner.elem),
+        Type::Group(inner) => borrowed_part(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(borrowed_part),
+        Type::Path(path) => {
+            path.path
+                .segments
+                .iter()
+                .find_map(|segment| match &segment.arguments {
+                    PathArguments::AngleBracketed(args) => {
+                        args.args.iter().find_map(|arg| match arg {
+                            GenericArgument::Lifetime(lifetime) => {
+                                Some((lifetime.span(), "a type with a lifetime"))
+                            }
+                            GenericArgument::Type(inner) => borrowed_part(inner),
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                })
+        }
+        _ => None,
+    }
+}

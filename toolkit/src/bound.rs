@@ -1,0 +1,297 @@
+//! The bounds the seam applies to both channels of every result.
+//!
+//! Content and artifacts each get an independent budget of 50 000 bytes. Both bounds cost
+//! O(budget), never O(size): content is cut in place, and artifacts are measured with a
+//! [meter](crate::meter) that stops counting once past the budget.
+
+use std::fmt::Write as _;
+
+use crate::meter::{self, Meter};
+use crate::result::{ArtifactData, ToolArtifact};
+
+/// The most bytes of content a result may carry to the provider.
+pub const CONTENT_LIMIT: usize = 50_000;
+
+/// Appended to content cut at [`CONTENT_LIMIT`]; its 42 bytes count inside the limit.
+pub const TRUNCATION_MARKER: &str = "\n…[tool result truncated at 50000 bytes]";
+
+/// The most bytes the compact JSON of a result's whole artifact list may take.
+pub const ARTIFACT_BUDGET: usize = 50_000;
+
+/// Label of the text artifact that says what the artifact budget cut.
+pub const OMITTED_LABEL: &str = "Artifacts omitted";
+
+/// Names and labels echoed in messages are cut to this many bytes.
+pub const ECHO_LIMIT: usize = 64;
+
+/// Room kept free for the "Artifacts omitted" marker, its separator included. The marker's text
+/// is built from a label cut to [`ECHO_LIMIT`] bytes and a few numbers, so it always fits (a unit
+/// test measures the worst case).
+const MARKER_RESERVE: usize = 1024;
+
+/// Bounds content to [`CONTENT_LIMIT`] bytes: at most that passes unchanged (not copied); longer
+/// content keeps its head, cut on a character boundary, followed by [`TRUNCATION_MARKER`].
+///
+/// ```
+/// use toolkit::bound::{bound_content, CONTENT_LIMIT, TRUNCATION_MARKER};
+///
+/// let bounded = bound_content("x".repeat(CONTENT_LIMIT + 1));
+/// assert_eq!(bounded.len(), CONTENT_LIMIT);
+/// assert!(bounded.ends_with(TRUNCATION_MARKER));
+/// ```
+pub fn bound_content(content: String) -> String {
+    cut_content(&content).unwrap_or(content)
+}
+
+/// The bounded copy of content longer than [`CONTENT_LIMIT`], or `None` when it fits as it is.
+///
+/// It reads at most [`CONTENT_LIMIT`] bytes of `content` and copies fewer, whatever its size.
+pub fn cut_content(content: &str) -> Option<String> {
+    if content.len() <= CONTENT_LIMIT {
+        return None;
+    }
+    let cut = floor_char_boundary(content, CONTENT_LIMIT - TRUNCATION_MARKER.len());
+    let mut bounded = String::with_capacity(cut + TRUNCATION_MARKER.len());
+    bounded.push_str(&content[..cut]);
+    bounded.push_str(TRUNCATION_MARKER);
+    Some(bounded)
+}
+
+/// Bounds an artifact list so that its compact JSON takes at most [`ARTIFACT_BUDGET`] bytes.
+///
+/// A list that fits passes unchanged (not copied). Otherwise artifacts are kept in order while
+/// they fit; the first that does not is cut (a table to the leading rows that fit, a text on a
+/// character boundary) or, when not even its label fits, dropped; every later artifact is dropped;
+/// and one text artifact labelled [`OMITTED_LABEL`] says what was cut.
+pub fn bound_artifacts(artifacts: Vec<ToolArtifact>) -> Vec<ToolArtifact> {
+    cut_artifacts(&artifacts).unwrap_or(artifacts)
+}
+
+/// The bounded copy of an artifact list over [`ARTIFACT_BUDGET`], or `None` when it fits as it is.
+///
+/// Measuring stops once past the budget and the copy holds at most the budget's worth of data,
+/// so the cost is O(budget) whatever the size of the list.
+pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
+    let mut sizes = Vec::with_capacity(artifacts.len());
+    let mut meter = Meter::new(ARTIFACT_BUDGET);
+    let mut fits = meter.add(2).is_ok();
+    for (index, artifact) in artifacts.iter().enumerate() {
+        let before = meter.used();
+        let separator = usize::from(index > 0);
+        if meter
+            .add(separator)
+            .and_then(|()| meter.artifact(artifact))
+            .is_err()
+        {
+            fits = false;
+            break;
+        }
+        sizes.push(meter.used() - before - separator);
+    }
+    if fits {
+        return None;
+    }
+
+    // Something is cut, so the marker must fit as well.
+    let room = ARTIFACT_BUDGET - MARKER_RESERVE;
+    let mut used = 2;
+    let mut kept = 0;
+    for size in &sizes {
+        let separator = usize::from(kept > 0);
+        if used + separator + size > room {
+            break;
+        }
+        used += separator + size;
+        kept += 1;
+    }
+    let mut bounded = artifacts[..kept].to_vec();
+    let mut summary = None;
+    if let Some(misfit) = artifacts.get(kept) {
+        let available = room.saturating_sub(used + usize::from(kept > 0));
+        let (head, outcome) = cut_to_fit(misfit, available);
+        bounded.extend(head);
+        summary = Some(outcome.summary(misfit));
+    }
+    let dropped_after = artifacts.len() - kept - usize::from(summary.is_some());
+    bounded.push(ToolArtifact::text(
+        OMITTED_LABEL,
+        omitted_text(summary.as_deref(), dropped_after),
+    ));
+    debug_assert!(meter::artifacts_len(&bounded, ARTIFACT_BUDGET).is_some());
+    Some(bounded)
+}
+
+/// What became of the first artifact that did not fit.
+enum Outcome {
+    Rows {
+        kept: usize,
+        of: usize,
+    },
+    Bytes {
+        kept: usize,
+        of: usize,
+    },
+    /// Not even its label fits.
+    Dropped,
+}
+
+impl Outcome {
+    fn summary(&self, original: &ToolArtifact) -> String {
+        let label = echo(original.label());
+        let kind = original.kind().as_str();
+        match *self {
+            Outcome::Rows { kept, of } => format!(
+                "Artifact \"{label}\" ({kind}) was cut to its first {kept} of {of} rows ({} rows omitted).",
+                of - kept
+            ),
+            Outcome::Bytes { kept, of } => format!(
+                "Artifact \"{label}\" ({kind}) was cut to its first {kept} of {of} bytes ({} bytes omitted).",
+                of - kept
+            ),
+            Outcome::Dropped => format!("Artifact \"{label}\" ({kind}) was dropped."),
+        }
+    }
+}
+
+/// The head of one artifact whose JSON takes at most `available` bytes, if even its label fits.
+fn cut_to_fit(artifact: &ToolArtifact, available: usize) -> (Option<ToolArtifact>, Outcome) {
+    let mut meter = Meter::new(available);
+    if meter.artifact_frame(artifact).is_err() {
+        return (None, Outcome::Dropped);
+    }
+    let label = artifact.label().to_owned();
+    match artifact.data() {
+        ArtifactData::Table(table) => {
+            if meter.table_skeleton(table).is_err() {
+                return (None, Outcome::Dropped);
+            }
+            let mut kept = 0;
+            for (index, row) in table.rows().iter().enumerate() {
+                let fits = meter
+                    .add(usize::from(index > 0))
+                    .and_then(|()| meter.string_list(row));
+                if fits.is_err() {
+                    break;
+                }
+                kept += 1;
+            }
+            let head = ToolArtifact::from_parts(label, ArtifactData::Table(table.head(kept)));
+            let of = table.rows().len();
+            (Some(head), Outcome::Rows { kept, of })
+        }
+        ArtifactData::Text(text) => {
+            if meter.text("").is_err() {
+                return (None, Outcome::Dropped);
+            }
+            let mut room = available - meter.used();
+            let mut end = 0;
+            for (index, character) in text.char_indices() {
+                let cost = meter::char_escaped_len(character);
+                if cost > room {
+                    break;
+                }
+                room -= cost;
+                end = index + character.len_utf8();
+            }
+            let head = ToolArtifact::from_parts(label, ArtifactData::Text(text[..end].to_owned()));
+            (
+                Some(head),
+                Outcome::Bytes {
+                    kept: end,
+                    of: text.len(),
+                },
+            )
+        }
+    }
+}
+
+fn omitted_text(cut: Option<&str>, dropped_after: usize) -> String {
+    let mut text = String::new();
+    if let Some(cut) = cut {
+        text.push_str(cut);
+        text.push(' ');
+    }
+    if dropped_after > 0 {
+        let noun = if dropped_after == 1 {
+            "artifact was"
+        } else {
+            "artifacts were"
+        };
+        let _ = write!(text, "{dropped_after} later {noun} dropped. ");
+    }
+    let _ = write!(
+        text,
+        "Artifacts are limited to {ARTIFACT_BUDGET} bytes of serialised JSON per tool result."
+    );
+    text
+}
+
+/// A name or label fit to be echoed inside a message: cut to [`ECHO_LIMIT`] bytes on a character
+/// boundary, control characters escaped.
+pub fn echo(name: &str) -> String {
+    let head = &name[..floor_char_boundary(name, ECHO_LIMIT)];
+    if !head.chars().any(char::is_control) {
+        return head.to_owned();
+    }
+    let mut echoed = String::with_capacity(head.len() + 8);
+    for character in head.chars() {
+        if character.is_control() {
+            echoed.extend(character.escape_debug());
+        } else {
+            echoed.push(character);
+        }
+    }
+    echoed
+}
+
+/// The largest character boundary at or below `index`.
+fn floor_char_boundary(text: &str, index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    (0..=index)
+        .rev()
+        .find(|&at| text.is_char_boundary(at))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worst_case_marker_fits_its_reserve() {
+        let label: String = "\u{1}\"\\".repeat(64);
+        let originals = [
+            ToolArtifact::table(label.clone(), crate::Table::new(["c"])),
+            ToolArtifact::text(label.clone(), ""),
+        ];
+        let outcomes = [
+            Outcome::Dropped,
+            Outcome::Rows {
+                kept: usize::MAX / 2,
+                of: usize::MAX,
+            },
+            Outcome::Bytes {
+                kept: usize::MAX / 2,
+                of: usize::MAX,
+            },
+        ];
+        for original in &originals {
+            for outcome in &outcomes {
+                let text = omitted_text(Some(&outcome.summary(original)), usize::MAX);
+                let marker = ToolArtifact::text(OMITTED_LABEL, text);
+                // The list's brackets are counted elsewhere; its separator is part of the reserve.
+                let len = meter::artifacts_len(&[marker], usize::MAX).unwrap() - 2 + 1;
+                assert!(len <= MARKER_RESERVE, "marker takes {len} bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn echo_cuts_and_escapes() {
+        assert_eq!(echo("a\nb\u{7}"), "a\\nb\\u{7}");
+        assert_eq!(echo(&"é".repeat(40)).len(), 64);
+        assert_eq!(echo(&"x".repeat(65)), "x".repeat(64));
+    }
+}

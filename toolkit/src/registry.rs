@@ -1,0 +1,126 @@
+//! The set of tools a service can run: every `#[tool]` linked into the binary, plus additions.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::tool::{Tool, ToolSpec};
+
+/// Tools by name.
+///
+/// [`linked`](Self::linked) finds every `#[tool]` function linked into the binary without any
+/// registration call (a crate that only registers tools must be referenced, e.g. `use builtins as
+/// _;`, so the linker keeps it). [`register`](Self::register) adds tools known only at run time.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: Vec<Entry>,
+    by_name: HashMap<Box<str>, usize>,
+}
+
+enum Entry {
+    Linked(&'static dyn Tool),
+    Added(Arc<dyn Tool>),
+}
+
+impl Entry {
+    fn tool(&self) -> &dyn Tool {
+        match self {
+            Entry::Linked(tool) => *tool,
+            Entry::Added(tool) => tool.as_ref(),
+        }
+    }
+}
+
+/// Two tools with one name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("two tools are named \"{name}\": one defined at {first}, the other at {second}")]
+pub struct DuplicateTool {
+    /// The shared name.
+    pub name: String,
+    /// Where the tool already registered is defined.
+    pub first: String,
+    /// Where the tool that was refused is defined.
+    pub second: String,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every `#[tool]` linked into this binary, in name order.
+    pub fn linked() -> Result<Self, DuplicateTool> {
+        let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS.iter().copied().collect();
+        linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));
+        let mut registry = Self::new();
+        for tool in linked {
+            registry.insert(Entry::Linked(tool))?;
+        }
+        Ok(registry)
+    }
+
+    /// Adds a tool; a name already present is an error naming both places.
+    pub fn register(&mut self, tool: impl Tool + 'static) -> Result<(), DuplicateTool> {
+        self.insert(Entry::Added(Arc::new(tool)))
+    }
+
+    /// Adds a shared tool; a name already present is an error naming both places.
+    pub fn register_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), DuplicateTool> {
+        self.insert(Entry::Added(tool))
+    }
+
+    fn insert(&mut self, entry: Entry) -> Result<(), DuplicateTool> {
+        let spec = entry.tool().spec();
+        if let Some(&index) = self.by_name.get(spec.name()) {
+            return Err(DuplicateTool {
+                name: spec.name().to_owned(),
+                first: self.tools[index].tool().spec().place().to_owned(),
+                second: spec.place().to_owned(),
+            });
+        }
+        self.by_name.insert(spec.name().into(), self.tools.len());
+        self.tools.push(entry);
+        Ok(())
+    }
+
+    /// The tool of that name.
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.index_of(name).map(|index| self.tools[index].tool())
+    }
+
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub(crate) fn at(&self, index: usize) -> &dyn Tool {
+        self.tools[index].tool()
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tools, linked ones in name order first, then additions in the order added.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &dyn Tool> + '_ {
+        self.tools.iter().map(Entry::tool)
+    }
+
+    /// The specs, in the order of [`iter`](Self::iter).
+    pub fn specs(&self) -> impl ExactSizeIterator<Item = &ToolSpec> + '_ {
+        self.iter().map(Tool::spec)
+    }
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.specs().map(ToolSpec::name))
+            .finish()
+    }
+}

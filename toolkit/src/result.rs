@@ -1,0 +1,308 @@
+//! The one result type of a tool: a provider-facing string, an error flag and run-only artifacts.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
+
+use crate::meter;
+
+/// What a tool returns: exactly one provider-facing `content` string, an error flag, and a list of
+/// run-only [`ToolArtifact`]s.
+///
+/// Artifacts flow only to the trace, the inspector event stream and the audit copy. Nothing turns a
+/// `ToolResult` into wire bytes: it is not `Display`, has no method that merges artifacts into a
+/// string, and only [`ToolLoopService::invoke`](crate::ToolLoopService::invoke) turns its content
+/// into a [`WireString`](crate::WireString), after bounding both channels.
+///
+/// ```
+/// use toolkit::{Table, ToolArtifact, ToolResult};
+///
+/// let table = Table::from_rows(["name", "size"], [["a.txt", "12"], ["b.txt", "7"]])?;
+/// let result = ToolResult::text_with("2 files", [ToolArtifact::table("Files", table)]);
+/// assert_eq!(result.content(), "2 files");
+/// assert_eq!(result.artifacts().len(), 1);
+///
+/// let failed = ToolResult::error("Error: no such directory");
+/// assert!(failed.is_error() && failed.artifacts().is_empty());
+/// # Ok::<(), toolkit::TableError>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    content: String,
+    is_error: bool,
+    artifacts: Vec<ToolArtifact>,
+}
+
+impl ToolResult {
+    /// A successful result with no artifacts.
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: false,
+            artifacts: Vec::new(),
+        }
+    }
+
+    /// A successful result whose content comes as bytes (say, a subprocess's output): invalid UTF-8
+    /// sequences become U+FFFD.
+    pub fn text_lossy(content: impl AsRef<[u8]>) -> Self {
+        Self::text(String::from_utf8_lossy(content.as_ref()).into_owned())
+    }
+
+    /// A successful result that also shows artifacts to people (never to the model).
+    pub fn text_with(
+        content: impl Into<String>,
+        artifacts: impl IntoIterator<Item = ToolArtifact>,
+    ) -> Self {
+        Self {
+            content: content.into(),
+            is_error: false,
+            artifacts: artifacts.into_iter().collect(),
+        }
+    }
+
+    /// A failed result. It carries no artifacts, and nothing can add any: a failing tool cannot leak a
+    /// half-built structure.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            content: message.into(),
+            is_error: true,
+            artifacts: Vec::new(),
+        }
+    }
+
+    /// The provider-facing string, before the seam has bounded it.
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
+    /// Whether the tool failed.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The run-only artifacts.
+    pub fn artifacts(&self) -> &[ToolArtifact] {
+        &self.artifacts
+    }
+
+    pub(crate) fn into_parts(self) -> (String, bool, Vec<ToolArtifact>) {
+        (self.content, self.is_error, self.artifacts)
+    }
+}
+
+impl fmt::Debug for ToolResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolResult")
+            .field("content", &self.content)
+            .field("is_error", &self.is_error)
+            .field("artifacts", &self.artifacts)
+            .finish()
+    }
+}
+
+/// The kind of an artifact, as it appears in the `type` field of its serialised form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArtifactType {
+    /// `{"columns": [String], "rows": [[String]]}`
+    Table,
+    /// `{"text": String}`
+    Text,
+}
+
+impl ArtifactType {
+    /// The serialised name: `"table"` or `"text"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactType::Table => "table",
+            ArtifactType::Text => "text",
+        }
+    }
+}
+
+/// A run-only, labelled piece of structured output for people: a [`Table`] or a text.
+///
+/// Serialises as `{"type": "table" | "text", "label": .., "data": ..}`. Its `Debug` output shows the
+/// label, the type and the serialised size, never the data.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ToolArtifact {
+    label: String,
+    data: ArtifactData,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) enum ArtifactData {
+    Table(Table),
+    Text(String),
+}
+
+impl ToolArtifact {
+    /// A table artifact.
+    pub fn table(label: impl Into<String>, table: Table) -> Self {
+        Self {
+            label: label.into(),
+            data: ArtifactData::Table(table),
+        }
+    }
+
+    /// A text artifact.
+    pub fn text(label: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            data: ArtifactData::Text(text.into()),
+        }
+    }
+
+    /// A text artifact from bytes: invalid UTF-8 sequences become U+FFFD.
+    pub fn text_lossy(label: impl Into<String>, text: impl AsRef<[u8]>) -> Self {
+        Self::text(label, String::from_utf8_lossy(text.as_ref()).into_owned())
+    }
+
+    /// The label people see.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Table or text.
+    pub fn kind(&self) -> ArtifactType {
+        match self.data {
+            ArtifactData::Table(_) => ArtifactType::Table,
+            ArtifactData::Text(_) => ArtifactType::Text,
+        }
+    }
+
+    /// The table, if this is a table artifact.
+    pub fn as_table(&self) -> Option<&Table> {
+        match &self.data {
+            ArtifactData::Table(table) => Some(table),
+            ArtifactData::Text(_) => None,
+        }
+    }
+
+    /// The text, if this is a text artifact.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.data {
+            ArtifactData::Text(text) => Some(text),
+            ArtifactData::Table(_) => None,
+        }
+    }
+
+    pub(crate) fn data(&self) -> &ArtifactData {
+        &self.data
+    }
+
+    pub(crate) fn from_parts(label: String, data: ArtifactData) -> Self {
+        Self { label, data }
+    }
+}
+
+impl Serialize for ToolArtifact {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut artifact = serializer.serialize_struct("ToolArtifact", 3)?;
+        artifact.serialize_field("type", &self.kind())?;
+        artifact.serialize_field("label", &self.label)?;
+        match &self.data {
+            ArtifactData::Table(table) => artifact.serialize_field("data", table)?,
+            ArtifactData::Text(text) => artifact.serialize_field("data", &TextData { text })?,
+        }
+        artifact.end()
+    }
+}
+
+#[derive(Serialize)]
+struct TextData<'a> {
+    text: &'a str,
+}
+
+impl fmt::Debug for ToolArtifact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolArtifact")
+            .field("label", &self.label)
+            .field("type", &self.kind().as_str())
+            .field("bytes", &meter::artifact_len(self, usize::MAX))
+            .finish_non_exhaustive()
+    }
+}
+
+/// A rectangular table of strings: every row has exactly as many cells as there are columns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Table {
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// A row whose width differs from the table's columns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("row {row} has {found} cells, but the table has {expected} columns")]
+pub struct TableError {
+    /// Index of the offending row (0-based, counting rows already in the table).
+    pub row: usize,
+    /// Number of columns.
+    pub expected: usize,
+    /// Number of cells in the row.
+    pub found: usize,
+}
+
+impl Table {
+    /// An empty table with these columns.
+    pub fn new<C: Into<String>>(columns: impl IntoIterator<Item = C>) -> Self {
+        Self {
+            columns: columns.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// A table with these columns and rows; a row of the wrong width is an error.
+    pub fn from_rows<C, R, V>(
+        columns: impl IntoIterator<Item = C>,
+        rows: impl IntoIterator<Item = R>,
+    ) -> Result<Self, TableError>
+    where
+        C: Into<String>,
+        R: IntoIterator<Item = V>,
+        V: Into<String>,
+    {
+        let mut table = Self::new(columns);
+        for row in rows {
+            table.push_row(row)?;
+        }
+        Ok(table)
+    }
+
+    /// Appends one row; a row of the wrong width is an error and leaves the table unchanged.
+    pub fn push_row<V: Into<String>>(
+        &mut self,
+        row: impl IntoIterator<Item = V>,
+    ) -> Result<(), TableError> {
+        let cells: Vec<String> = row.into_iter().map(Into::into).collect();
+        if cells.len() != self.columns.len() {
+            return Err(TableError {
+                row: self.rows.len(),
+                expected: self.columns.len(),
+                found: cells.len(),
+            });
+        }
+        self.rows.push(cells);
+        Ok(())
+    }
+
+    /// The column names.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// The rows, each as wide as [`columns`](Self::columns).
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
+    /// A copy holding only the first `len` rows.
+    pub(crate) fn head(&self, len: usize) -> Self {
+        Self {
+            columns: self.columns.clone(),
+            rows: self.rows[..len.min(self.rows.len())].to_vec(),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! What may leave the process for the provider: conversation messages and bounded tool content.
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde::Serialize;
+
+/// A tool's provider-facing content after it passed the seam: UTF-8, bounded, artifact-free.
+///
+/// The only producer is [`ToolLoopService::invoke`](crate::ToolLoopService::invoke); there is no
+/// public constructor and no `From`, `Default`, `FromStr` or `Deserialize`. It is the only type
+/// [`ChatMessage::tool_result`] accepts, so every tool result on the wire passed the seam.
+///
+/// ```compile_fail
+/// let forged = toolkit::WireString::from(String::from("hi"));
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct WireString(String);
+
+impl WireString {
+    /// Only the seam calls this, after bounding.
+    pub(crate) fn after_seam(bounded: String) -> Self {
+        Self(bounded)
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for WireString {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for WireString {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for WireString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// A tool call requested by the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call, echoed in the tool-result message.
+    pub id: String,
+    /// The tool's name, as the model spelled it.
+    pub name: String,
+    /// The arguments as JSON text, exactly as the model sent them.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call of `name` with JSON `arguments`.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// A message of the conversation with the provider.
+///
+/// Every variant is `#[non_exhaustive]`, so outside this crate messages are only made by the
+/// constructors, and a tool result only from a [`WireString`]. Not `Deserialize`: that would forge
+/// tool results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    /// Instructions for the model.
+    #[non_exhaustive]
+    System {
+        /// The text.
+        content: String,
+    },
+    /// The user's words.
+    #[non_exhaustive]
+    User {
+        /// The text.
+        content: String,
+    },
+    /// The model's turn: text and the tool calls it asked for.
+    #[non_exhaustive]
+    Assistant {
+        /// The text (may be empty when the turn is only tool calls).
+        content: String,
+        /// The calls requested in this turn, in the model's order.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool's bounded content, answering one call.
+    #[non_exhaustive]
+    ToolResult {
+        /// The id of the call this answers.
+        call_id: String,
+        /// The content that passed the seam.
+        content: WireString,
+    },
+}
+
+/// A message that cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MessageError {
+    /// A tool result must name the call it answers.
+    #[error("a tool-result message needs the id of the call it answers, and the id is empty")]
+    EmptyCallId,
+}
+
+impl ChatMessage {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        ChatMessage::System {
+            content: content.into(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage::User {
+            content: content.into(),
+        }
+    }
+
+    /// The model's turn.
+    pub fn assistant(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        ChatMessage::Assistant {
+            content: content.into(),
+            tool_calls,
+        }
+    }
+
+    /// The answer to one tool call. Takes only a [`WireString`], so only bounded content from the
+    /// seam can become a tool result; an empty call id is an error.
+    pub fn tool_result(
+        call_id: impl Into<String>,
+        content: WireString,
+    ) -> Result<Self, MessageError> {
+        let call_id = call_id.into();
+        if call_id.is_empty() {
+            return Err(MessageError::EmptyCallId);
+        }
+        Ok(ChatMessage::ToolResult { call_id, content })
+    }
+}
