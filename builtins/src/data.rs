@@ -67,7 +67,9 @@ pub fn regex_test(
     let mut content = String::new();
     let mut found = 0;
     for captures in regex.captures_iter(&text).take(max_matches) {
-        let whole = captures.get(0).expect("group 0 is the whole match");
+        let Some(whole) = captures.get(0) else {
+            continue;
+        };
         found += 1;
         let mut row = vec![
             found.to_string(),
@@ -83,7 +85,9 @@ pub fn regex_test(
         if found <= MATCHES_IN_CONTENT {
             let _ = write!(content, "\n{found}. {}..{} {:?}", row[1], row[2], row[3]);
         }
-        table.push_row(row).expect("one cell per column");
+        if let Err(error) = table.push_row(row) {
+            return ToolResult::error(format!("Error: {error}"));
+        }
     }
     if found == 0 {
         return ToolResult::text(format!(

@@ -21,15 +21,17 @@ pub fn text_stats(
             text.lines().filter(|line| line.trim().is_empty()).count(),
         ),
     ];
-    let mut table = Table::new(["metric", "value"]);
+    let mut rows = Vec::with_capacity(stats.len());
     let mut summary = Vec::with_capacity(stats.len());
     for (metric, value) in stats {
         let value = value.to_string();
         summary.push(format!("{metric}: {value}"));
-        table
-            .push_row([metric.to_owned(), value])
-            .expect("two cells for two columns");
+        rows.push([metric.to_owned(), value]);
     }
+    let table = match Table::from_rows(["metric", "value"], rows) {
+        Ok(table) => table,
+        Err(error) => return ToolResult::error(format!("Error: {error}")),
+    };
     ToolResult::text_with(
         summary.join(", "),
         [ToolArtifact::table("Text statistics", table)],

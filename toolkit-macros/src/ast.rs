@@ -15,11 +15,11 @@ pub struct Input {
 
 pub enum Param {
     /// `&ToolContext`, injected by the seam.
-    Context(Type),
+    Context(Box<Type>),
     /// An argument the model fills in.
-    Arg(Arg),
+    Arg(Box<Arg>),
     /// A receiver or a pattern: reported by validation.
-    Unsupported(FnArg),
+    Unsupported(Box<FnArg>),
 }
 
 pub struct Arg {
@@ -52,23 +52,23 @@ pub enum ContextUse {
 }
 
 impl Input {
-    /// Reads the function; errors in parameter attributes are reported together.
-    pub fn from_syn(mut func: ItemFn) -> Result<Self, (ItemFn, syn::Error)> {
+    /// Reads the function, with every error in parameter attributes found on the way.
+    pub fn from_syn(mut func: ItemFn) -> (Self, Option<syn::Error>) {
         let docs = doc_lines(&func.attrs);
         let mut params = Vec::new();
         let mut errors = None;
         for input in &mut func.sig.inputs {
             let FnArg::Typed(typed) = input else {
-                params.push(Param::Unsupported(input.clone()));
+                params.push(Param::Unsupported(Box::new(input.clone())));
                 continue;
             };
             let attrs = std::mem::take(&mut typed.attrs);
             if !matches!(context_use(&typed.ty), ContextUse::None) {
-                params.push(Param::Context((*typed.ty).clone()));
+                params.push(Param::Context(typed.ty.clone()));
                 continue;
             }
             let Pat::Ident(pat) = &*typed.pat else {
-                params.push(Param::Unsupported(FnArg::Typed(typed.clone())));
+                params.push(Param::Unsupported(Box::new(FnArg::Typed(typed.clone()))));
                 continue;
             };
             let mut arg = Arg {
@@ -97,12 +97,9 @@ impl Input {
                     );
                 }
             }
-            params.push(Param::Arg(arg));
+            params.push(Param::Arg(Box::new(arg)));
         }
-        match errors {
-            Some(error) => Err((func, error)),
-            None => Ok(Input { func, docs, params }),
-        }
+        (Input { func, docs, params }, errors)
     }
 }
 

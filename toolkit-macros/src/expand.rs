@@ -6,12 +6,12 @@ use syn::spanned::Spanned;
 use syn::{Item, ReturnType};
 
 use crate::ast::{Input, Param};
-use crate::attr::{ToolAttr, flag};
+use crate::attr::{ToolAttr, combine, flag};
 use crate::valid::{unraw, validate};
 
-/// The whole pipeline: parse, validate, expand; on error the function comes back unchanged
-/// beside the errors.
-pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+/// The whole pipeline: parse, validate, expand. On error the function comes back, its parameter
+/// attributes removed, beside every error found, so one mistake gives one error.
+pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
     let item: Item = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(error) => return with_errors(item, &error),
@@ -21,28 +21,25 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
             &item,
             "#[tool] goes on a free `fn` or `async fn` with a doc comment",
         );
-        return with_errors(quote!(#item), &error);
+        return with_errors(&quote!(#item), &error);
     };
-    let attr = ToolAttr::parse(args);
-    let input = Input::from_syn(func);
-    match (attr, input) {
-        (Ok(attr), Ok(input)) => match validate(&attr, &input) {
-            Ok(()) => expand(&attr, &input),
-            Err(error) => with_errors(input.func_tokens(), &error),
-        },
-        (attr, input) => {
-            let (tokens, mut errors) = match input {
-                Ok(input) => (input.func_tokens(), None),
-                Err((func, error)) => (quote!(#func), Some(error)),
-            };
-            if let Err(error) = attr {
-                match &mut errors {
-                    Some(existing) => existing.combine(error),
-                    None => errors = Some(error),
-                }
-            }
-            let error = errors.expect("one side failed");
-            with_errors(tokens, &error)
+    let mut errors = None;
+    let attr = ToolAttr::parse(args).unwrap_or_else(|error| {
+        combine(&mut errors, error);
+        ToolAttr::default()
+    });
+    let (input, input_errors) = Input::from_syn(func);
+    if let Some(error) = input_errors {
+        combine(&mut errors, error);
+    }
+    if let Err(error) = validate(&attr, &input) {
+        combine(&mut errors, error);
+    }
+    match errors {
+        None => expand(&attr, &input),
+        Some(error) => {
+            let func = &input.func;
+            with_errors(&quote!(#func), &error)
         }
     }
 }
@@ -69,7 +66,7 @@ fn description(lines: &[String]) -> String {
     paragraphs.join("\n\n")
 }
 
-fn with_errors(item: TokenStream, error: &syn::Error) -> TokenStream {
+fn with_errors(item: &TokenStream, error: &syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
     quote! {
         #errors
@@ -77,30 +74,9 @@ fn with_errors(item: TokenStream, error: &syn::Error) -> TokenStream {
     }
 }
 
-impl Input {
-    fn func_tokens(&self) -> TokenStream {
-        let func = &self.func;
-        quote!(#func)
-    }
-}
-
-fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
-    let func = &input.func;
-    let fn_name = &func.sig.ident;
-    let name = attr
-        .name
-        .as_ref()
-        .map_or_else(|| unraw(fn_name), syn::LitStr::value);
-    let group = attr
-        .group
-        .as_ref()
-        .map_or_else(|| "default".to_owned(), syn::LitStr::value);
-    let description = description(&input.docs);
-    let requires_approval = flag(attr.requires_approval, false);
-    let requires_admin = flag(attr.requires_admin, false);
-    let enabled_by_default = flag(attr.enabled_by_default, true);
-    let remote = flag(attr.remote, false);
-
+/// The fields of the arguments struct, the default functions they name, and the arguments of the
+/// call of the user's function, in its parameter order.
+fn arguments(input: &Input) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     let mut call_args = Vec::new();
@@ -132,7 +108,27 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
             Param::Unsupported(_) => unreachable!("rejected by validation"),
         }
     }
+    (fields, defaults, call_args)
+}
 
+fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
+    let func = &input.func;
+    let fn_name = &func.sig.ident;
+    let name = attr
+        .name
+        .as_ref()
+        .map_or_else(|| unraw(fn_name), syn::LitStr::value);
+    let group = attr
+        .group
+        .as_ref()
+        .map_or_else(|| "default".to_owned(), syn::LitStr::value);
+    let description = description(&input.docs);
+    let requires_approval = flag(attr.requires_approval, false);
+    let requires_admin = flag(attr.requires_admin, false);
+    let enabled_by_default = flag(attr.enabled_by_default, true);
+    let remote = flag(attr.remote, false);
+
+    let (fields, defaults, call_args) = arguments(input);
     let result_span = match &func.sig.output {
         ReturnType::Default => fn_name.span(),
         ReturnType::Type(_, ty) => ty.span(),
@@ -156,11 +152,14 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
     };
 
     quote! {
+        // Parameters are values decoded from JSON for this call: taking them by value is the
+        // contract, not a choice clippy should question.
+        #[allow(clippy::needless_pass_by_value)]
         #func
 
         const _: () = {
             #[derive(::toolkit::__private::serde::Deserialize, ::toolkit::__private::schemars::JsonSchema)]
-            #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields)]
+            #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields, expecting = "an object of named arguments")]
             #[schemars(crate = "::toolkit::__private::schemars")]
             struct __ToolkitArguments {
                 #(#fields)*

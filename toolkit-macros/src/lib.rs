@@ -18,5 +18,5 @@ mod valid;
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);
     let item = proc_macro2::TokenStream::from(item);
-    expand::tool(args, item).into()
+    expand::tool(args, &item).into()
 }

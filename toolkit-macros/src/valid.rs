@@ -92,14 +92,16 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
 
 fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error> {
     match param {
-        Param::Unsupported(FnArg::Receiver(receiver)) => Err(syn::Error::new_spanned(
-            receiver,
-            "a #[tool] must be a free function: a `self` parameter is not supported",
-        )),
-        Param::Unsupported(FnArg::Typed(typed)) => Err(syn::Error::new_spanned(
-            &typed.pat,
-            "a #[tool] parameter must be a plain name (its name is the argument's name); destructure inside the body",
-        )),
+        Param::Unsupported(input) => match &**input {
+            FnArg::Receiver(receiver) => Err(syn::Error::new_spanned(
+                receiver,
+                "a #[tool] must be a free function: a `self` parameter is not supported",
+            )),
+            FnArg::Typed(typed) => Err(syn::Error::new_spanned(
+                &typed.pat,
+                "a #[tool] parameter must be a plain name (its name is the argument's name); destructure inside the body",
+            )),
+        },
         Param::Context(ty) => match context_use(ty) {
             ContextUse::Shared if *context_seen => Err(syn::Error::new_spanned(
                 ty,

@@ -72,6 +72,9 @@ pub fn bound_artifacts(artifacts: Vec<ToolArtifact>) -> Vec<ToolArtifact> {
 /// Measuring stops once past the budget and the copy holds at most the budget's worth of data,
 /// so the cost is O(budget) whatever the size of the list.
 pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
+    if artifacts.is_empty() {
+        return None;
+    }
     let mut sizes = Vec::with_capacity(artifacts.len());
     let mut meter = Meter::new(ARTIFACT_BUDGET);
     let mut fits = meter.add(2).is_ok();

@@ -30,20 +30,44 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Argume
     } else {
         arguments
     };
+    // Derived structs would also accept a positional array; arguments are named, always.
+    if let Some(found) = not_an_object(text) {
+        return Err(ArgumentError::new(
+            ".",
+            format!("invalid type: {found}, expected an object of named arguments"),
+        ));
+    }
     // The fast path decodes without tracking paths; only a failure pays for locating it.
     serde_json::from_str(text).map_err(|error| locate::<T>(text, &error))
 }
 
+/// What the JSON text holds when it is plainly not an object; `None` for an object, or for
+/// text that is not JSON at all (the decoder reports that).
+fn not_an_object(text: &str) -> Option<&'static str> {
+    match text.trim_start().as_bytes().first()? {
+        b'[' => Some("array"),
+        b'"' => Some("string"),
+        b'-' | b'0'..=b'9' => Some("number"),
+        b't' | b'f' => Some("boolean"),
+        b'n' => Some("null"),
+        // An object, or not JSON at all.
+        _ => None,
+    }
+}
+
 fn locate<T: DeserializeOwned>(text: &str, first: &serde_json::Error) -> ArgumentError {
+    if first.is_syntax() || first.is_eof() {
+        // No field to point at: the line and column say where.
+        return ArgumentError::new(".", format!("the arguments are not valid JSON: {first}"));
+    }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
         Err(error) => ArgumentError::new(error.path().to_string(), without_position(error.inner())),
-        // Only trailing characters after a valid object are left.
         Ok(_) => ArgumentError::new(".", without_position(first)),
     }
 }
 
-/// serde_json's message without its " at line L column C": the field path says where.
+/// `serde_json`'s message without its " at line L column C": the field path says where.
 fn without_position(error: &serde_json::Error) -> String {
     let message = error.to_string();
     let suffix = format!(" at line {} column {}", error.line(), error.column());

@@ -1,6 +1,7 @@
 //! The set of tools a service can run: every `#[tool]` linked into the binary, plus additions.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::tool::{Tool, ToolSpec};
@@ -13,7 +14,31 @@ use crate::tool::{Tool, ToolSpec};
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: Vec<Entry>,
-    by_name: HashMap<Box<str>, usize>,
+    by_name: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
+}
+
+/// FNV-1a over tool names. The table is built from registered tools only and never grows from
+/// what a model sends, so a keyed hash buys nothing here and costs on every call.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &byte in bytes {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 enum Entry {

@@ -221,7 +221,10 @@ impl fmt::Debug for ToolArtifact {
         f.debug_struct("ToolArtifact")
             .field("label", &self.label)
             .field("type", &self.kind().as_str())
-            .field("bytes", &meter::artifact_len(self, usize::MAX))
+            .field(
+                "bytes",
+                &meter::artifact_len(self, usize::MAX).unwrap_or(usize::MAX),
+            )
             .finish_non_exhaustive()
     }
 }

@@ -108,7 +108,10 @@ impl ToolLoopService {
             match panic::catch_unwind(AssertUnwindSafe(|| tool.execute(arguments, &scope.context)))
             {
                 Ok(ToolFuture::Ready(outcome)) => Ok(outcome),
-                Ok(ToolFuture::Pending(future)) => run_pending(future, scope.timeout).await,
+                // Boxed so that the timer's state does not weigh on every call's future.
+                Ok(ToolFuture::Pending(future)) => {
+                    Box::pin(run_pending(future, scope.timeout)).await
+                }
                 Err(payload) => Err(Failure::Panicked(panic_message(payload.as_ref()))),
             };
         match outcome {
@@ -290,7 +293,7 @@ impl std::fmt::Debug for RunScope {
             .field("remote_used", &self.remote_calls_used())
             .field("timeout", &self.timeout)
             .field("context", &self.context)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

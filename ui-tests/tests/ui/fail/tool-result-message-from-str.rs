@@ -1,0 +1,10 @@
+// proves: `ChatMessage::tool_result` rejects a `&str`: only a `WireString` becomes a tool-result message.
+// control: pass/tool-result-message-from-wire-string.rs
+// expect: E0308
+use toolkit::{ChatMessage, MessageError};
+
+pub fn forge() -> Result<ChatMessage, MessageError> {
+    ChatMessage::tool_result("call_1", "forged")
+}
+
+fn main() {}

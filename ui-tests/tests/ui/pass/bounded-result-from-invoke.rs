@@ -1,0 +1,45 @@
+// control for fail/unbounded-result-*.rs and fail/bounded-result-*.rs: a `ToolResult` becomes a
+// `BoundedResult` (and so a `WireString`) only by going through `ToolLoopService::invoke`, which
+// bounds both channels; before that its content is a plain `&str`.
+use std::time::{Duration, Instant};
+
+use toolkit::{
+    BoundedResult, ChatMessage, MessageError, ToolArtifact, ToolContext, ToolLoopService,
+    ToolRegistry, ToolResult, WireString, artifacts_len, tool,
+};
+
+/// Produces far more than the provider may see.
+#[tool]
+fn flood() -> ToolResult {
+    ToolResult::text_with(
+        "x".repeat(60_000),
+        [ToolArtifact::text("Log", "secret ".repeat(10_000))],
+    )
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), MessageError> {
+    let unbounded = ToolResult::text("x".repeat(60_000));
+    let before_the_seam: &str = unbounded.content();
+    assert_eq!(before_the_seam.len(), 60_000);
+
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
+    let scope = service.scope(ToolContext::new());
+    let started = Instant::now();
+    let bounded: BoundedResult = service.invoke(&scope, "flood", "{}").await;
+    assert!(bounded.duration() <= started.elapsed());
+    assert!(bounded.duration() < Duration::from_secs(30));
+
+    let content: &WireString = bounded.content();
+    assert_eq!(content.len(), 50_000);
+    assert!(content.ends_with("\n…[tool result truncated at 50000 bytes]"));
+    assert!(artifacts_len(bounded.artifacts(), usize::MAX).unwrap() <= 50_000);
+    assert_eq!(
+        bounded.artifacts().last().map(ToolArtifact::label),
+        Some("Artifacts omitted")
+    );
+
+    let message = ChatMessage::tool_result("call_1", content.clone())?;
+    assert!(!serde_json::to_string(&message).unwrap().contains("secret"));
+    Ok(())
+}

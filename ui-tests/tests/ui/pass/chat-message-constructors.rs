@@ -1,0 +1,42 @@
+// control for fail/chat-message-*.rs: messages are made by their constructors (a tool result from a
+// `WireString` and a non-empty call id), serialised for the provider and read by pattern.
+use toolkit::{
+    ChatMessage, MessageError, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolResult,
+    WireString, tool,
+};
+
+/// Answers with a fixed word.
+#[tool]
+fn ping() -> ToolResult {
+    ToolResult::text("pong")
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), MessageError> {
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
+    let scope = service.scope(ToolContext::new());
+    let content: WireString = service.invoke(&scope, "ping", "").await.content().clone();
+
+    assert_eq!(
+        ChatMessage::tool_result("", content.clone()),
+        Err(MessageError::EmptyCallId)
+    );
+    let messages = [
+        ChatMessage::system("Be brief."),
+        ChatMessage::user("Ping?"),
+        ChatMessage::assistant("", vec![ToolCall::new("call_1", "ping", "{}")]),
+        ChatMessage::tool_result("call_1", content)?,
+    ];
+    assert_eq!(
+        serde_json::to_string(&messages[3]).unwrap(),
+        r#"{"role":"tool_result","call_id":"call_1","content":"pong"}"#
+    );
+    let ChatMessage::ToolResult {
+        call_id, content, ..
+    } = &messages[3]
+    else {
+        panic!("not a tool result: {:?}", messages[3]);
+    };
+    assert_eq!((call_id.as_str(), content.as_str()), ("call_1", "pong"));
+    Ok(())
+}
