@@ -27,8 +27,10 @@ pub struct Arg {
     pub ty: Type,
     /// `#[doc]` attributes, for the schema's description.
     pub docs: Vec<Attribute>,
-    /// `#[serde(..)]` and `#[schemars(..)]` attributes, passed on to the arguments struct.
-    pub passthrough: Vec<Attribute>,
+    /// `#[serde(..)]` attributes, passed on to the arguments and the schema structs.
+    pub serde: Vec<Attribute>,
+    /// `#[schemars(..)]` attributes, passed on to the schema struct.
+    pub schemars: Vec<Attribute>,
     /// `#[arg(default = EXPR)]`.
     pub default: Option<ArgDefault>,
 }
@@ -75,14 +77,20 @@ impl Input {
                 ident: pat.ident.clone(),
                 ty: (*typed.ty).clone(),
                 docs: Vec::new(),
-                passthrough: Vec::new(),
+                serde: Vec::new(),
+                schemars: Vec::new(),
                 default: None,
             };
             for attr in attrs {
                 if attr.path().is_ident("doc") {
                     arg.docs.push(attr);
-                } else if attr.path().is_ident("serde") || attr.path().is_ident("schemars") {
-                    arg.passthrough.push(attr);
+                } else if attr.path().is_ident("serde") {
+                    match check_serde_attr(&attr) {
+                        Ok(()) => arg.serde.push(attr),
+                        Err(error) => combine(&mut errors, error),
+                    }
+                } else if attr.path().is_ident("schemars") {
+                    arg.schemars.push(attr);
                 } else if attr.path().is_ident("arg") {
                     if let Err(error) = parse_arg_attr(&attr, &mut arg) {
                         combine(&mut errors, error);
@@ -121,6 +129,47 @@ fn parse_arg_attr(attr: &Attribute, arg: &mut Arg) -> Result<(), syn::Error> {
             Err(meta.error("unknown #[arg] key; expected `default = ...`"))
         }
     })
+}
+
+/// Rejects the `#[serde]` keys that would change how a parameter is decoded: the macro decodes
+/// each argument itself (so that a type which is not `Deserialize` fails once, on the type), and
+/// a missing argument is `None` for an `Option` or `#[arg(default = ...)]`, nothing else.
+fn check_serde_attr(attr: &Attribute) -> Result<(), syn::Error> {
+    attr.parse_nested_meta(|meta| {
+        let message = if ["default", "skip", "skip_deserializing"]
+            .iter()
+            .any(|key| meta.path.is_ident(key))
+        {
+            Some("give a tool parameter its default with `#[arg(default = ...)]`")
+        } else if ["with", "deserialize_with"]
+            .iter()
+            .any(|key| meta.path.is_ident(key))
+        {
+            Some(
+                "a tool parameter is decoded by its type's `Deserialize`; wrap custom decoding in a type",
+            )
+        } else {
+            None
+        };
+        // Step over the value so that the keys after it are read too.
+        if meta.input.peek(syn::Token![=]) {
+            let _: Expr = meta.value()?.parse()?;
+        } else if meta.input.peek(syn::token::Paren) {
+            let _: proc_macro2::Group = meta.input.parse()?;
+        }
+        match message {
+            Some(message) => Err(syn::Error::new_spanned(
+                &meta.path,
+                format!("`#[serde({})]` is not supported on a #[tool] parameter: {message}", path_text(&meta.path)),
+            )),
+            None => Ok(()),
+        }
+    })
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.get_ident()
+        .map_or_else(String::new, ToString::to_string)
 }
 
 /// Whether a type is the tool context, and how it is taken.
@@ -164,7 +213,12 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
                 ..
             }) = &name_value.value
         {
-            for line in text.value().lines() {
+            let text = text.value();
+            // A bare `///` is `#[doc = ""]`, which has no lines but separates paragraphs.
+            if text.is_empty() {
+                lines.push(String::new());
+            }
+            for line in text.lines() {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }

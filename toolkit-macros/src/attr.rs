@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{LitBool, LitStr};
+use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
 const KEYS: &str =
@@ -38,7 +38,9 @@ impl ToolAttr {
             }
             Ok(())
         });
-        parser.parse2(args)?;
+        if let Err(error) = parser.parse2(args) {
+            combine(&mut errors, error);
+        }
         match errors {
             Some(errors) => Err(errors),
             None => Ok(attr),
@@ -69,7 +71,9 @@ impl ToolAttr {
             other => {
                 // Consume a value so the rest of the attribute still parses.
                 if meta.input.peek(syn::Token![=]) {
-                    let _: syn::Expr = meta.value()?.parse()?;
+                    let _: Expr = meta.value()?.parse()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    let _: proc_macro2::Group = meta.input.parse()?;
                 }
                 Err(syn::Error::new_spanned(
                     &meta.path,
@@ -84,9 +88,9 @@ fn set<T>(
     slot: &mut Option<T>,
     meta: &ParseNestedMeta<'_>,
     key: &str,
-    value: fn(&ParseNestedMeta<'_>) -> Result<T, syn::Error>,
+    value: fn(&ParseNestedMeta<'_>, &str) -> Result<T, syn::Error>,
 ) -> Result<(), syn::Error> {
-    let parsed = value(meta)?;
+    let parsed = value(meta, key)?;
     if slot.is_some() {
         return Err(syn::Error::new_spanned(
             &meta.path,
@@ -97,19 +101,38 @@ fn set<T>(
     Ok(())
 }
 
-fn string_value(meta: &ParseNestedMeta<'_>) -> Result<LitStr, syn::Error> {
+// Each value is read as a whole expression and then checked, so a wrong one is reported on
+// itself and the keys after it still parse.
+
+fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Error> {
     if !meta.input.peek(syn::Token![=]) {
-        return Err(meta.error("expected `= \"...\"` after this key"));
+        return Err(meta.error(format!("expected `{key} = \"...\"`")));
     }
-    meta.value()?.parse()
+    match meta.value()?.parse()? {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) => Ok(text),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+        )),
+    }
 }
 
-fn flag_value(meta: &ParseNestedMeta<'_>) -> Result<Flag, syn::Error> {
-    if meta.input.peek(syn::Token![=]) {
-        let value: LitBool = meta.value()?.parse()?;
-        Ok(Flag { value: value.value })
-    } else {
-        Ok(Flag { value: true })
+fn flag_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<Flag, syn::Error> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(Flag { value: true });
+    }
+    match meta.value()?.parse()? {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(flag),
+            ..
+        }) => Ok(Flag { value: flag.value }),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes `true` or `false`, or no value for `true`"),
+        )),
     }
 }
 

@@ -1,7 +1,8 @@
-//! Code generation: the arguments struct, the `Tool` impl, the spec and the link-time entry.
+//! Code generation: the arguments and schema structs, the `Tool` impl, the spec and the link-time
+//! entry.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Item, ReturnType};
 
@@ -17,9 +18,10 @@ pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
         Err(error) => return with_errors(item, &error),
     };
     let Item::Fn(func) = item else {
+        let (head, kind) = item_head(&item);
         let error = syn::Error::new_spanned(
-            &item,
-            "#[tool] goes on a free `fn` or `async fn` with a doc comment",
+            head,
+            format!("#[tool] goes on a free `fn` or `async fn`, not on {kind}"),
         );
         return with_errors(&quote!(#item), &error);
     };
@@ -41,6 +43,25 @@ pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
             let func = &input.func;
             with_errors(&quote!(#func), &error)
         }
+    }
+}
+
+/// The tokens that say what an item is (`struct Name`, `impl Type`, ...), and what it is.
+fn item_head(item: &Item) -> (TokenStream, &'static str) {
+    fn head(keyword: impl ToTokens, name: impl ToTokens) -> TokenStream {
+        quote!(#keyword #name)
+    }
+    match item {
+        Item::Struct(item) => (head(item.struct_token, &item.ident), "a struct"),
+        Item::Enum(item) => (head(item.enum_token, &item.ident), "an enum"),
+        Item::Union(item) => (head(item.union_token, &item.ident), "a union"),
+        Item::Trait(item) => (head(item.trait_token, &item.ident), "a trait"),
+        Item::Impl(item) => (head(item.impl_token, &item.self_ty), "an impl block"),
+        Item::Mod(item) => (head(item.mod_token, &item.ident), "a module"),
+        Item::Const(item) => (head(item.const_token, &item.ident), "a const"),
+        Item::Static(item) => (head(item.static_token, &item.ident), "a static"),
+        Item::Type(item) => (head(item.type_token, &item.ident), "a type alias"),
+        other => (other.to_token_stream(), "this item"),
     }
 }
 
@@ -74,41 +95,135 @@ fn with_errors(item: &TokenStream, error: &syn::Error) -> TokenStream {
     }
 }
 
-/// The fields of the arguments struct, the default functions they name, and the arguments of the
-/// call of the user's function, in its parameter order.
-fn arguments(input: &Input) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
-    let mut fields = Vec::new();
-    let mut defaults = Vec::new();
-    let mut call_args = Vec::new();
+/// What the parameters become, in their order.
+#[derive(Default)]
+struct Arguments {
+    /// Fields of the struct the argument schema is derived from: the parameters' own types.
+    schema_fields: Vec<TokenStream>,
+    /// Fields of the struct the arguments are decoded into: one newtype per argument.
+    fields: Vec<TokenStream>,
+    /// The newtypes, their `Deserialize` impls and the default functions.
+    items: Vec<TokenStream>,
+    /// The arguments of the call of the user's function.
+    call_args: Vec<TokenStream>,
+}
+
+fn arguments(input: &Input) -> Arguments {
+    let mut out = Arguments::default();
     for (index, param) in input.params.iter().enumerate() {
-        match param {
-            Param::Context(_) => call_args.push(quote!(context)),
-            Param::Arg(arg) => {
-                let ident = &arg.ident;
-                let ty = &arg.ty;
-                let docs = &arg.docs;
-                let passthrough = &arg.passthrough;
-                let default_attr = arg.default.as_ref().map(|default| {
-                    let default_fn = format_ident!("__toolkit_default_{}", index);
-                    let value = &default.value;
-                    let path = default_fn.to_string();
-                    defaults.push(quote_spanned! {value.span()=>
-                        fn #default_fn() -> #ty { #value }
-                    });
-                    quote!(#[serde(default = #path)])
-                });
-                fields.push(quote! {
-                    #(#docs)*
-                    #default_attr
-                    #(#passthrough)*
-                    #ident: #ty,
-                });
-                call_args.push(quote!(arguments.#ident));
+        let arg = match param {
+            Param::Context(_) => {
+                out.call_args.push(quote!(context));
+                continue;
             }
+            Param::Arg(arg) => arg,
             Param::Unsupported(_) => unreachable!("rejected by validation"),
-        }
+        };
+        let ident = &arg.ident;
+        let ty = &arg.ty;
+        let docs = &arg.docs;
+        let serde = &arg.serde;
+        let schemars = &arg.schemars;
+        let newtype = format_ident!("__ToolkitArgument{}", index);
+
+        // An `#[arg(default = ...)]` is a function the schema shows and the decoder falls back to.
+        let default_fn = arg.default.as_ref().map(|default| {
+            let default_fn = format_ident!("__toolkit_default_{}", index);
+            let value = &default.value;
+            out.items.push(quote_spanned! {value.span()=>
+                fn #default_fn() -> #ty { #value }
+            });
+            out.items.push(quote! {
+                #[automatically_derived]
+                impl ::core::default::Default for #newtype {
+                    fn default() -> Self {
+                        #newtype(#default_fn())
+                    }
+                }
+            });
+            default_fn
+        });
+
+        // The one place that needs `#ty: Deserialize`, spanned on the user's type: a type that is
+        // not fails once, there, instead of once per use inside the derived code. A missing
+        // argument still reaches `#ty`'s own `Deserialize`, so an `Option` decodes as `None`.
+        let decode = match &default_fn {
+            None => quote_spanned! {ty.span()=>
+                <#ty as ::toolkit::__private::DecodeArgument<'de>>::decode_argument(deserializer)
+            },
+            Some(default_fn) => quote_spanned! {ty.span()=>
+                <#ty as ::toolkit::__private::DecodeArgument<'de>>::decode_argument_or(deserializer, #default_fn)
+            },
+        };
+        out.items.push(quote! {
+            struct #newtype(#ty);
+
+            #[automatically_derived]
+            impl<'de> ::toolkit::__private::serde::Deserialize<'de> for #newtype {
+                fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+                where
+                    D: ::toolkit::__private::serde::Deserializer<'de>,
+                {
+                    ::core::result::Result::map(#decode, #newtype)
+                }
+            }
+        });
+
+        let (schema_default, default) = match &default_fn {
+            None => (None, None),
+            Some(default_fn) => {
+                let path = default_fn.to_string();
+                (
+                    Some(quote!(#[serde(default = #path)])),
+                    Some(quote!(#[serde(default)])),
+                )
+            }
+        };
+        out.schema_fields.push(quote! {
+            #(#docs)*
+            #schema_default
+            #(#serde)*
+            #(#schemars)*
+            #ident: #ty,
+        });
+        out.fields.push(quote! {
+            #default
+            #(#serde)*
+            #ident: #newtype,
+        });
+        out.call_args.push(quote!(arguments.#ident.0));
     }
-    (fields, defaults, call_args)
+    out
+}
+
+/// The call of the user's function, its result made a `ToolResult`, as a `ToolFuture`.
+fn run(sig: &syn::Signature, call_args: &[TokenStream]) -> TokenStream {
+    let fn_name = &sig.ident;
+    // The conversion names the return type with the user's tokens, so an unsupported one is
+    // reported once, on that type.
+    let (result_ty, result_span) = match &sig.output {
+        ReturnType::Default => (quote_spanned!(fn_name.span()=> ()), fn_name.span()),
+        ReturnType::Type(_, ty) => (ty.to_token_stream(), ty.span()),
+    };
+    let call = quote!(#fn_name(#(#call_args),*));
+    let into_result = |value: TokenStream| {
+        quote_spanned! {result_span=>
+            <#result_ty as ::toolkit::__private::IntoToolResult>::into_tool_result(#value)
+        }
+    };
+    if let Some(asyncness) = &sig.asyncness {
+        let result = into_result(quote!(#call.await));
+        // Spanned on the user's `async`: a future that is not `Send` is reported there (at the
+        // coercion to the boxed `Send` future), with rustc's note on the `.await` that makes it so.
+        quote_spanned! {asyncness.span=>
+            ::toolkit::ToolFuture::Pending(::std::boxed::Box::pin(async move {
+                ::core::result::Result::Ok(#result)
+            }))
+        }
+    } else {
+        let result = into_result(call);
+        quote!(::toolkit::ToolFuture::Ready(::core::result::Result::Ok(#result)))
+    }
 }
 
 fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
@@ -128,28 +243,14 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
     let enabled_by_default = flag(attr.enabled_by_default, true);
     let remote = flag(attr.remote, false);
 
-    let (fields, defaults, call_args) = arguments(input);
-    let result_span = match &func.sig.output {
-        ReturnType::Default => fn_name.span(),
-        ReturnType::Type(_, ty) => ty.span(),
-    };
-    let call = quote!(#fn_name(#(#call_args),*));
-    let into_result = |value: TokenStream| {
-        quote_spanned! {result_span=>
-            ::toolkit::__private::IntoToolResult::into_tool_result(#value)
-        }
-    };
-    let run = if func.sig.asyncness.is_some() {
-        let result = into_result(quote!(#call.await));
-        quote! {
-            ::toolkit::ToolFuture::Pending(::std::boxed::Box::pin(async move {
-                ::core::result::Result::Ok(#result)
-            }))
-        }
-    } else {
-        let result = into_result(call);
-        quote!(::toolkit::ToolFuture::Ready(::core::result::Result::Ok(#result)))
-    };
+    let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));
+    let Arguments {
+        schema_fields,
+        fields,
+        items,
+        call_args,
+    } = arguments(input);
+    let run = run(&func.sig, &call_args);
 
     quote! {
         // Parameters are values decoded from JSON for this call: taking them by value is the
@@ -157,15 +258,26 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         #[allow(clippy::needless_pass_by_value)]
         #func
 
-        const _: () = {
-            #[derive(::toolkit::__private::serde::Deserialize, ::toolkit::__private::schemars::JsonSchema)]
-            #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields, expecting = "an object of named arguments")]
+        // Named, not `const _`: an `impl` block takes named consts only, so a `#[tool]` on an
+        // associated function fails once, on the function's name, rather than twice.
+        #[allow(dead_code, non_upper_case_globals)]
+        const #registration: () = {
+            // Only described, never built: the schema is derived from the parameters' own types.
+            #[allow(dead_code)]
+            #[derive(::toolkit::__private::schemars::JsonSchema)]
+            #[serde(deny_unknown_fields)]
             #[schemars(crate = "::toolkit::__private::schemars")]
+            struct __ToolkitSchema {
+                #(#schema_fields)*
+            }
+
+            #[derive(::toolkit::__private::serde::Deserialize)]
+            #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields, expecting = "an object of named arguments")]
             struct __ToolkitArguments {
                 #(#fields)*
             }
 
-            #(#defaults)*
+            #(#items)*
 
             struct __ToolkitTool;
 
@@ -174,7 +286,7 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
                 fn spec(&self) -> &::toolkit::ToolSpec {
                     static SPEC: ::std::sync::OnceLock<::toolkit::ToolSpec> = ::std::sync::OnceLock::new();
                     SPEC.get_or_init(|| {
-                        ::toolkit::__private::spec::<__ToolkitArguments>(
+                        ::toolkit::__private::spec::<__ToolkitSchema>(
                             #name,
                             #description,
                             #group,
@@ -193,6 +305,7 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
                     &'a self,
                     arguments: &'a str,
                     context: &'a ::toolkit::ToolContext,
+                    _permit: ::toolkit::ExecutePermit,
                 ) -> ::toolkit::ToolFuture<'a> {
                     let _ = context;
                     let arguments: __ToolkitArguments = match ::toolkit::__private::parse_arguments(arguments) {

@@ -1,7 +1,8 @@
 //! Checks on a parsed `#[tool]`, each error spanned on the tokens at fault.
 
-use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, PathArguments, Type};
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::{FnArg, GenericArgument, GenericParam, PathArguments, ReturnType, Type};
 
 use crate::ast::{ContextUse, Input, Param, context_use};
 use crate::attr::{ToolAttr, combine};
@@ -71,12 +72,35 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
             syn::Error::new_spanned(variadic, "a #[tool] function cannot be variadic"),
         );
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    // Lifetime parameters alone are harmless; a parameter type that uses one is reported on the
+    // lifetime, below.
+    let generic = sig
+        .generics
+        .params
+        .iter()
+        .any(|param| !matches!(param, GenericParam::Lifetime(_)));
+    let generics: Option<&dyn ToTokens> = if generic {
+        Some(&sig.generics)
+    } else {
+        sig.generics.where_clause.as_ref().map(|clause| clause as _)
+    };
+    if let Some(generics) = generics {
         combine(
             &mut errors,
             syn::Error::new_spanned(
-                &sig.generics,
+                generics,
                 "a #[tool] function cannot be generic: its arguments are decoded from JSON into concrete types",
+            ),
+        );
+    }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Some(impl_trait) = impl_trait_in(ty)
+    {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                impl_trait,
+                "a #[tool] function must name its return type (`ToolResult`, `String` or `Result<_, E: Display>`), not an `impl Trait`",
             ),
         );
     }
@@ -113,20 +137,18 @@ fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error>
             }
             ContextUse::Mutable => Err(syn::Error::new_spanned(
                 ty,
-                "take the context as `&ToolContext`: tools get shared access to it",
+                "a #[tool] function takes the context as `&ToolContext`: the seam lends it shared, never `&mut`",
             )),
             ContextUse::Owned | ContextUse::None => Err(syn::Error::new_spanned(
                 ty,
-                "take the context by reference, as `&ToolContext`: the seam lends it to the tool",
+                "a #[tool] function takes the context by reference, as `&ToolContext`: the seam lends it to the tool",
             )),
         },
         Param::Arg(arg) => {
-            if let Some((span, what)) = borrowed_part(&arg.ty) {
-                return Err(syn::Error::new(
-                    span,
-                    format!(
-                        "a #[tool] parameter cannot be {what}: arguments are decoded from JSON into owned values (use `String` for text)"
-                    ),
+            if let Some((tokens, what, why)) = unnamed_part(&arg.ty) {
+                return Err(syn::Error::new_spanned(
+                    tokens,
+                    format!("a #[tool] parameter cannot be {what}: {why}"),
                 ));
             }
             if let Some(default) = &arg.default
@@ -176,19 +198,31 @@ fn is_option(ty: &Type) -> bool {
         && path.path.segments.last().is_some_and(|segment| segment.ident == "Option"))
 }
 
-/// The first part of a type that borrows or hides its type, with a phrase for it.
-fn borrowed_part(ty: &Type) -> Option<(proc_macro2::Span, &'static str)> {
+/// Why an argument cannot borrow.
+const OWNED: &str = "arguments are decoded from JSON into owned values (use `String` for text)";
+/// Why an argument needs a named type.
+const CONCRETE: &str = "an argument is decoded from JSON into one concrete type";
+
+/// The first part of a type that borrows or hides its type: its tokens, a phrase for it, and why
+/// a tool cannot take it.
+fn unnamed_part(ty: &Type) -> Option<(TokenStream, &'static str, &'static str)> {
     match ty {
-        Type::Reference(reference) => Some((reference.and_token.span(), "a reference")),
-        Type::ImplTrait(impl_trait) => Some((impl_trait.impl_token.span(), "an `impl Trait` type")),
-        Type::TraitObject(object) => Some((object.span(), "a trait object")),
-        Type::Ptr(pointer) => Some((pointer.star_token.span(), "a raw pointer")),
-        Type::BareFn(function) => Some((function.span(), "a function pointer")),
-        Type::Array(array) => borrowed_part(&array.elem),
-        Type::Slice(slice) => borrowed_part(&slice.elem),
-        Type::Paren(inner) => borrowed_part(&inner.elem),
-        Type::Group(inner) => borrowed_part(&inner.elem),
-        Type::Tuple(tuple) => tuple.elems.iter().find_map(borrowed_part),
+        Type::Reference(reference) => Some((reference.to_token_stream(), "a reference", OWNED)),
+        Type::ImplTrait(impl_trait) => Some((
+            impl_trait.to_token_stream(),
+            "an `impl Trait` type",
+            CONCRETE,
+        )),
+        Type::TraitObject(object) => Some((object.to_token_stream(), "a trait object", CONCRETE)),
+        Type::Ptr(pointer) => Some((pointer.to_token_stream(), "a raw pointer", OWNED)),
+        Type::BareFn(function) => {
+            Some((function.to_token_stream(), "a function pointer", CONCRETE))
+        }
+        Type::Array(array) => unnamed_part(&array.elem),
+        Type::Slice(slice) => unnamed_part(&slice.elem),
+        Type::Paren(inner) => unnamed_part(&inner.elem),
+        Type::Group(inner) => unnamed_part(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(unnamed_part),
         Type::Path(path) => {
             path.path
                 .segments
@@ -197,15 +231,38 @@ fn borrowed_part(ty: &Type) -> Option<(proc_macro2::Span, &'static str)> {
                     PathArguments::AngleBracketed(args) => {
                         args.args.iter().find_map(|arg| match arg {
                             GenericArgument::Lifetime(lifetime) => {
-                                Some((lifetime.span(), "a type with a lifetime"))
+                                Some((lifetime.to_token_stream(), "a type with a lifetime", OWNED))
                             }
-                            GenericArgument::Type(inner) => borrowed_part(inner),
+                            GenericArgument::Type(inner) => unnamed_part(inner),
                             _ => None,
                         })
                     }
                     _ => None,
                 })
         }
+        _ => None,
+    }
+}
+
+/// The first `impl Trait` inside a type.
+fn impl_trait_in(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::ImplTrait(_) => Some(ty),
+        Type::Reference(reference) => impl_trait_in(&reference.elem),
+        Type::Array(array) => impl_trait_in(&array.elem),
+        Type::Slice(slice) => impl_trait_in(&slice.elem),
+        Type::Paren(inner) => impl_trait_in(&inner.elem),
+        Type::Group(inner) => impl_trait_in(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(impl_trait_in),
+        Type::Path(path) => path.path.segments.iter().find_map(|segment| {
+            let PathArguments::AngleBracketed(args) = &segment.arguments else {
+                return None;
+            };
+            args.args.iter().find_map(|arg| match arg {
+                GenericArgument::Type(inner) => impl_trait_in(inner),
+                _ => None,
+            })
+        }),
         _ => None,
     }
 }

@@ -45,25 +45,44 @@
 //! let wire: String = toolkit::ToolResult::text("hi").to_string();
 //! ```
 
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 pub mod bound;
+mod events;
 mod meter;
+pub mod provider;
 mod registry;
 mod result;
+mod run;
+mod schema;
+mod seal;
 mod seam;
 mod tool;
+mod trace;
 mod wire;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use events::{EVENT_BUFFER, EventBus, RunEvent};
 pub use meter::artifacts_len;
 pub use registry::{DuplicateTool, ToolRegistry};
 pub use result::{ArtifactType, Table, TableError, ToolArtifact, ToolResult};
-pub use seam::{
-    BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered, RunScope,
-    ToolLoopService,
+pub use run::{
+    CancelSignal, Decision, RunError, RunOptions, RunRequest, Suspension, ToolLoopResult,
 };
-pub use tool::{ArgumentError, BoxToolFuture, Tool, ToolContext, ToolFlags, ToolFuture, ToolSpec};
+pub use schema::SchemaError;
+pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
+pub use seam::{
+    ARGUMENT_LIMIT, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered,
+    RunScope, ToolLoopService,
+};
+pub use tool::{
+    ArgumentError, BoxToolFuture, ExecutePermit, Tool, ToolContext, ToolFlags, ToolFuture, ToolSpec,
+};
 pub use toolkit_macros::tool;
-pub use wire::{ChatMessage, MessageError, ToolCall, WireString};
+pub use trace::{RunStep, RunTrace, Termination, ToolInvocation, Usage};
+pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};

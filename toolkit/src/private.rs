@@ -89,6 +89,43 @@ pub fn input_schema<T: schemars::JsonSchema>() -> serde_json::Value {
     schema
 }
 
+/// How a `#[tool]` decodes each argument: the one place that needs the parameter's type to be
+/// `Deserialize`, named on that type, so a type that is not gets one error, there.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the type of a #[tool] parameter: it is not `serde::Deserialize`",
+    label = "not `serde::Deserialize`",
+    note = "a parameter type needs both `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait DecodeArgument<'de>: Sized {
+    fn decode_argument<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
+
+    /// An argument with `#[arg(default = ...)]`: `null` means the default, as a provider's
+    /// strict mode sends for an argument the model leaves out.
+    fn decode_argument_or<D: serde::Deserializer<'de>>(
+        deserializer: D,
+        default: fn() -> Self,
+    ) -> Result<Self, D::Error> {
+        let value: Option<Decoded<Self>> = serde::Deserialize::deserialize(deserializer)?;
+        Ok(value.map_or_else(default, |Decoded(value)| value))
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> DecodeArgument<'de> for T {
+    fn decode_argument<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer)
+    }
+}
+
+/// A value decoded through [`DecodeArgument`].
+struct Decoded<T>(T);
+
+impl<'de, T: DecodeArgument<'de>> serde::Deserialize<'de> for Decoded<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::decode_argument(deserializer).map(Decoded)
+    }
+}
+
 /// What a `#[tool]` function may return.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(

@@ -10,13 +10,19 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use crate::bound::{self, echo};
+use crate::events::{EventBus, RunEvent};
+use crate::provider::Provider;
 use crate::registry::ToolRegistry;
 use crate::result::{ToolArtifact, ToolResult};
-use crate::tool::{ArgumentError, BoxToolFuture, ToolContext, ToolFuture};
+use crate::seal::SealKey;
+use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, ToolContext, ToolFuture};
 use crate::wire::WireString;
 
 /// How many calls to remote tools one run may make unless told otherwise.
 pub const DEFAULT_REMOTE_BUDGET: u32 = 20;
+
+/// Largest arguments text decoded, in bytes; larger arguments are refused before decoding.
+pub const ARGUMENT_LIMIT: usize = 1024 * 1024;
 
 /// How long one tool call may wait unless told otherwise.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,14 +44,59 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// ```
 pub struct ToolLoopService {
     registry: Arc<ToolRegistry>,
+    provider: Option<Arc<dyn Provider>>,
+    seal_key: SealKey,
+    events: EventBus,
 }
 
 impl ToolLoopService {
-    /// A service over these tools.
+    /// A service over these tools, with no provider (enough for [`invoke`](Self::invoke)), a
+    /// random seal key and its own event stream.
     pub fn new(registry: ToolRegistry) -> Self {
         Self {
             registry: Arc::new(registry),
+            provider: None,
+            seal_key: SealKey::random(),
+            events: EventBus::default(),
         }
+    }
+
+    /// The same service asking `provider` in [`run`](Self::run) and [`resume`](Self::resume).
+    #[must_use]
+    pub fn with_provider(mut self, provider: Arc<dyn Provider>) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// The same service sealing suspended runs with `key` (share it between processes that
+    /// resume each other's runs).
+    #[must_use]
+    pub fn with_seal_key(mut self, key: SealKey) -> Self {
+        self.seal_key = key;
+        self
+    }
+
+    /// Follows every run's events live. A subscriber that falls behind misses events (and is
+    /// told how many); it never slows a run.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<RunEvent>> {
+        self.events.subscribe()
+    }
+
+    pub(crate) fn provider(&self) -> Option<&dyn Provider> {
+        self.provider.as_deref()
+    }
+
+    pub(crate) fn seal_key(&self) -> &SealKey {
+        &self.seal_key
+    }
+
+    pub(crate) fn events(&self) -> &EventBus {
+        &self.events
+    }
+
+    /// An error result that did not come from a tool (a refusal), bounded like any other.
+    pub(crate) fn refuse(message: String) -> BoundedResult {
+        BoundedResult::bound(ToolResult::error(message), Instant::now())
     }
 
     /// The tools this service can run.
@@ -104,16 +155,21 @@ impl ToolLoopService {
                 echo(name)
             ));
         }
-        let outcome =
-            match panic::catch_unwind(AssertUnwindSafe(|| tool.execute(arguments, &scope.context)))
-            {
-                Ok(ToolFuture::Ready(outcome)) => Ok(outcome),
-                // Boxed so that the timer's state does not weigh on every call's future.
-                Ok(ToolFuture::Pending(future)) => {
-                    Box::pin(run_pending(future, scope.timeout)).await
-                }
-                Err(payload) => Err(Failure::Panicked(panic_message(payload.as_ref()))),
-            };
+        if arguments.len() > ARGUMENT_LIMIT {
+            return ToolResult::error(format!(
+                "Error: invalid arguments for tool \"{}\": {} bytes of arguments; the limit is {ARGUMENT_LIMIT}.",
+                echo(name),
+                arguments.len()
+            ));
+        }
+        let outcome = match panic::catch_unwind(AssertUnwindSafe(|| {
+            tool.execute(arguments, &scope.context, ExecutePermit(()))
+        })) {
+            Ok(ToolFuture::Ready(outcome)) => Ok(outcome),
+            // Boxed so that the timer's state does not weigh on every call's future.
+            Ok(ToolFuture::Pending(future)) => Box::pin(run_pending(future, scope.timeout)).await,
+            Err(payload) => Err(Failure::Panicked(panic_message(payload.as_ref()))),
+        };
         match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(invalid)) => ToolResult::error(argument_error_message(name, &invalid)),
@@ -129,7 +185,11 @@ impl std::fmt::Debug for ToolLoopService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolLoopService")
             .field("registry", &self.registry)
-            .finish()
+            .field(
+                "provider",
+                &self.provider.as_ref().map(|provider| provider.name()),
+            )
+            .finish_non_exhaustive()
     }
 }
 
@@ -245,6 +305,13 @@ impl RunScope {
         self
     }
 
+    /// The same scope with `used` remote calls already charged (a resumed run's).
+    #[must_use]
+    pub(crate) fn with_remote_used(self, used: u32) -> Self {
+        self.remote_used.store(used, Ordering::Relaxed);
+        self
+    }
+
     /// The same scope with another per-call timeout.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -315,7 +382,7 @@ impl BoundedResult {
         } else {
             bound::bound_artifacts(artifacts)
         };
-        let content = WireString::after_seam(bound::bound_content(content));
+        let content = WireString::after_seam(bound::bound_content(content), is_error);
         Self {
             content,
             is_error,

@@ -23,8 +23,28 @@ pub trait Tool: Send + Sync {
     /// Decodes `arguments` (JSON text) and runs the tool. Arguments that do not decode give
     /// `Err` and the tool's body does not run. A tool that finishes without waiting returns
     /// [`ToolFuture::Ready`], which the seam handles without boxing or a timer.
-    fn execute<'a>(&'a self, arguments: &'a str, context: &'a ToolContext) -> ToolFuture<'a>;
+    ///
+    /// Only the seam holds an [`ExecutePermit`], so only the seam can call this; a tool that
+    /// wraps another passes its permit on.
+    fn execute<'a>(
+        &'a self,
+        arguments: &'a str,
+        context: &'a ToolContext,
+        permit: ExecutePermit,
+    ) -> ToolFuture<'a>;
 }
+
+/// Proof that a call of [`Tool::execute`] comes from
+/// [`ToolLoopService::invoke`](crate::ToolLoopService::invoke): nothing else can make one, and it
+/// is used up by the call.
+///
+/// ```compile_fail
+/// # fn run(tool: &dyn toolkit::Tool, context: &toolkit::ToolContext) {
+/// tool.execute("{}", context, toolkit::ExecutePermit(()));
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ExecutePermit(pub(crate) ());
 
 /// The boxed future of a tool that waits.
 pub type BoxToolFuture<'a> =

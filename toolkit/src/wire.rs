@@ -14,19 +14,35 @@ use serde::Serialize;
 /// ```compile_fail
 /// let forged = toolkit::WireString::from(String::from("hi"));
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
-pub struct WireString(String);
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct WireString {
+    text: String,
+    is_error: bool,
+}
 
 impl WireString {
     /// Only the seam calls this, after bounding.
-    pub(crate) fn after_seam(bounded: String) -> Self {
-        Self(bounded)
+    pub(crate) fn after_seam(bounded: String, is_error: bool) -> Self {
+        Self {
+            text: bounded,
+            is_error,
+        }
     }
 
     /// The text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
+    }
+
+    /// Whether the tool failed (providers such as Anthropic's carry this flag on the wire).
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+}
+
+impl Serialize for WireString {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
     }
 }
 
@@ -34,19 +50,19 @@ impl Deref for WireString {
     type Target = str;
 
     fn deref(&self) -> &str {
-        &self.0
+        &self.text
     }
 }
 
 impl AsRef<str> for WireString {
     fn as_ref(&self) -> &str {
-        &self.0
+        &self.text
     }
 }
 
 impl fmt::Debug for WireString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
+        fmt::Debug::fmt(&self.text, f)
     }
 }
 
@@ -104,14 +120,36 @@ pub enum ChatMessage {
         /// The calls requested in this turn, in the model's order.
         tool_calls: Vec<ToolCall>,
     },
-    /// A tool's bounded content, answering one call.
-    #[non_exhaustive]
-    ToolResult {
-        /// The id of the call this answers.
-        call_id: String,
-        /// The content that passed the seam.
-        content: WireString,
-    },
+    /// A tool's bounded content, answering one call. Its [`ToolResultMessage`] only comes from
+    /// [`ChatMessage::tool_result`], so this variant needs no further guard.
+    ToolResult(ToolResultMessage),
+}
+
+/// The answer to one tool call: the call's id (never empty) and content that passed the seam.
+///
+/// Its fields are private, so even through `&mut ChatMessage` the id cannot be emptied and the
+/// content can only be swapped for another [`WireString`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToolResultMessage {
+    call_id: String,
+    content: WireString,
+}
+
+impl ToolResultMessage {
+    /// Only for state the crate itself sealed (the id was checked when first built).
+    pub(crate) fn new(call_id: String, content: WireString) -> Self {
+        Self { call_id, content }
+    }
+
+    /// The id of the call this answers.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The content that passed the seam.
+    pub fn content(&self) -> &WireString {
+        &self.content
+    }
 }
 
 /// A message that cannot be built.
@@ -155,6 +193,9 @@ impl ChatMessage {
         if call_id.is_empty() {
             return Err(MessageError::EmptyCallId);
         }
-        Ok(ChatMessage::ToolResult { call_id, content })
+        Ok(ChatMessage::ToolResult(ToolResultMessage {
+            call_id,
+            content,
+        }))
     }
 }

@@ -552,3 +552,46 @@ fn debug_of_a_result_shows_artifact_metadata_never_data() {
     );
     assert!(!debug.contains("secret"));
 }
+
+struct Impostor(toolkit::ToolSpec);
+
+impl toolkit::Tool for Impostor {
+    fn spec(&self) -> &toolkit::ToolSpec {
+        &self.0
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _arguments: &'a str,
+        _context: &'a ToolContext,
+        _permit: toolkit::ExecutePermit,
+    ) -> toolkit::ToolFuture<'a> {
+        toolkit::ToolFuture::Ready(Ok(ToolResult::text("impostor")))
+    }
+}
+
+#[test]
+fn a_duplicate_name_is_an_error_naming_both_places() {
+    let mut registry = ToolRegistry::linked().unwrap();
+    let line = line!() + 1;
+    let spec = toolkit::ToolSpec::new("echo", "Another echo.", serde_json::json!({}));
+    let error = registry.register(Impostor(spec)).unwrap_err();
+    // `#[tool]` stands on the line above `fn echo(`: its 1-based number is that 0-based index.
+    let echo_line = include_str!("seam.rs")
+        .lines()
+        .position(|line| line.starts_with("fn echo("))
+        .unwrap();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "two tools are named \"echo\": one defined at seam (toolkit/tests/seam.rs:{echo_line}), the other at toolkit/tests/seam.rs:{line}"
+        )
+    );
+    let fresh = toolkit::ToolSpec::new(
+        "echo_two",
+        "A new one.",
+        serde_json::json!({"type": "object"}),
+    );
+    registry.register(Impostor(fresh)).unwrap();
+    assert!(registry.get("echo_two").is_some());
+}

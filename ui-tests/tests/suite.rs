@@ -1,7 +1,8 @@
 //! Checks the conformance suite itself, so a proof cannot rot into one that fails for the wrong
 //! reason: every compile-fail case states its guarantee, names a passing control that uses all of
-//! its imports, has a snapshot, and its snapshot's first error is the one the case expects (never an
-//! unresolved name, and located in the case itself).
+//! its imports, has a snapshot, and its snapshot holds exactly one error, the one the case expects
+//! (never an unresolved name, located in the case itself and, where the case names them, on the
+//! offending tokens).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -9,6 +10,12 @@ use std::path::{Path, PathBuf};
 
 /// The fewest compile-fail cases the suite may have (DESIGN.md §10 lists more concerns than this).
 const MIN_FAIL_CASES: usize = 14;
+
+/// Cases of `#[tool]` misuse are named `tool-attr-*`; each must say where its error points.
+const TOOL_ATTR_PREFIX: &str = "tool-attr-";
+
+/// The fewest cases of `#[tool]` misuse (DESIGN.md §8: every misuse is a compile error).
+const MIN_TOOL_ATTR_CASES: usize = 16;
 
 /// Errors that mean a case did not get as far as its guarantee: a name or path did not resolve.
 const UNRESOLVED: [&str; 8] = [
@@ -121,6 +128,38 @@ fn first_error(stderr: &str) -> Option<(&str, Option<&str>)> {
     Some((error, location))
 }
 
+/// Whether a header's `expect` value is an error code (`E0277`) rather than the start of the
+/// message of an error without one (a macro's `compile_error!`).
+fn is_error_code(expect: &str) -> bool {
+    expect.len() == 5
+        && expect.starts_with('E')
+        && expect[1..].bytes().all(|byte| byte.is_ascii_digit())
+}
+
+/// The source text under the first error's primary `^^^` marker, when the span is on one line.
+fn first_error_span(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let start = lines.iter().position(|line| line.starts_with("error"))?;
+    let location = lines[start..]
+        .iter()
+        .find_map(|line| line.trim_start().strip_prefix("--> "))?;
+    let line_number = location.rsplit(':').nth(1)?;
+    let source_index = (start..lines.len()).find(|&index| {
+        lines[index]
+            .trim_start()
+            .strip_prefix(line_number)
+            .is_some_and(|rest| rest.starts_with(" |"))
+    })?;
+    let after_bar = |line: &str| -> Option<Vec<char>> {
+        line.split_once('|').map(|(_, rest)| rest.chars().collect())
+    };
+    let source = after_bar(lines[source_index])?;
+    let marker = after_bar(lines.get(source_index + 1)?)?;
+    let first = marker.iter().position(|&c| c == '^')?;
+    let length = marker[first..].iter().take_while(|&&c| c == '^').count();
+    Some(source.get(first..first + length)?.iter().collect())
+}
+
 /// Fails with every problem found, one per line, rather than stopping at the first.
 fn assert_no_problems(check: &str, problems: &[String]) {
     assert!(problems.is_empty(), "{check}:\n  {}", problems.join("\n  "));
@@ -150,10 +189,19 @@ fn every_case_has_a_snapshot_and_every_snapshot_a_case() {
 
 #[test]
 fn there_are_enough_cases() {
-    let count = stems(&ui_dir("fail"), "rs").len();
+    let cases = stems(&ui_dir("fail"), "rs");
+    let count = cases.len();
     assert!(
         count >= MIN_FAIL_CASES,
         "{count} compile-fail cases, at least {MIN_FAIL_CASES} expected"
+    );
+    let tool_attr = cases
+        .iter()
+        .filter(|case| case.starts_with(TOOL_ATTR_PREFIX))
+        .count();
+    assert!(
+        tool_attr >= MIN_TOOL_ATTR_CASES,
+        "{tool_attr} cases of #[tool] misuse, at least {MIN_TOOL_ATTR_CASES} expected"
     );
 }
 
@@ -172,7 +220,12 @@ fn every_case_says_what_it_proves_and_ends_with_an_empty_main() {
         }
         if header_value(&source, "expect").is_none() {
             problems.push(format!(
-                "{case}.rs: the header needs `// expect: <error code>`"
+                "{case}.rs: the header needs `// expect: <error code or start of the message>`"
+            ));
+        }
+        if case.starts_with(TOOL_ATTR_PREFIX) && header_value(&source, "span").is_none() {
+            problems.push(format!(
+                "{case}.rs: a #[tool] misuse names the offending tokens: `// span: <tokens>`"
             ));
         }
         let last = source.lines().rev().find(|line| !line.trim().is_empty());
@@ -253,17 +306,46 @@ fn every_snapshot_fails_first_for_the_intended_reason() {
             problems.push(format!("{case}.stderr has no error"));
             continue;
         };
+        let errors = stderr
+            .lines()
+            .filter(|line| line.starts_with("error"))
+            .count();
+        if errors != 1 {
+            problems.push(format!(
+                "{case}.stderr: {errors} errors; one mistake must give one error"
+            ));
+        }
         let code = error
             .strip_prefix("error[")
             .and_then(|rest| rest.split_once(']'))
             .map(|(code, _)| code);
         match code {
+            None if !is_error_code(expect) => {
+                if !error
+                    .strip_prefix("error: ")
+                    .is_some_and(|message| message.starts_with(expect))
+                {
+                    problems.push(format!(
+                        "{case}.stderr: the first error does not start as the header expects ({expect:?}): {error}"
+                    ));
+                }
+            }
             None => problems.push(format!(
-                "{case}.stderr: the first error has no code: {error}"
+                "{case}.stderr: the first error has no code, the header expects {expect}: {error}"
             )),
-            Some(code) if UNRESOLVED.contains(&code) => problems.push(format!(
-                "{case}.stderr: the first error is an unresolved name, not the guarantee: {error}"
+            Some(code) if !is_error_code(expect) => problems.push(format!(
+                "{case}.stderr: the first error is {code}, the header expects a message without a code: {error}"
             )),
+            // An unresolved name is what a typo in a `use` line gives; it is the guarantee only
+            // where the case expects it and pins it to the tokens at fault.
+            Some(code)
+                if UNRESOLVED.contains(&code)
+                    && (code != expect || header_value(&source, "span").is_none()) =>
+            {
+                problems.push(format!(
+                    "{case}.stderr: the first error is an unresolved name, not the guarantee: {error}"
+                ));
+            }
             Some(code) if code != expect => problems.push(format!(
                 "{case}.stderr: the first error is {code}, the header expects {expect}: {error}"
             )),
@@ -274,6 +356,14 @@ fn every_snapshot_fails_first_for_the_intended_reason() {
             problems.push(format!(
                 "{case}.stderr: the first error must point into the case, it points to {location:?}"
             ));
+        }
+        if let Some(span) = header_value(&source, "span") {
+            let found = first_error_span(&stderr);
+            if found.as_deref() != Some(span) {
+                problems.push(format!(
+                    "{case}.stderr: the first error must point at {span:?}, it points at {found:?}"
+                ));
+            }
         }
     }
     assert_no_problems("snapshots that fail for another reason", &problems);
@@ -290,6 +380,15 @@ fn no_snapshot_depends_on_the_standard_library_sources() {
         .map(|case| format!("{case}.stderr points into std; find an error that lands in our code"))
         .collect();
     assert_no_problems("snapshots that differ by machine", &problems);
+}
+
+#[test]
+fn the_span_under_the_marker_is_read() {
+    let stderr = "error: bad\n --> tests/ui/fail/x.rs:9:24\n  |\n9 | pub fn whoami(context: ToolContext) {\n  |                        ^^^^^^^^^^^ here\n";
+    assert_eq!(first_error_span(stderr).as_deref(), Some("ToolContext"));
+    let wide = "error[E0277]: bad\n  --> tests/ui/fail/x.rs:20:12\n   |\n20 |     point: Point,\n   |            ^^^^^ unsatisfied\n";
+    assert_eq!(first_error_span(wide).as_deref(), Some("Point"));
+    assert!(is_error_code("E0277") && !is_error_code("a #[tool] function"));
 }
 
 #[test]

@@ -1,14 +1,15 @@
-// proves: the tool-result variant of `ChatMessage` cannot be built by struct literal, even from a real
-// `WireString`: only `ChatMessage::tool_result` (which rejects an empty call id) makes one.
+// proves: a tool-result message cannot be assembled by hand, even from a real `WireString`: the
+// fields of `ToolResultMessage` are private, so only `ChatMessage::tool_result` (which rejects an
+// empty call id) makes one.
 // control: pass/chat-message-constructors.rs
-// expect: E0639
-use toolkit::{ChatMessage, WireString};
+// expect: E0451
+use toolkit::{ChatMessage, ToolResultMessage, WireString};
 
 pub fn build(content: WireString) -> ChatMessage {
-    ChatMessage::ToolResult {
+    ChatMessage::ToolResult(ToolResultMessage {
         call_id: String::new(),
         content,
-    }
+    })
 }
 
 fn main() {}

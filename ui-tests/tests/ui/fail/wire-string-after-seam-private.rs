@@ -4,7 +4,7 @@
 use toolkit::WireString;
 
 pub fn forge() -> WireString {
-    WireString::after_seam(String::from("forged"))
+    WireString::after_seam(String::from("forged"), false)
 }
 
 fn main() {}

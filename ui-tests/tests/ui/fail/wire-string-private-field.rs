@@ -4,7 +4,7 @@
 use toolkit::WireString;
 
 pub fn overwrite(wire: &mut WireString) {
-    wire.0 = String::from("forged");
+    wire.text = String::from("forged");
 }
 
 fn main() {}

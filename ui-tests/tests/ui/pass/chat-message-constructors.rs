@@ -1,8 +1,9 @@
 // control for fail/chat-message-*.rs: messages are made by their constructors (a tool result from a
-// `WireString` and a non-empty call id), serialised for the provider and read by pattern.
+// `WireString` and a non-empty call id), serialised for the provider, and a tool result is read by
+// pattern (also through `&mut ChatMessage`) and its accessors.
 use toolkit::{
     ChatMessage, MessageError, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolResult,
-    WireString, tool,
+    ToolResultMessage, WireString, tool,
 };
 
 /// Answers with a fixed word.
@@ -31,12 +32,24 @@ async fn main() -> Result<(), MessageError> {
         serde_json::to_string(&messages[3]).unwrap(),
         r#"{"role":"tool_result","call_id":"call_1","content":"pong"}"#
     );
-    let ChatMessage::ToolResult {
-        call_id, content, ..
-    } = &messages[3]
-    else {
+    let ChatMessage::ToolResult(answer) = &messages[3] else {
         panic!("not a tool result: {:?}", messages[3]);
     };
-    assert_eq!((call_id.as_str(), content.as_str()), ("call_1", "pong"));
+    let answer: &ToolResultMessage = answer;
+    assert_eq!(
+        (answer.call_id(), answer.content().as_str()),
+        ("call_1", "pong")
+    );
+
+    // Mutable access reaches the message, but only to read it or replace it whole.
+    let mut last = messages[3].clone();
+    if let ChatMessage::ToolResult(answer) = &mut last {
+        assert_eq!(answer.call_id(), "call_1");
+    }
+    last = ChatMessage::tool_result("call_2", answer.content().clone())?;
+    assert_eq!(
+        serde_json::to_string(&last).unwrap(),
+        r#"{"role":"tool_result","call_id":"call_2","content":"pong"}"#
+    );
     Ok(())
 }

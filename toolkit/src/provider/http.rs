@@ -1,0 +1,157 @@
+//! HTTP for providers: timeouts, a size cap on answers, and retries with backoff on 429 and 5xx
+//! that honour `Retry-After`.
+
+use std::time::Duration;
+
+use super::ProviderError;
+
+/// How provider HTTP calls behave.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Limit for one attempt, connection to last byte.
+    pub timeout: Duration,
+    /// Attempts after the first, for 429, 5xx and connection failures.
+    pub max_retries: u32,
+    /// Wait before the first retry; doubled for each later one.
+    pub initial_backoff: Duration,
+    /// Longest wait between attempts, `Retry-After` included.
+    pub max_backoff: Duration,
+    /// Largest answer read, in bytes.
+    pub max_response_bytes: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_mins(2),
+            max_retries: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+            max_response_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// A client bound to its options.
+pub(crate) struct HttpClient {
+    client: reqwest::Client,
+    options: HttpOptions,
+}
+
+impl HttpClient {
+    pub(crate) fn new(options: HttpOptions) -> Result<Self, ProviderError> {
+        let client = reqwest::Client::builder()
+            .timeout(options.timeout)
+            .build()
+            .map_err(|error| {
+                ProviderError::Configuration(format!("cannot build the HTTP client: {error}"))
+            })?;
+        Ok(Self { client, options })
+    }
+
+    /// POSTs a JSON body and returns the JSON answer, retrying what is worth retrying.
+    /// Header values (keys among them) never appear in errors.
+    pub(crate) async fn post_json(
+        &self,
+        url: &str,
+        headers: &[(&'static str, String)],
+        body: Vec<u8>,
+    ) -> Result<serde_json::Value, ProviderError> {
+        let mut attempt = 0;
+        loop {
+            let mut request = self
+                .client
+                .post(url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone());
+            for (name, value) in headers {
+                request = request.header(*name, value);
+            }
+            let wait = match request.send().await {
+                Ok(response) => {
+                    let status = response.status();
+                    if status.is_success() {
+                        let bytes = self.read_capped(response).await?;
+                        return serde_json::from_slice(&bytes).map_err(|error| {
+                            ProviderError::Malformed(format!("the body is not JSON: {error}"))
+                        });
+                    }
+                    let retry_after = retry_after(&response);
+                    let retryable = status.as_u16() == 429 || status.is_server_error();
+                    let body = self.read_capped(response).await.unwrap_or_default();
+                    let error = ProviderError::Status {
+                        status: status.as_u16(),
+                        body: String::from_utf8_lossy(&body).chars().take(500).collect(),
+                    };
+                    if !retryable || attempt >= self.options.max_retries {
+                        return Err(error);
+                    }
+                    retry_after.unwrap_or_else(|| self.backoff(attempt))
+                }
+                Err(error) => {
+                    let retryable = error.is_connect() || error.is_timeout() || error.is_request();
+                    let error = ProviderError::Transport(error.without_url().to_string());
+                    if !retryable || attempt >= self.options.max_retries {
+                        return Err(error);
+                    }
+                    self.backoff(attempt)
+                }
+            };
+            tokio::time::sleep(wait.min(self.options.max_backoff)).await;
+            attempt += 1;
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        self.options
+            .initial_backoff
+            .saturating_mul(2u32.saturating_pow(attempt))
+            .min(self.options.max_backoff)
+    }
+
+    async fn read_capped(&self, mut response: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| ProviderError::Transport(error.without_url().to_string()))?
+        {
+            if body.len() + chunk.len() > self.options.max_response_bytes {
+                return Err(ProviderError::Malformed(format!(
+                    "the answer is larger than {} bytes",
+                    self.options.max_response_bytes
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+}
+
+/// `Retry-After` in seconds (the date form is rare from model APIs and falls back to backoff).
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let value = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?;
+    let seconds: f64 = value.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// The model's arguments as JSON for formats that need an object; text that is not JSON is
+/// passed as a string so nothing is lost.
+pub(crate) fn arguments_value(arguments: &str) -> serde_json::Value {
+    if arguments.trim().is_empty() {
+        return serde_json::json!({});
+    }
+    serde_json::from_str(arguments)
+        .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
+}
+
+/// Reads an API key from the environment; `None` when unset or empty.
+pub(crate) fn key_from_env(variable: &str) -> Option<String> {
+    std::env::var(variable)
+        .ok()
+        .filter(|key| !key.trim().is_empty())
+}

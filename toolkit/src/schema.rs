@@ -1,0 +1,517 @@
+//! A tool's declaration in each provider's format, from one [`ToolSpec`].
+//!
+//! The argument schema is the JSON Schema schemars derives. Each provider takes a different part
+//! of JSON Schema, so each export rewrites only what has an exact equivalent and refuses, with the
+//! JSON path, what the target cannot express:
+//!
+//! | export | shape | rewrites |
+//! | --- | --- | --- |
+//! | [`ToolSpec::openai`] | `{"type":"function","function":{name, description, parameters}}` | none |
+//! | [`ToolSpec::openai_strict`] | the same with `"strict": true` | every object closed and fully required, optional properties nullable, `oneOf` of exclusive branches as `anyOf`, a `default` moved into the description, numeric `format` annotations dropped |
+//! | [`ToolSpec::anthropic`] | `{name, description, input_schema}` | none |
+//! | [`ToolSpec::gemini`] | `{name, description, parameters}` | `$ref` inlined and `$defs` removed, type lists as `nullable`, `const` as a one-value `enum`, `oneOf` of exclusive branches as `anyOf`, keywords Gemini does not know dropped |
+
+use serde_json::{Map, Value, json};
+
+use crate::tool::ToolSpec;
+
+/// A schema the target provider cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool \"{tool}\": the {target} schema cannot express {what} at {path}")]
+pub struct SchemaError {
+    /// The tool's name.
+    pub tool: String,
+    /// The export, such as `"OpenAI strict"`.
+    pub target: &'static str,
+    /// JSON Pointer into the tool's input schema.
+    pub path: String,
+    /// What is there.
+    pub what: String,
+}
+
+impl ToolSpec {
+    /// The OpenAI Chat Completions function tool (also accepted by Ollama, vLLM, llama.cpp and
+    /// LM Studio), the input schema as it is.
+    pub fn openai(&self) -> Value {
+        json!({
+            "type": "function",
+            "function": {
+                "name": self.name(),
+                "description": self.description(),
+                "parameters": self.input_schema(),
+            }
+        })
+    }
+
+    /// The OpenAI function tool in strict mode: every object has `additionalProperties: false`
+    /// and lists every property as required; a property that was optional may be `null`.
+    ///
+    /// The seam reads `null` for an optional argument as "not given", so strict calls decode.
+    pub fn openai_strict(&self) -> Result<Value, SchemaError> {
+        let mut rewrite = Rewrite::new(self, "OpenAI strict");
+        let parameters = rewrite.strict(self.input_schema(), "")?;
+        Ok(json!({
+            "type": "function",
+            "function": {
+                "name": self.name(),
+                "description": self.description(),
+                "parameters": parameters,
+                "strict": true,
+            }
+        }))
+    }
+
+    /// The Anthropic Messages tool, the input schema as it is.
+    pub fn anthropic(&self) -> Value {
+        json!({
+            "name": self.name(),
+            "description": self.description(),
+            "input_schema": self.input_schema(),
+        })
+    }
+
+    /// The Gemini function declaration: references inlined, only the keywords Gemini's schema
+    /// subset knows.
+    pub fn gemini(&self) -> Result<Value, SchemaError> {
+        let mut rewrite = Rewrite::new(self, "Gemini");
+        let parameters = rewrite.gemini(self.input_schema(), "", &mut Vec::new())?;
+        Ok(json!({
+            "name": self.name(),
+            "description": self.description(),
+            "parameters": parameters,
+        }))
+    }
+}
+
+/// Keywords OpenAI's strict mode accepts.
+const STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+];
+
+/// String formats OpenAI's strict mode accepts; other formats are schemars annotations of
+/// numeric widths (`uint`, `int64`, `double`, ...) and carry no constraint.
+const STRICT_STRING_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Keywords Gemini's schema subset knows; others are dropped.
+const GEMINI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+/// Formats Gemini knows.
+const GEMINI_FORMATS: &[&str] = &["enum", "date-time", "int32", "int64", "float", "double"];
+
+struct Rewrite<'a> {
+    spec: &'a ToolSpec,
+    target: &'static str,
+}
+
+impl<'a> Rewrite<'a> {
+    fn new(spec: &'a ToolSpec, target: &'static str) -> Self {
+        Self { spec, target }
+    }
+
+    fn error(&self, path: &str, what: impl Into<String>) -> SchemaError {
+        SchemaError {
+            tool: self.spec.name().to_owned(),
+            target: self.target,
+            path: if path.is_empty() {
+                "/".to_owned()
+            } else {
+                path.to_owned()
+            },
+            what: what.into(),
+        }
+    }
+
+    fn object<'v>(
+        &self,
+        schema: &'v Value,
+        path: &str,
+    ) -> Result<&'v Map<String, Value>, SchemaError> {
+        match schema {
+            Value::Object(map) => Ok(map),
+            Value::Bool(true) => Err(self.error(path, "a schema that accepts anything (`true`)")),
+            Value::Bool(false) => Err(self.error(path, "a schema that accepts nothing (`false`)")),
+            _ => Err(self.error(path, "a value that is not a schema")),
+        }
+    }
+
+    fn strict(&mut self, schema: &Value, path: &str) -> Result<Value, SchemaError> {
+        let map = self.object(schema, path)?;
+        let mut out = Map::new();
+        let mut default = None;
+        for (key, value) in map {
+            let here = format!("{path}/{}", escape(key));
+            match key.as_str() {
+                "properties" | "$defs" | "definitions" => {
+                    let children = self.object(value, &here)?;
+                    let mut rewritten = Map::new();
+                    for (name, child) in children {
+                        let child_path = format!("{here}/{}", escape(name));
+                        rewritten.insert(name.clone(), self.strict(child, &child_path)?);
+                    }
+                    out.insert(key.clone(), Value::Object(rewritten));
+                }
+                "items" => {
+                    out.insert(key.clone(), self.strict(value, &here)?);
+                }
+                "anyOf" | "oneOf" => {
+                    let branches = value.as_array().ok_or_else(|| {
+                        self.error(&here, format!("a `{key}` that is not a list"))
+                    })?;
+                    if key == "oneOf" && !exclusive(branches) {
+                        return Err(self.error(&here, "a `oneOf` whose branches may overlap"));
+                    }
+                    let rewritten = branches
+                        .iter()
+                        .enumerate()
+                        .map(|(index, branch)| self.strict(branch, &format!("{here}/{index}")))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    out.insert("anyOf".to_owned(), Value::Array(rewritten));
+                }
+                "additionalProperties" => match value {
+                    Value::Bool(false) => {}
+                    _ => {
+                        return Err(self.error(
+                            &here,
+                            "an object with open or typed extra properties (a map)",
+                        ));
+                    }
+                },
+                "default" => default = Some(value.clone()),
+                "format" => {
+                    if value
+                        .as_str()
+                        .is_some_and(|format| STRICT_STRING_FORMATS.contains(&format))
+                    {
+                        out.insert(key.clone(), value.clone());
+                    }
+                }
+                other if STRICT_KEYWORDS.contains(&other) => {
+                    out.insert(key.clone(), value.clone());
+                }
+                other => return Err(self.error(&here, format!("the keyword `{other}`"))),
+            }
+        }
+        if let Some(default) = default {
+            let note = format!("Default: {default}.");
+            let description = match out.get("description").and_then(Value::as_str) {
+                Some(text) if !text.is_empty() => format!("{text} {note}"),
+                _ => note,
+            };
+            out.insert("description".to_owned(), Value::String(description));
+        }
+        if is_object_type(&out) {
+            close_object(&mut out);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn gemini(
+        &mut self,
+        schema: &Value,
+        path: &str,
+        refs: &mut Vec<String>,
+    ) -> Result<Value, SchemaError> {
+        let map = self.object(schema, path)?;
+        if let Some(reference) = map.get("$ref") {
+            let target = reference
+                .as_str()
+                .ok_or_else(|| self.error(path, "a `$ref` that is not a string"))?;
+            if refs.iter().any(|seen| seen == target) {
+                return Err(self.error(path, format!("a recursive reference to `{target}`")));
+            }
+            let resolved = self.resolve(target, path)?;
+            refs.push(target.to_owned());
+            let mut inlined = self.gemini(&resolved, path, refs)?;
+            refs.pop();
+            // Keywords beside the reference (a property's own description) win.
+            if let Value::Object(inlined_map) = &mut inlined {
+                for (key, value) in map {
+                    if key != "$ref" && GEMINI_KEYWORDS.contains(&key.as_str()) {
+                        inlined_map.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            return Ok(inlined);
+        }
+        let mut out = Map::new();
+        for (key, value) in map {
+            let here = format!("{path}/{}", escape(key));
+            match key.as_str() {
+                "properties" => {
+                    let children = self.object(value, &here)?;
+                    let mut rewritten = Map::new();
+                    for (name, child) in children {
+                        let child_path = format!("{here}/{}", escape(name));
+                        rewritten.insert(name.clone(), self.gemini(child, &child_path, refs)?);
+                    }
+                    out.insert(key.clone(), Value::Object(rewritten));
+                }
+                "items" => {
+                    out.insert(key.clone(), self.gemini(value, &here, refs)?);
+                }
+                "anyOf" | "oneOf" => {
+                    let branches = value.as_array().ok_or_else(|| {
+                        self.error(&here, format!("a `{key}` that is not a list"))
+                    })?;
+                    if key == "oneOf" && !exclusive(branches) {
+                        return Err(self.error(&here, "a `oneOf` whose branches may overlap"));
+                    }
+                    let rewritten = branches
+                        .iter()
+                        .enumerate()
+                        .map(|(index, branch)| {
+                            self.gemini(branch, &format!("{here}/{index}"), refs)
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    out.insert("anyOf".to_owned(), Value::Array(rewritten));
+                }
+                "type" => match value {
+                    Value::String(_) => {
+                        out.insert(key.clone(), value.clone());
+                    }
+                    Value::Array(types) => {
+                        let named: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
+                        let non_null: Vec<&str> =
+                            named.iter().copied().filter(|t| *t != "null").collect();
+                        if non_null.len() != 1 || named.len() != types.len() {
+                            return Err(self.error(&here, format!("the type list {value}")));
+                        }
+                        out.insert(key.clone(), Value::String(non_null[0].to_owned()));
+                        if named.len() > 1 {
+                            out.insert("nullable".to_owned(), Value::Bool(true));
+                        }
+                    }
+                    _ => return Err(self.error(&here, "a `type` that is not a name")),
+                },
+                "const" => {
+                    out.insert("enum".to_owned(), Value::Array(vec![value.clone()]));
+                }
+                "format"
+                    if value
+                        .as_str()
+                        .is_some_and(|format| GEMINI_FORMATS.contains(&format)) =>
+                {
+                    out.insert(key.clone(), value.clone());
+                }
+                other if other != "format" && GEMINI_KEYWORDS.contains(&other) => {
+                    out.insert(key.clone(), value.clone());
+                }
+                // Not in Gemini's subset (`$defs`, `additionalProperties`, `$schema`, ...).
+                _ => {}
+            }
+        }
+        self.collapse_nullable(&mut out, path)?;
+        Ok(Value::Object(out))
+    }
+
+    /// An `anyOf` of `{"type": "null"}` and one schema is that schema, `nullable`.
+    fn collapse_nullable(
+        &self,
+        out: &mut Map<String, Value>,
+        path: &str,
+    ) -> Result<(), SchemaError> {
+        if let Some(Value::Array(branches)) = out.get("anyOf")
+            && branches.len() == 2
+            && let Some(null_at) = branches.iter().position(is_null_schema)
+        {
+            let Value::Object(mut inner) = branches[1 - null_at].clone() else {
+                return Err(self.error(path, "an `anyOf` branch that is not a schema"));
+            };
+            inner.insert("nullable".to_owned(), Value::Bool(true));
+            out.remove("anyOf");
+            for (key, value) in inner {
+                out.entry(key).or_insert(value);
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve(&self, reference: &str, path: &str) -> Result<Value, SchemaError> {
+        let pointer = reference
+            .strip_prefix('#')
+            .ok_or_else(|| self.error(path, format!("the external reference `{reference}`")))?;
+        self.spec
+            .input_schema()
+            .pointer(pointer)
+            .cloned()
+            .ok_or_else(|| self.error(path, format!("the dangling reference `{reference}`")))
+    }
+}
+
+/// Whether a schema is `{"type": "null"}`.
+fn is_null_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("null")
+}
+
+fn is_object_type(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
+        Some(Value::String(kind)) => kind == "object",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
+        _ => map.contains_key("properties"),
+    }
+}
+
+/// Closes an object for strict mode: no extra properties, every property required, those that
+/// were optional nullable.
+fn close_object(map: &mut Map<String, Value>) {
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut all = Vec::new();
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            all.push(Value::String(name.clone()));
+            if !required.contains(name) {
+                make_nullable(property);
+            }
+        }
+    }
+    map.insert("additionalProperties".to_owned(), Value::Bool(false));
+    map.insert("required".to_owned(), Value::Array(all));
+    if !map.contains_key("properties") {
+        map.insert("properties".to_owned(), Value::Object(Map::new()));
+    }
+}
+
+fn make_nullable(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    match map.get_mut("type") {
+        Some(Value::String(kind)) if kind != "null" => {
+            let kind = kind.clone();
+            map.insert("type".to_owned(), json!([kind, "null"]));
+            if let Some(Value::Array(values)) = map.get_mut("enum")
+                && !values.contains(&Value::Null)
+            {
+                values.push(Value::Null);
+            }
+        }
+        Some(Value::Array(kinds)) => {
+            if !kinds.contains(&json!("null")) {
+                kinds.push(json!("null"));
+            }
+        }
+        _ => {
+            if map
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|branches| branches.iter().any(is_null_schema))
+            {
+                return;
+            }
+            let description = map.remove("description");
+            let inner = Value::Object(std::mem::take(map));
+            map.insert("anyOf".to_owned(), json!([inner, {"type": "null"}]));
+            if let Some(description) = description {
+                map.insert("description".to_owned(), description);
+            }
+        }
+    }
+}
+
+/// Whether `oneOf` branches are pairwise exclusive in a way that makes `anyOf` equivalent:
+/// distinct constants, or objects each requiring a single distinct property (serde's externally
+/// tagged enums), or a mix of the two.
+fn exclusive(branches: &[Value]) -> bool {
+    let mut constants = Vec::new();
+    let mut tags = Vec::new();
+    for branch in branches {
+        if let Some(constant) = branch.get("const") {
+            if constants.contains(&constant) {
+                return false;
+            }
+            constants.push(constant);
+        } else if let Some(Value::Array(values)) = branch.get("enum") {
+            for value in values {
+                if constants.contains(&value) {
+                    return false;
+                }
+                constants.push(value);
+            }
+        } else {
+            let closed = branch.get("additionalProperties") == Some(&Value::Bool(false));
+            let Some(Value::Array(required)) = branch.get("required") else {
+                return false;
+            };
+            let [Value::String(tag)] = required.as_slice() else {
+                return false;
+            };
+            let only_property = branch
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|properties| properties.len() == 1);
+            if !closed || !only_property || tags.contains(&tag) {
+                return false;
+            }
+            tags.push(tag);
+        }
+    }
+    // A constant string could equal nothing an object matches, so the two kinds never overlap.
+    true
+}
+
+/// Escapes one JSON Pointer segment.
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,120 @@
+//! A local HTTP server for provider tests and benchmarks: it answers each request with the
+//! next canned response and records every request byte.
+
+// Shared by the wire test and the loop benchmark; each uses part of it.
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// A canned response: status, extra headers, JSON body.
+pub type Response = (u16, Vec<(&'static str, String)>, Value);
+
+/// One recorded request.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+/// A local HTTP server answering each request with the next canned response.
+pub struct Server {
+    pub url: String,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl Server {
+    pub async fn start(responses: Vec<Response>) -> Self {
+        Self::start_with(move |_| None, responses).await
+    }
+
+    /// A server answering from `responses` in order, or from `answer` for a request whose
+    /// body it recognises (for endless benchmark loops).
+    pub async fn start_with(
+        answer: impl Fn(&[u8]) -> Option<Response> + Send + 'static,
+        responses: Vec<Response>,
+    ) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let recorded = Arc::clone(&requests);
+        tokio::spawn(async move {
+            let mut responses = responses.into_iter();
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let Some(request) = read_request(&mut stream).await else {
+                    continue;
+                };
+                let canned = answer(&request.body);
+                recorded.lock().unwrap().push(request);
+                let (status, headers, body) = canned.or_else(|| responses.next()).unwrap_or((
+                    500,
+                    Vec::new(),
+                    json!({"error": "no response left"}),
+                ));
+                let body = body.to_string();
+                let mut response = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                    body.len()
+                );
+                for (name, value) in headers {
+                    let _ = write!(response, "{name}: {value}\r\n");
+                }
+                response.push_str("\r\n");
+                response.push_str(&body);
+                let _ = stream.write_all(response.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            }
+        });
+        Self { url, requests }
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    pub fn all_bytes(&self) -> Vec<u8> {
+        self.requests()
+            .into_iter()
+            .flat_map(|request| request.head.into_bytes().into_iter().chain(request.body))
+            .collect()
+    }
+}
+
+async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Recorded> {
+    let mut buffer = Vec::new();
+    let mut chunk = vec![0u8; 65536];
+    let head_end = loop {
+        let read = stream.read(&mut chunk).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+        if let Some(at) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while buffer.len() < head_end + length {
+        let read = stream.read(&mut chunk).await.ok()?;
+        if read == 0 {
+            break;
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+    Some(Recorded {
+        head,
+        body: buffer[head_end..].to_vec(),
+    })
+}

@@ -1,0 +1,514 @@
+//! The loop over the scripted provider: terminations, trace, events, approvals and bad input.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use toolkit::provider::ScriptedProvider;
+use toolkit::{
+    CancelSignal, ChatMessage, Decision, RunError, RunEvent, RunOptions, RunRequest, RunStep,
+    SealKey, Table, Termination, TokenError, ToolArtifact, ToolLoopService, ToolRegistry,
+    ToolResult, tool,
+};
+
+static DELETES: AtomicUsize = AtomicUsize::new(0);
+
+/// Looks up a word and shows where it came from.
+#[tool]
+fn lookup(
+    /// The word.
+    word: String,
+) -> ToolResult {
+    let table = Table::from_rows(
+        ["source", "secret"],
+        [["dictionary", "ARTIFACT-CANARY-lookup"]],
+    )
+    .unwrap();
+    ToolResult::text_with(
+        format!("{word}: a word"),
+        [ToolArtifact::table("Sources", table)],
+    )
+}
+
+/// Waits a while, then answers.
+#[tool]
+async fn slow(
+    /// Milliseconds to wait.
+    millis: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    format!("waited {millis}")
+}
+
+/// Deletes everything (needs an operator).
+#[tool(requires_approval)]
+fn delete_all(
+    /// What to delete.
+    target: String,
+) -> ToolResult {
+    DELETES.fetch_add(1, Ordering::SeqCst);
+    ToolResult::text_with(
+        format!("deleted {target}"),
+        [ToolArtifact::text("Log", "ARTIFACT-CANARY-delete")],
+    )
+}
+
+fn service(script: &str) -> ToolLoopService {
+    let provider = ScriptedProvider::from_json(script).expect("valid script");
+    ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+        .with_provider(Arc::new(provider))
+}
+
+fn kinds(steps: &[RunStep]) -> Vec<&'static str> {
+    steps
+        .iter()
+        .map(|step| match step {
+            RunStep::Request { .. } => "request",
+            RunStep::Llm { .. } => "llm",
+            RunStep::Tool(_) => "tool",
+            RunStep::Suspended { .. } => "suspended",
+            RunStep::Resumed { .. } => "resumed",
+        })
+        .collect()
+}
+
+fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            ChatMessage::ToolResult(result) => Some((
+                result.call_id().to_owned(),
+                result.content().as_str().to_owned(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_run_calls_tools_then_answers_and_only_the_trace_holds_artifacts() {
+    let service = service(
+        r#"{"turns": [
+            {"content": "Let me look.", "tool_calls": [{"name": "lookup", "arguments": {"word": "seam"}}]},
+            {"content": "A seam is a word."}
+        ]}"#,
+    );
+    let result = service
+        .run(RunRequest::new("What is a seam?").with_system("Be brief."))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::Answered);
+    assert_eq!(result.content, "A seam is a word.");
+    assert_eq!(result.iterations, 2);
+    assert_eq!(
+        kinds(&result.trace.steps),
+        ["request", "llm", "tool", "llm"]
+    );
+    let invocation = result.trace.invocations().next().unwrap();
+    assert_eq!(invocation.call_id, "call_0_0");
+    assert_eq!(invocation.content, "seam: a word");
+    assert_eq!(
+        invocation.artifacts[0].as_table().unwrap().rows()[0][1],
+        "ARTIFACT-CANARY-lookup"
+    );
+    assert_eq!(
+        tool_results(&result.messages),
+        [("call_0_0".to_owned(), "seam: a word".to_owned())]
+    );
+
+    let messages = serde_json::to_string(&result.messages).unwrap();
+    assert!(!messages.contains("ARTIFACT-CANARY"), "{messages}");
+    let trace = serde_json::to_string(&result.trace).unwrap();
+    assert!(trace.contains("ARTIFACT-CANARY-lookup"));
+    // Usage is one token per four bytes of what was sent and answered.
+    assert_eq!(result.usage.output_tokens, 3 + 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn parallel_calls_run_concurrently_and_answer_in_the_models_order() {
+    let service = service(
+        r#"{"turns": [
+            {"tool_calls": [
+                {"id": "a", "name": "slow", "arguments": {"millis": 300}},
+                {"id": "b", "name": "slow", "arguments": {"millis": 100}},
+                {"id": "c", "name": "slow", "arguments": {"millis": 200}}
+            ]},
+            {"content": "done"}
+        ]}"#,
+    );
+    let started = tokio::time::Instant::now();
+    let result = service.run(RunRequest::new("wait")).await.unwrap();
+    assert_eq!(started.elapsed(), Duration::from_millis(300));
+    assert_eq!(
+        tool_results(&result.messages),
+        [
+            ("a".to_owned(), "waited 300".to_owned()),
+            ("b".to_owned(), "waited 100".to_owned()),
+            ("c".to_owned(), "waited 200".to_owned())
+        ]
+    );
+    let ids: Vec<&str> = result
+        .trace
+        .invocations()
+        .map(|i| i.call_id.as_str())
+        .collect();
+    assert_eq!(ids, ["a", "b", "c"]);
+}
+
+#[tokio::test]
+async fn the_iteration_limit_ends_a_run_that_keeps_calling() {
+    let turn =
+        r#"{"content": "again", "tool_calls": [{"name": "lookup", "arguments": {"word": "x"}}]}"#;
+    let script = format!(r#"{{"turns": [{}]}}"#, [turn; 6].join(","));
+    let service = service(&script);
+    let options = RunOptions {
+        max_iterations: 3,
+        ..RunOptions::default()
+    };
+    let result = service
+        .run(RunRequest::new("loop").with_options(options))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::MaxIterations);
+    assert_eq!(result.iterations, 3);
+    assert_eq!(result.content, "again");
+    assert_eq!(result.trace.invocations().count(), 3);
+}
+
+#[tokio::test]
+async fn a_provider_failure_ends_the_run_cleanly_with_its_message() {
+    let service =
+        service(r#"{"turns": [{"tool_calls": [{"name": "lookup", "arguments": {"word": "x"}}]}]}"#);
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.termination, Termination::ProviderError);
+    assert_eq!(result.content, "the script has no turn left (it has 1)");
+    assert_eq!(
+        kinds(&result.trace.steps),
+        ["request", "llm", "tool", "llm"]
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_run_stops() {
+    let service = service(r#"{"turns": [{"content": "never"}]}"#);
+    let cancel = CancelSignal::new();
+    cancel.cancel();
+    let result = service
+        .run(RunRequest::new("x").with_cancel(cancel))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::Cancelled);
+    assert_eq!(result.iterations, 0);
+}
+
+#[tokio::test]
+async fn runs_need_a_provider_and_registered_tools() {
+    let bare = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    assert_eq!(
+        bare.run(RunRequest::new("x")).await.unwrap_err(),
+        RunError::NoProvider
+    );
+    let service = service(r#"{"turns": []}"#);
+    let error = service
+        .run(RunRequest::new("x").with_tools(["nope"]))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot offer tool \"nope\": no tool of that name is registered"
+    );
+}
+
+#[tokio::test]
+async fn bad_calls_from_the_model_become_error_results_and_the_run_goes_on() {
+    let huge = format!(r#"{{"word": "{}"}}"#, "x".repeat(100 * 1024 * 1024));
+    let script = serde_json::json!({"turns": [
+        {"tool_calls": [
+            {"id": "malformed", "name": "lookup", "arguments_raw": "{\"word\": "},
+            {"id": "unknown", "name": "no_such_tool", "arguments": {}},
+            {"id": "array", "name": "lookup", "arguments": ["seam"]},
+            {"id": "", "name": "lookup", "arguments": {"word": "x"}},
+            {"id": "huge", "name": "lookup", "arguments_raw": huge}
+        ]},
+        {"content": "I see errors."}
+    ]});
+    let service = service(&script.to_string());
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.termination, Termination::Answered);
+    assert_eq!(
+        tool_results(&result.messages),
+        [
+            (
+                "malformed".to_owned(),
+                "Error: invalid arguments for tool \"lookup\": the arguments are not valid JSON: EOF while parsing a value at line 1 column 9.".to_owned()
+            ),
+            ("unknown".to_owned(), "Error: unknown tool \"no_such_tool\"".to_owned()),
+            (
+                "array".to_owned(),
+                "Error: invalid arguments for tool \"lookup\": invalid type: array, expected an object of named arguments.".to_owned()
+            ),
+            (
+                "toolkit_1_3".to_owned(),
+                "Error: the call of tool \"lookup\" came without an id; it was not run.".to_owned()
+            ),
+            (
+                "huge".to_owned(),
+                "Error: invalid arguments for tool \"lookup\": 104857612 bytes of arguments; the limit is 1048576.".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(result.trace.invocations().count(), 5);
+    assert!(
+        result
+            .trace
+            .invocations()
+            .all(|invocation| invocation.is_error)
+    );
+    // The trace keeps a bounded copy of the arguments, not 100 MB.
+    let huge_step = result.trace.invocations().last().unwrap();
+    assert_eq!(huge_step.arguments.len(), 50_000);
+}
+
+#[tokio::test]
+async fn events_follow_the_run_live_with_artifacts_on_tool_steps() {
+    let service = service(
+        r#"{"turns": [{"tool_calls": [{"name": "lookup", "arguments": {"word": "ev"}}]}, {"content": "ok"}]}"#,
+    );
+    let mut events = service.subscribe();
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let mut names = Vec::new();
+    let mut saw_artifact = false;
+    while let Ok(event) = events.try_recv() {
+        let json = serde_json::to_value(&*event).unwrap();
+        names.push(json["event"].as_str().unwrap().to_owned());
+        if let RunEvent::ToolInvoked {
+            invocation, run_id, ..
+        } = &*event
+        {
+            assert_eq!(run_id, &result.trace.run_id);
+            saw_artifact = json["invocation"]["artifacts"][0]["data"]["rows"][0][1]
+                == "ARTIFACT-CANARY-lookup";
+            assert_eq!(invocation.content, "ev: a word");
+        }
+    }
+    assert!(saw_artifact);
+    assert_eq!(
+        names,
+        [
+            "run_started",
+            "step_started",
+            "step_finished",
+            "step_started",
+            "step_finished",
+            "step_started",
+            "tool_invoked",
+            "step_started",
+            "step_finished",
+            "done"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_slow_subscriber_never_blocks_a_run() {
+    let turn = r#"{"tool_calls": [{"name": "lookup", "arguments": {"word": "x"}}]}"#;
+    let script = format!(
+        r#"{{"turns": [{}, {{"content": "end"}}]}}"#,
+        vec![turn; 2000].join(",")
+    );
+    let service = service(&script);
+    let mut stuck = service.subscribe(); // never read during the run
+    let options = RunOptions {
+        max_iterations: 3000,
+        ..RunOptions::default()
+    };
+    let result = service
+        .run(RunRequest::new("x").with_options(options))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::Answered);
+    match stuck.try_recv() {
+        Err(tokio::sync::broadcast::error::TryRecvError::Lagged(missed)) => assert!(missed > 0),
+        other => panic!("expected the subscriber to have lagged, got {other:?}"),
+    }
+}
+
+const APPROVAL_SCRIPT: &str = r#"{"turns": [
+    {"tool_calls": [
+        {"id": "look", "name": "lookup", "arguments": {"word": "before"}},
+        {"id": "del", "name": "delete_all", "arguments": {"target": "db"}}
+    ]},
+    {"content": "finished"}
+]}"#;
+
+#[tokio::test]
+async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
+    let service = service(APPROVAL_SCRIPT);
+    let before = DELETES.load(Ordering::SeqCst);
+    let suspended = service.run(RunRequest::new("clean up")).await.unwrap();
+    assert_eq!(suspended.termination, Termination::Suspended);
+    assert_eq!(DELETES.load(Ordering::SeqCst), before);
+    let suspension = suspended.suspension.expect("a suspension");
+    assert_eq!(suspension.pending.len(), 1);
+    assert_eq!(suspension.pending[0].id, "del");
+    // The call that needs no approval already ran; its artifacts are in this trace only.
+    assert_eq!(
+        kinds(&suspended.trace.steps),
+        ["request", "llm", "tool", "suspended"]
+    );
+    assert!(!suspension.token.contains("CANARY"));
+    assert!(
+        !String::from_utf8_lossy(&base64_payload(&suspension.token)).contains("ARTIFACT-CANARY")
+    );
+
+    let resumed = service
+        .resume(
+            &suspension.token,
+            &[Decision::approve("del")],
+            toolkit::ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(DELETES.load(Ordering::SeqCst), before + 1);
+    assert_eq!(resumed.termination, Termination::Answered);
+    assert_eq!(resumed.content, "finished");
+    assert_eq!(resumed.trace.run_id, suspended.trace.run_id);
+    assert_eq!(kinds(&resumed.trace.steps), ["resumed", "tool", "llm"]);
+    assert_eq!(
+        tool_results(&resumed.messages),
+        [
+            ("look".to_owned(), "before: a word".to_owned()),
+            ("del".to_owned(), "deleted db".to_owned())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn refusals_and_missing_decisions_get_the_seed_strings() {
+    for (decisions, expected) in [
+        (
+            vec![Decision::deny("del")],
+            "Error: tool \"delete_all\" was denied by the operator.",
+        ),
+        (
+            vec![],
+            "Error: tool \"delete_all\" requires approval that was not given.",
+        ),
+    ] {
+        let service = service(APPROVAL_SCRIPT);
+        let before = DELETES.load(Ordering::SeqCst);
+        let token = service
+            .run(RunRequest::new("x"))
+            .await
+            .unwrap()
+            .suspension
+            .unwrap()
+            .token;
+        let resumed = service
+            .resume(&token, &decisions, toolkit::ToolContext::new())
+            .await
+            .unwrap();
+        assert_eq!(DELETES.load(Ordering::SeqCst), before);
+        assert_eq!(
+            tool_results(&resumed.messages)[1],
+            ("del".to_owned(), expected.to_owned())
+        );
+        let step = resumed.trace.invocations().next().unwrap();
+        assert!(step.is_error);
+    }
+}
+
+fn base64_payload(token: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1).unwrap();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
+    let service = service(APPROVAL_SCRIPT);
+    let token = service
+        .run(RunRequest::new("x"))
+        .await
+        .unwrap()
+        .suspension
+        .unwrap()
+        .token;
+    let before = DELETES.load(Ordering::SeqCst);
+    let context = toolkit::ToolContext::new;
+
+    // Flip one character of the payload, keeping it base64.
+    let mut tampered: Vec<char> = token.chars().collect();
+    let at = 10;
+    tampered[at] = if tampered[at] == 'A' { 'B' } else { 'A' };
+    let tampered: String = tampered.into_iter().collect();
+    let approve = [Decision::approve("del")];
+    assert_eq!(
+        service
+            .resume(&tampered, &approve, context())
+            .await
+            .unwrap_err(),
+        RunError::Token(TokenError::BadSeal)
+    );
+    assert_eq!(
+        service
+            .resume(&token[..token.len() - 5], &approve, context())
+            .await
+            .unwrap_err(),
+        RunError::Token(TokenError::Malformed("the seal is not base64"))
+    );
+    // Cut inside the payload: the seal no longer matches.
+    let (head, tag) = token.rsplit_once('.').unwrap();
+    let cut = format!("{}.{tag}", &head[..head.len() - 4]);
+    assert_eq!(
+        service.resume(&cut, &approve, context()).await.unwrap_err(),
+        RunError::Token(TokenError::BadSeal)
+    );
+    assert_eq!(
+        service
+            .resume("v1.abc", &approve, context())
+            .await
+            .unwrap_err(),
+        RunError::Token(TokenError::Malformed("no version"))
+    );
+    assert_eq!(
+        service
+            .resume("garbage", &approve, context())
+            .await
+            .unwrap_err(),
+        RunError::Token(TokenError::Malformed("no seal"))
+    );
+    let foreign = self::service(APPROVAL_SCRIPT).with_seal_key(SealKey::from_bytes([7; 32]));
+    assert_eq!(
+        foreign
+            .resume(&token, &approve, context())
+            .await
+            .unwrap_err(),
+        RunError::Token(TokenError::BadSeal)
+    );
+    assert_eq!(
+        service
+            .resume(&token, &[Decision::approve("look")], context())
+            .await
+            .unwrap_err(),
+        RunError::UnknownDecision("look".to_owned())
+    );
+    assert_eq!(DELETES.load(Ordering::SeqCst), before);
+
+    // The same key in another service opens it.
+    let key = SealKey::from_bytes([9; 32]);
+    let first = self::service(APPROVAL_SCRIPT).with_seal_key(key.clone());
+    let token = first
+        .run(RunRequest::new("x"))
+        .await
+        .unwrap()
+        .suspension
+        .unwrap()
+        .token;
+    let second =
+        self::service(r#"{"turns": [{"content": "resumed elsewhere"}]}"#).with_seal_key(key);
+    let resumed = second.resume(&token, &approve, context()).await.unwrap();
+    assert_eq!(resumed.content, "resumed elsewhere");
+}

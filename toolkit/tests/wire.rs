@@ -1,0 +1,399 @@
+//! The wire test: real HTTP to a local server that speaks each provider's format and records
+//! every request byte. Artifacts hold canary strings; no canary byte may reach the wire.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::Server;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use toolkit::provider::{AnthropicProvider, HttpOptions, OpenAiProvider, Provider};
+use toolkit::{
+    RunRequest, Table, Termination, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, tool,
+};
+
+const KEY_VARIABLE: &str = "TOOLKIT_TEST_PROVIDER_KEY";
+
+/// Canaries in every place an artifact has text: labels, columns, cells, texts; ASCII and not.
+const CANARIES: [&str; 6] = [
+    "CANARY-LABEL-7f3a",
+    "CANARY-COLUMN-91bc",
+    "CANARY-CELL-e4d2",
+    "CANARY-TEXT-55aa",
+    "КАНАРЕЙКА-ячейка-ß∂ƒ",
+    "カナリア-テキスト-🐤",
+];
+
+/// Returns a count for the model, and canaries for people.
+#[tool]
+fn canary_table(
+    /// Rows in the artifact.
+    rows: usize,
+) -> ToolResult {
+    let table = Table::from_rows(
+        ["id", CANARIES[1], "КАНАРЕЙКА-ячейка-ß∂ƒ"],
+        (0..rows).map(|row| {
+            [
+                row.to_string(),
+                CANARIES[2].to_owned(),
+                CANARIES[4].to_owned(),
+            ]
+        }),
+    )
+    .unwrap();
+    ToolResult::text_with(
+        format!("table of {rows} rows ready"),
+        [ToolArtifact::table(CANARIES[0], table)],
+    )
+}
+
+/// Returns a note for the model, and canary text for people.
+#[tool]
+fn canary_text(
+    /// Bytes of artifact text.
+    bytes: usize,
+) -> ToolResult {
+    let text = format!("{} {} ", CANARIES[3], CANARIES[5]).repeat(bytes / 40 + 1);
+    ToolResult::text_with(
+        format!("note of {bytes} bytes written"),
+        [ToolArtifact::text(format!("{} label", CANARIES[5]), text)],
+    )
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
+fn options() -> HttpOptions {
+    HttpOptions {
+        timeout: Duration::from_secs(10),
+        initial_backoff: Duration::from_millis(10),
+        ..HttpOptions::default()
+    }
+}
+
+fn openai_turn(
+    calls: &[(&str, &str, Value)],
+    content: Option<&str>,
+) -> (u16, Vec<(&'static str, String)>, Value) {
+    let tool_calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, arguments)| {
+            json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}})
+        })
+        .collect();
+    let mut message = json!({"role": "assistant", "content": content});
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = Value::Array(tool_calls);
+    }
+    (
+        200,
+        Vec::new(),
+        json!({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": 11, "completion_tokens": 7}}),
+    )
+}
+
+fn anthropic_turn(
+    calls: &[(&str, &str, Value)],
+    content: Option<&str>,
+) -> (u16, Vec<(&'static str, String)>, Value) {
+    let mut blocks: Vec<Value> = content
+        .map(|text| json!({"type": "text", "text": text}))
+        .into_iter()
+        .collect();
+    for (id, name, input) in calls {
+        blocks.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
+    }
+    (
+        200,
+        Vec::new(),
+        json!({"content": blocks, "stop_reason": "end_turn", "usage": {"input_tokens": 13, "output_tokens": 5}}),
+    )
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Adapter {
+    OpenAi,
+    Anthropic,
+}
+
+fn provider(adapter: Adapter, url: &str) -> Arc<dyn Provider> {
+    match adapter {
+        Adapter::OpenAi => Arc::new(
+            OpenAiProvider::from_env_var(
+                KEY_VARIABLE,
+                &format!("{url}/v1"),
+                "test-model",
+                options(),
+            )
+            .unwrap(),
+        ),
+        Adapter::Anthropic => Arc::new(
+            AnthropicProvider::from_env_var(KEY_VARIABLE, url, "test-model", options()).unwrap(),
+        ),
+    }
+}
+
+fn turn(
+    adapter: Adapter,
+    calls: &[(&str, &str, Value)],
+    content: Option<&str>,
+) -> (u16, Vec<(&'static str, String)>, Value) {
+    match adapter {
+        Adapter::OpenAi => openai_turn(calls, content),
+        Adapter::Anthropic => anthropic_turn(calls, content),
+    }
+}
+
+/// Runs the calls over real HTTP and checks every recorded byte.
+async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value)>) {
+    let borrowed: Vec<(&str, &str, Value)> = calls
+        .iter()
+        .map(|(id, name, args)| (id.as_str(), *name, args.clone()))
+        .collect();
+    let server = Server::start(vec![
+        turn(adapter, &borrowed, None),
+        turn(adapter, &[], Some("all done")),
+    ])
+    .await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(adapter, &server.url));
+    let result = service
+        .run(RunRequest::new("make artifacts").with_tools(["canary_table", "canary_text"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        result.termination,
+        Termination::Answered,
+        "{}",
+        result.content
+    );
+    assert_eq!(result.content, "all done");
+
+    let wire = server.all_bytes();
+    assert_eq!(server.requests().len(), 2);
+    // Each tool's content is on the wire, as the provider's JSON carries it.
+    for invocation in result.trace.invocations() {
+        let encoded = serde_json::to_string(&invocation.content).unwrap();
+        assert!(
+            contains(&wire, encoded.as_bytes()),
+            "missing content {encoded}"
+        );
+    }
+    // No canary byte anywhere on the wire, in the messages, or in the final content...
+    let messages = serde_json::to_string(&result.messages).unwrap();
+    for canary in CANARIES {
+        assert!(!contains(&wire, canary.as_bytes()), "{canary} on the wire");
+        let escaped = serde_json::to_string(canary).unwrap();
+        assert!(
+            !contains(&wire, escaped.trim_matches('"').as_bytes()),
+            "{canary} escaped on the wire"
+        );
+        assert!(!messages.contains(canary));
+        assert!(!result.content.contains(canary));
+    }
+    // ...while the trace holds every canary that was produced.
+    let trace = serde_json::to_string(&result.trace).unwrap();
+    for (_, name, _) in &calls {
+        let produced: &[&str] = if *name == "canary_table" {
+            &CANARIES[..3]
+        } else {
+            &CANARIES[3..4]
+        };
+        for canary in produced {
+            assert!(trace.contains(canary), "{canary} missing from the trace");
+        }
+    }
+    // The key went in a header and nowhere else it could be seen.
+    let key = std::env::var(KEY_VARIABLE).unwrap();
+    let first = &server.requests()[0];
+    assert!(first.head.contains(&key));
+    assert!(!trace.contains(&key) && !messages.contains(&key));
+}
+
+#[tokio::test]
+async fn no_artifact_byte_reaches_the_openai_wire() {
+    let calls = vec![
+        ("c1".to_owned(), "canary_table", json!({"rows": 20})),
+        ("c2".to_owned(), "canary_text", json!({"bytes": 500})),
+    ];
+    run_and_check(Adapter::OpenAi, calls).await;
+}
+
+#[tokio::test]
+async fn no_artifact_byte_reaches_the_anthropic_wire() {
+    let calls = vec![
+        ("t1".to_owned(), "canary_text", json!({"bytes": 70_000})),
+        ("t2".to_owned(), "canary_table", json!({"rows": 5_000})),
+    ];
+    run_and_check(Adapter::Anthropic, calls).await;
+}
+
+#[tokio::test]
+async fn the_openai_wire_carries_tool_role_messages_with_string_content() {
+    let server = Server::start(vec![
+        openai_turn(
+            &[("call_9", "canary_table", json!({"rows": 1}))],
+            Some("checking"),
+        ),
+        openai_turn(&[], Some("fine")),
+    ])
+    .await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(Adapter::OpenAi, &server.url));
+    service
+        .run(
+            RunRequest::new("go")
+                .with_system("sys")
+                .with_tools(["canary_table"]),
+        )
+        .await
+        .unwrap();
+    let requests = server.requests();
+    assert!(
+        requests[0]
+            .head
+            .starts_with("POST /v1/chat/completions HTTP/1.1")
+    );
+    let second: Value = serde_json::from_slice(&requests[1].body).unwrap();
+    assert_eq!(second["model"], "test-model");
+    assert_eq!(
+        second["messages"],
+        json!([
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": "checking", "tool_calls": [
+                {"id": "call_9", "type": "function", "function": {"name": "canary_table", "arguments": "{\"rows\":1}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_9", "content": "table of 1 rows ready"}
+        ])
+    );
+    assert_eq!(second["tools"][0]["function"]["name"], "canary_table");
+}
+
+#[tokio::test]
+async fn the_anthropic_wire_carries_tool_use_and_tool_result_blocks() {
+    let server = Server::start(vec![
+        anthropic_turn(
+            &[
+                ("tu_1", "canary_text", json!({"bytes": 10})),
+                ("tu_2", "nope", json!({})),
+            ],
+            None,
+        ),
+        anthropic_turn(&[], Some("fine")),
+    ])
+    .await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(Adapter::Anthropic, &server.url));
+    service
+        .run(
+            RunRequest::new("go")
+                .with_system("sys")
+                .with_tools(["canary_text"]),
+        )
+        .await
+        .unwrap();
+    let requests = server.requests();
+    assert!(requests[0].head.starts_with("POST /v1/messages HTTP/1.1"));
+    assert!(
+        requests[0]
+            .head
+            .to_lowercase()
+            .contains("anthropic-version: 2023-06-01")
+    );
+    let second: Value = serde_json::from_slice(&requests[1].body).unwrap();
+    assert_eq!(second["system"], "sys");
+    assert_eq!(
+        second["messages"],
+        json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "tu_1", "name": "canary_text", "input": {"bytes": 10}},
+                {"type": "tool_use", "id": "tu_2", "name": "nope", "input": {}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "tu_1", "content": "note of 10 bytes written", "is_error": false},
+                {"type": "tool_result", "tool_use_id": "tu_2", "content": "Error: unknown tool \"nope\"", "is_error": true}
+            ]}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn busy_and_failing_servers_are_retried_honouring_retry_after() {
+    let server = Server::start(vec![
+        (
+            429,
+            vec![("retry-after", "0".to_owned())],
+            json!({"error": "slow down"}),
+        ),
+        (503, Vec::new(), json!({"error": "busy"})),
+        openai_turn(&[], Some("third time")),
+    ])
+    .await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(Adapter::OpenAi, &server.url));
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.content, "third time");
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn a_client_error_is_not_retried_and_ends_the_run() {
+    let server = Server::start(vec![(401, Vec::new(), json!({"error": "bad key"}))]).await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(Adapter::OpenAi, &server.url));
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.termination, Termination::ProviderError);
+    assert_eq!(
+        result.content,
+        "the provider answered HTTP 401: {\"error\":\"bad key\"}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn an_answer_without_choices_ends_the_run_cleanly() {
+    let server = Server::start(vec![(200, Vec::new(), json!({"choices": []}))]).await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(Adapter::OpenAi, &server.url));
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.termination, Termination::ProviderError);
+    assert_eq!(
+        result.content,
+        "the provider's answer is unusable: the answer has no choices"
+    );
+    assert_eq!(result.trace.steps.len(), 2);
+}
+
+fn call_strategy() -> impl Strategy<Value = (&'static str, Value)> {
+    prop_oneof![
+        (0usize..3000).prop_map(|rows| ("canary_table", json!({"rows": rows}))),
+        (0usize..120_000).prop_map(|bytes| ("canary_text", json!({"bytes": bytes}))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn no_canary_reaches_either_wire_whatever_the_calls(
+        calls in prop::collection::vec(call_strategy(), 1..5),
+        anthropic in any::<bool>(),
+    ) {
+        let adapter = if anthropic { Adapter::Anthropic } else { Adapter::OpenAi };
+        let calls: Vec<(String, &'static str, Value)> = calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, (name, args))| (format!("id_{index}"), name, args))
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(run_and_check(adapter, calls));
+    }
+}

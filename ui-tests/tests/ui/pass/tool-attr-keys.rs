@@ -1,0 +1,98 @@
+// control for fail/tool-attr-*.rs (attribute keys and names): every `#[tool]` key, bare or
+// `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
+// description. The registry reports each tool with the name and flags it was given.
+use toolkit::{ToolContext, ToolFlags, ToolLoopService, ToolRegistry, ToolResult, tool};
+
+/// The longest name a tool may have.
+const LONGEST: &str = "a-name-of-exactly_sixty-four_characters-is-what-providers-accept";
+
+/// Reads a file.
+///
+/// Only inside the workspace.
+#[tool(name = "read_file", group = "files")]
+pub fn read() -> ToolResult {
+    ToolResult::text("read")
+}
+
+/// Deletes everything.
+#[tool(requires_approval, requires_admin, enabled_by_default = false, remote)]
+pub fn delete_everything() -> ToolResult {
+    ToolResult::text("deleted")
+}
+
+/// Spells every flag out.
+#[tool(
+    name = "a-name-of-exactly_sixty-four_characters-is-what-providers-accept",
+    group = "long-names_1",
+    requires_approval = false,
+    requires_admin = false,
+    enabled_by_default = true,
+    remote = false
+)]
+pub fn longest() -> ToolResult {
+    ToolResult::text("long")
+}
+
+/// Keeps every default.
+#[tool]
+pub fn plain() -> ToolResult {
+    ToolResult::text("plain")
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    assert_eq!(LONGEST.len(), 64);
+    let registry = ToolRegistry::linked().expect("no duplicate tools");
+    let spec = |name: &str| registry.get(name).expect(name).spec().clone();
+
+    let read = spec("read_file");
+    assert!(registry.get("read").is_none());
+    assert_eq!(read.group(), "files");
+    assert_eq!(
+        read.description(),
+        "Reads a file.\n\nOnly inside the workspace."
+    );
+    assert_eq!(read.flags(), ToolFlags::default());
+
+    let delete = spec("delete_everything");
+    assert_eq!(delete.group(), "default");
+    assert_eq!(
+        delete.flags(),
+        ToolFlags {
+            requires_approval: true,
+            requires_admin: true,
+            enabled_by_default: false,
+            remote: true,
+        }
+    );
+
+    let longest = spec(LONGEST);
+    assert_eq!(longest.group(), "long-names_1");
+    assert_eq!(longest.flags(), ToolFlags::default());
+
+    let plain = spec("plain");
+    assert_eq!(
+        (plain.group(), plain.description()),
+        ("default", "Keeps every default.")
+    );
+    assert_eq!(
+        plain.flags(),
+        ToolFlags {
+            requires_approval: false,
+            requires_admin: false,
+            enabled_by_default: true,
+            remote: false,
+        }
+    );
+
+    let service = ToolLoopService::new(registry);
+    let scope = service.scope(ToolContext::new()).offer_all();
+    for (name, content) in [("read_file", "read"), (LONGEST, "long"), ("plain", "plain")] {
+        let result = service.invoke(&scope, name, "{}").await;
+        assert_eq!(
+            (result.content().as_str(), result.is_error()),
+            (content, false),
+            "{name}"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+// control for fail/tool-execute-*.rs: tools run through `ToolLoopService::invoke`, which holds the
+// only `ExecutePermit`; a `Tool` written by hand (here one that wraps a `#[tool]`) receives the
+// permit and passes it on.
+use toolkit::{
+    ExecutePermit, Tool, ToolContext, ToolFuture, ToolLoopService, ToolRegistry, ToolResult,
+    ToolSpec, tool,
+};
+
+/// Reads a secret the model must only see bounded.
+#[tool]
+pub fn read_secret() -> ToolResult {
+    ToolResult::text("secret")
+}
+
+/// Another name for a linked tool: same arguments, same body.
+struct Alias {
+    spec: ToolSpec,
+    target: &'static str,
+    registry: ToolRegistry,
+}
+
+impl Tool for Alias {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn execute<'a>(
+        &'a self,
+        arguments: &'a str,
+        context: &'a ToolContext,
+        permit: ExecutePermit,
+    ) -> ToolFuture<'a> {
+        match self.registry.get(self.target) {
+            Some(target) => target.execute(arguments, context, permit),
+            None => ToolFuture::Ready(Ok(ToolResult::error("Error: no target"))),
+        }
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let mut registry = ToolRegistry::linked().expect("no duplicate tools");
+    registry
+        .register(Alias {
+            spec: ToolSpec::new(
+                "secret",
+                "Reads the secret.",
+                serde_json::json!({"type": "object"}),
+            ),
+            target: "read_secret",
+            registry: ToolRegistry::linked().expect("no duplicate tools"),
+        })
+        .expect("a new name");
+    let service = ToolLoopService::new(registry);
+    let scope = service.scope(ToolContext::new());
+
+    for name in ["read_secret", "secret"] {
+        let result = service.invoke(&scope, name, "{}").await;
+        assert!(!result.is_error(), "{name}: {:?}", result.content());
+        assert_eq!(result.content().as_str(), "secret");
+    }
+}
