@@ -108,3 +108,64 @@ pub fn regex_test(
     let summary = format!("{found} matches{limited} of /{pattern}/:{content}{more}");
     ToolResult::text_with(summary, [ToolArtifact::table("Matches", table)])
 }
+
+/// Largest text `diff_text` compares, in bytes, each side.
+const DIFF_LIMIT: usize = 1_000_000;
+/// How long `diff_text` may search for the smallest diff before it settles for a larger one.
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Compares two texts line by line and shows the difference as a unified diff (`-` removed,
+/// `+` added, `@@` hunk headers), with `context_lines` unchanged lines around each change.
+#[tool(group = "data")]
+pub fn diff_text(
+    /// The original text.
+    old: String,
+    /// The changed text.
+    new: String,
+    /// Unchanged lines shown around each change (0 to 20).
+    #[arg(default = 3)]
+    context_lines: usize,
+    /// The name of the original in the diff header.
+    #[arg(default = "old".to_owned())]
+    old_label: String,
+    /// The name of the changed text in the diff header.
+    #[arg(default = "new".to_owned())]
+    new_label: String,
+) -> ToolResult {
+    if let Err(result) = crate::workspace::check_range("context_lines", context_lines, 0, 20) {
+        return result;
+    }
+    for (name, text) in [("old", &old), ("new", &new)] {
+        if text.len() > DIFF_LIMIT {
+            return ToolResult::error(format!(
+                "Error: {name} is {} bytes long; the limit is {DIFF_LIMIT}.",
+                text.len()
+            ));
+        }
+    }
+    if old == new {
+        return ToolResult::text("The texts are identical.");
+    }
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old.as_str(), new.as_str());
+    let (mut removed, mut added) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let unified = diff
+        .unified_diff()
+        .context_radius(context_lines)
+        .header(&old_label, &new_label)
+        .to_string();
+    let lines = |count: usize| if count == 1 { "line" } else { "lines" };
+    ToolResult::text(format!(
+        "{removed} {} removed, {added} added:\n{}",
+        lines(removed),
+        unified.trim_end_matches('\n')
+    ))
+}

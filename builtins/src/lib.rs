@@ -11,4 +11,17 @@
 //! ```
 
 pub mod data;
+pub mod delimited;
+pub mod file_writers;
+pub mod files;
+pub mod json;
+pub mod network;
+pub mod record_writers;
+pub mod records;
+pub mod redact;
+pub mod sample;
+mod sqlite;
+pub mod system;
 pub mod text;
+pub mod utility;
+mod workspace;
