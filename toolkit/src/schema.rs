@@ -48,7 +48,7 @@ impl ToolSpec {
     ///
     /// The seam reads `null` for an optional argument as "not given", so strict calls decode.
     pub fn openai_strict(&self) -> Result<Value, SchemaError> {
-        let mut rewrite = Rewrite::new(self, "OpenAI strict");
+        let rewrite = Rewrite::new(self, "OpenAI strict");
         let parameters = rewrite.strict(self.input_schema(), "")?;
         Ok(json!({
             "type": "function",
@@ -73,7 +73,7 @@ impl ToolSpec {
     /// The Gemini function declaration: references inlined, only the keywords Gemini's schema
     /// subset knows.
     pub fn gemini(&self) -> Result<Value, SchemaError> {
-        let mut rewrite = Rewrite::new(self, "Gemini");
+        let rewrite = Rewrite::new(self, "Gemini");
         let parameters = rewrite.gemini(self.input_schema(), "", &mut Vec::new())?;
         Ok(json!({
             "name": self.name(),
@@ -188,7 +188,47 @@ impl<'a> Rewrite<'a> {
         }
     }
 
-    fn strict(&mut self, schema: &Value, path: &str) -> Result<Value, SchemaError> {
+    /// Rewrites every schema of a `properties` or `$defs` map.
+    fn each_property(
+        &self,
+        value: &Value,
+        here: &str,
+        mut rewrite: impl FnMut(&Value, &str) -> Result<Value, SchemaError>,
+    ) -> Result<Value, SchemaError> {
+        let mut rewritten = Map::new();
+        for (name, child) in self.object(value, here)? {
+            rewritten.insert(
+                name.clone(),
+                rewrite(child, &format!("{here}/{}", escape(name)))?,
+            );
+        }
+        Ok(Value::Object(rewritten))
+    }
+
+    /// Rewrites the branches of an `anyOf`, or of a `oneOf` whose branches exclude each other
+    /// (so that it means the same as an `anyOf`).
+    fn branches(
+        &self,
+        key: &str,
+        value: &Value,
+        here: &str,
+        mut rewrite: impl FnMut(&Value, &str) -> Result<Value, SchemaError>,
+    ) -> Result<Value, SchemaError> {
+        let branches = value
+            .as_array()
+            .ok_or_else(|| self.error(here, format!("a `{key}` that is not a list")))?;
+        if key == "oneOf" && !exclusive(branches) {
+            return Err(self.error(here, "a `oneOf` whose branches may overlap"));
+        }
+        let rewritten = branches
+            .iter()
+            .enumerate()
+            .map(|(index, branch)| rewrite(branch, &format!("{here}/{index}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Value::Array(rewritten))
+    }
+
+    fn strict(&self, schema: &Value, path: &str) -> Result<Value, SchemaError> {
         let map = self.object(schema, path)?;
         let mut out = Map::new();
         let mut default = None;
@@ -196,30 +236,17 @@ impl<'a> Rewrite<'a> {
             let here = format!("{path}/{}", escape(key));
             match key.as_str() {
                 "properties" | "$defs" | "definitions" => {
-                    let children = self.object(value, &here)?;
-                    let mut rewritten = Map::new();
-                    for (name, child) in children {
-                        let child_path = format!("{here}/{}", escape(name));
-                        rewritten.insert(name.clone(), self.strict(child, &child_path)?);
-                    }
-                    out.insert(key.clone(), Value::Object(rewritten));
+                    let rewritten =
+                        self.each_property(value, &here, |child, path| self.strict(child, path))?;
+                    out.insert(key.clone(), rewritten);
                 }
                 "items" => {
                     out.insert(key.clone(), self.strict(value, &here)?);
                 }
                 "anyOf" | "oneOf" => {
-                    let branches = value.as_array().ok_or_else(|| {
-                        self.error(&here, format!("a `{key}` that is not a list"))
-                    })?;
-                    if key == "oneOf" && !exclusive(branches) {
-                        return Err(self.error(&here, "a `oneOf` whose branches may overlap"));
-                    }
-                    let rewritten = branches
-                        .iter()
-                        .enumerate()
-                        .map(|(index, branch)| self.strict(branch, &format!("{here}/{index}")))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    out.insert("anyOf".to_owned(), Value::Array(rewritten));
+                    let rewritten =
+                        self.branches(key, value, &here, |branch, path| self.strict(branch, path))?;
+                    out.insert("anyOf".to_owned(), rewritten);
                 }
                 "additionalProperties" => match value {
                     Value::Bool(false) => {}
@@ -260,7 +287,7 @@ impl<'a> Rewrite<'a> {
     }
 
     fn gemini(
-        &mut self,
+        &self,
         schema: &Value,
         path: &str,
         refs: &mut Vec<String>,
@@ -292,32 +319,19 @@ impl<'a> Rewrite<'a> {
             let here = format!("{path}/{}", escape(key));
             match key.as_str() {
                 "properties" => {
-                    let children = self.object(value, &here)?;
-                    let mut rewritten = Map::new();
-                    for (name, child) in children {
-                        let child_path = format!("{here}/{}", escape(name));
-                        rewritten.insert(name.clone(), self.gemini(child, &child_path, refs)?);
-                    }
-                    out.insert(key.clone(), Value::Object(rewritten));
+                    let rewritten = self.each_property(value, &here, |child, path| {
+                        self.gemini(child, path, refs)
+                    })?;
+                    out.insert(key.clone(), rewritten);
                 }
                 "items" => {
                     out.insert(key.clone(), self.gemini(value, &here, refs)?);
                 }
                 "anyOf" | "oneOf" => {
-                    let branches = value.as_array().ok_or_else(|| {
-                        self.error(&here, format!("a `{key}` that is not a list"))
+                    let rewritten = self.branches(key, value, &here, |branch, path| {
+                        self.gemini(branch, path, refs)
                     })?;
-                    if key == "oneOf" && !exclusive(branches) {
-                        return Err(self.error(&here, "a `oneOf` whose branches may overlap"));
-                    }
-                    let rewritten = branches
-                        .iter()
-                        .enumerate()
-                        .map(|(index, branch)| {
-                            self.gemini(branch, &format!("{here}/{index}"), refs)
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    out.insert("anyOf".to_owned(), Value::Array(rewritten));
+                    out.insert("anyOf".to_owned(), rewritten);
                 }
                 "type" => match value {
                     Value::String(_) => {
