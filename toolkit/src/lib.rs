@@ -59,6 +59,7 @@ mod run;
 mod schema;
 mod seal;
 mod seam;
+mod single;
 mod tool;
 mod trace;
 mod wire;

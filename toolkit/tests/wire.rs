@@ -359,6 +359,25 @@ async fn a_client_error_is_not_retried_and_ends_the_run() {
 }
 
 #[tokio::test]
+async fn a_key_echoed_in_an_error_body_is_masked() {
+    let key = std::env::var(KEY_VARIABLE).unwrap();
+    let server = Server::start(vec![(
+        401,
+        Vec::new(),
+        json!({"error": format!("invalid key {key}")}),
+    )])
+    .await;
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+        .with_provider(provider(Adapter::Anthropic, &server.url));
+    let result = service.run(RunRequest::new("x")).await.unwrap();
+    assert_eq!(
+        result.content,
+        "the provider answered HTTP 401: {\"error\":\"invalid key [REDACTED]\"}"
+    );
+    assert!(!serde_json::to_string(&result.trace).unwrap().contains(&key));
+}
+
+#[tokio::test]
 async fn an_answer_without_choices_ends_the_run_cleanly() {
     let server = Server::start(vec![(200, Vec::new(), json!({"choices": []}))]).await;
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap())

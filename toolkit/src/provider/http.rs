@@ -81,7 +81,10 @@ impl HttpClient {
                     let body = self.read_capped(response).await.unwrap_or_default();
                     let error = ProviderError::Status {
                         status: status.as_u16(),
-                        body: String::from_utf8_lossy(&body).chars().take(500).collect(),
+                        body: redacted(&String::from_utf8_lossy(&body), headers)
+                            .chars()
+                            .take(500)
+                            .collect(),
                     };
                     if !retryable || attempt >= self.options.max_retries {
                         return Err(error);
@@ -126,6 +129,23 @@ impl HttpClient {
         }
         Ok(body)
     }
+}
+
+/// An error body with every header value (keys among them) masked: a server that echoes the
+/// key it refused must not put it into a trace.
+fn redacted(body: &str, headers: &[(&'static str, String)]) -> String {
+    headers
+        .iter()
+        .flat_map(|(_, value)| {
+            [
+                value.as_str(),
+                value.strip_prefix("Bearer ").unwrap_or(value),
+            ]
+        })
+        .filter(|secret| secret.len() >= 8)
+        .fold(body.to_owned(), |body, secret| {
+            body.replace(secret, "[REDACTED]")
+        })
 }
 
 /// `Retry-After` in seconds (the date form is rare from model APIs and falls back to backoff).
