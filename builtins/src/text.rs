@@ -1,7 +1,7 @@
 //! Tools over text the model passes in: statistics and digests.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256, Sha512};
 use toolkit::{Table, ToolArtifact, ToolResult, tool};
 
@@ -39,7 +39,7 @@ pub fn text_stats(
 }
 
 /// A digest algorithm.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum HashAlgorithm {
     /// SHA-256 (32 bytes).

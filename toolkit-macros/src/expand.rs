@@ -133,6 +133,14 @@ fn arguments(input: &Input) -> Arguments {
             out.items.push(quote_spanned! {value.span()=>
                 fn #default_fn() -> #ty { #value }
             });
+            // The schema shows the default, which takes `Serialize`: say so at the `default`.
+            let check = format_ident!("__toolkit_default_shown_{}", index);
+            out.items.push(quote_spanned! {default.key.span()=>
+                #[allow(dead_code)]
+                fn #check() {
+                    ::toolkit::__private::default_is_shown::<#ty>();
+                }
+            });
             out.items.push(quote! {
                 #[automatically_derived]
                 impl ::core::default::Default for #newtype {

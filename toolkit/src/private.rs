@@ -126,6 +126,21 @@ impl<'de, T: DecodeArgument<'de>> serde::Deserialize<'de> for Decoded<T> {
     }
 }
 
+/// A type whose default the schema can show.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has an `#[arg(default = ...)]` but is not `serde::Serialize`, so the schema cannot show the default",
+    label = "the schema shows this default",
+    note = "derive `serde::Serialize` for the parameter's type"
+)]
+pub trait ShowsDefault {}
+
+impl<T: serde::Serialize> ShowsDefault for T {}
+
+/// Compiles only for a type whose default the schema can show.
+#[doc(hidden)]
+pub fn default_is_shown<T: ShowsDefault>() {}
+
 /// What a `#[tool]` function may return.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
