@@ -391,11 +391,15 @@ impl Run<'_> {
     /// Records a finished step and tells subscribers.
     fn step(&mut self, step: RunStep) {
         let index = self.trace.steps.len();
+        let tool = match &step {
+            RunStep::Tool(invocation) => Some(echo(&invocation.name)),
+            _ => None,
+        };
         self.service.events().emit(RunEvent::StepStarted {
             run_id: self.run_id.clone(),
             index,
             kind: kind_of(&step),
-            tool: None,
+            tool,
         });
         self.finish(index, step);
     }
