@@ -199,11 +199,12 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
     }
     // ...while the trace holds every canary that was produced.
     let trace = serde_json::to_string(&result.trace).unwrap();
-    for (_, name, _) in &calls {
-        let produced: &[&str] = if *name == "canary_table" {
-            &CANARIES[..3]
-        } else {
-            &CANARIES[3..4]
+    for (_, name, arguments) in &calls {
+        let produced: &[&str] = match *name {
+            // A table of no rows has no cells to carry the cell canary.
+            "canary_table" if arguments["rows"] == 0 => &CANARIES[..2],
+            "canary_table" => &CANARIES[..3],
+            _ => &CANARIES[3..4],
         };
         for canary in produced {
             assert!(trace.contains(canary), "{canary} missing from the trace");
