@@ -1,0 +1,431 @@
+//! `playground`: the Tool Playground's web inspector and command line.
+//!
+//! ```text
+//! playground                       # = playground serve: the inspector on http://127.0.0.1:7878
+//! playground list                  # the registered tools, with group and flags
+//! playground call NAME JSON        # one call through the seam: wire content, then artifacts
+//! playground run [SCRIPT]          # a scripted loop (the embedded script by default)
+//! playground run --base-url URL    # a live loop against an OpenAI-compatible server
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use builtins as _; // links the builtin tools
+use clap::{Args, Parser, Subcommand};
+use playground::audit::{Audit, Privacy};
+use playground::defaults::{DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context};
+use playground::server::{AppState, LiveModel};
+use playground::terminal;
+use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
+use toolkit::{RunRequest, ToolLoopService, ToolRegistry};
+
+#[derive(Parser)]
+#[command(
+    name = "playground",
+    version,
+    about = "Tool Playground: inspect and run toolkit tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the web inspector on 127.0.0.1 (the default).
+    Serve(ServeArgs),
+    /// List the registered tools with their group and flags.
+    List,
+    /// Invoke one tool through the seam and print its wire content, then its artifacts.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The arguments, as a JSON object.
+        #[arg(default_value = "{}")]
+        json: String,
+    },
+    /// Run a whole loop, printing a line per step.
+    Run(RunArgs),
+    /// Serve the tools over MCP (stdio, or streamable HTTP with --http); calls and their
+    /// artifacts go to the audit copy, never into the MCP reply.
+    Mcp(McpArgs),
+}
+
+#[derive(Args)]
+struct McpArgs {
+    /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.
+    #[arg(long, value_name = "PORT")]
+    http: Option<u16>,
+    #[command(flatten)]
+    audit: AuditArgs,
+}
+
+#[derive(Args, Default)]
+struct ServeArgs {
+    /// The port on 127.0.0.1.
+    #[arg(long, default_value_t = 7878)]
+    port: u16,
+    #[command(flatten)]
+    audit: AuditArgs,
+    /// An OpenAI-compatible server for live loops in the inspector.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The model live loops ask.
+    #[arg(long, default_value = "gpt-4o-mini")]
+    model: String,
+}
+
+#[derive(Args, Default)]
+struct AuditArgs {
+    /// The audit copy (SQLite); default `audit.sqlite3` in the data folder.
+    #[arg(long)]
+    audit: Option<PathBuf>,
+    /// What the audit copy keeps: metadata, redacted or full.
+    #[arg(long, default_value_t = Privacy::Metadata)]
+    privacy: Privacy,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// A script of turns for the scripted provider (JSON file); the embedded one by default.
+    script: Option<PathBuf>,
+    /// Ask a live OpenAI-compatible server instead (key from `OPENAI_API_KEY`, if needed).
+    #[arg(long, conflicts_with = "script")]
+    base_url: Option<String>,
+    /// The model to ask.
+    #[arg(long, default_value = "gpt-4o-mini", requires = "base_url")]
+    model: String,
+    /// The user's question.
+    #[arg(long)]
+    question: Option<String>,
+    #[command(flatten)]
+    audit: AuditArgs,
+}
+
+/// A failure worth one line on stderr, and its exit code.
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 2,
+        }
+    }
+
+    fn runtime(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 1,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            if matches!(
+                error.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) {
+                let _ = error.print();
+                return ExitCode::SUCCESS;
+            }
+            // One clear line: clap's first line, without the usage block.
+            let text = error.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("{first} (see playground --help)");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match cli.command.unwrap_or(Command::Serve(ServeArgs {
+        port: 7878,
+        model: "gpt-4o-mini".to_owned(),
+        ..ServeArgs::default()
+    })) {
+        Command::Serve(args) => serve(args),
+        Command::List => list(),
+        Command::Call { name, json } => call(&name, &json),
+        Command::Run(args) => run(args),
+        Command::Mcp(args) => mcp(&args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("error: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|error| Failure::runtime(format!("cannot start the runtime: {error}")))
+}
+
+fn registry() -> Result<ToolRegistry, Failure> {
+    ToolRegistry::linked().map_err(|error| Failure::runtime(error.to_string()))
+}
+
+fn open_audit(args: &AuditArgs) -> Result<Arc<Audit>, Failure> {
+    let path = args.audit.clone().unwrap_or_else(default_audit_path);
+    let audit = Audit::open(&path, args.privacy)
+        .map_err(|error| Failure::runtime(format!("{} ({})", error, path.display())))?;
+    Ok(Arc::new(audit))
+}
+
+fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
+    let audit = open_audit(&args.audit)?;
+    let live = args.base_url.map(|base_url| LiveModel {
+        base_url,
+        model: args.model,
+    });
+    let state = AppState::embedded(Some(audit), live)
+        .map_err(|error| Failure::runtime(error.to_string()))?;
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
+            .await
+            .map_err(|error| {
+                Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {error}", args.port))
+            })?;
+        let address = listener
+            .local_addr()
+            .map_err(|error| Failure::runtime(error.to_string()))?;
+        println!("Tool Playground: open http://{address}/  (Ctrl-C stops it)");
+        tokio::select! {
+            served = playground::server::serve(listener, state) => {
+                served.map_err(|error| Failure::runtime(error.to_string()))?;
+            }
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Serves the registry over MCP. On stdio, stdout is the protocol: everything else goes to
+/// stderr. Every call's event (its artifacts included) is written to the audit copy, where
+/// `playground serve` shows it in the runs history.
+fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
+    let audit = open_audit(&args.audit)?;
+    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
+    let service = Arc::new(ToolLoopService::new(registry()?));
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let mut events = service.subscribe();
+        let writer = tokio::spawn(async move {
+            loop {
+                match events.recv().await {
+                    Ok(event) => {
+                        if let Err(error) = audit.record_event(&event) {
+                            eprintln!("playground mcp: cannot write the audit copy: {error}");
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        eprintln!("playground mcp: the audit copy missed {missed} events");
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+        let served = match args.http {
+            None => toolkit_mcp::serve_stdio(service, context).await,
+            Some(port) => {
+                toolkit_mcp::serve_http(service, context, port, |address| {
+                    eprintln!(
+                        "playground mcp: serving on http://{address}{}",
+                        toolkit_mcp::HTTP_PATH
+                    );
+                })
+                .await
+            }
+        };
+        // The writer ends once the last event is written and the service is gone.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), writer).await;
+        served.map_err(|error| Failure::runtime(format!("MCP: {error}")))?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+fn list() -> Result<ExitCode, Failure> {
+    let registry = registry()?;
+    let width = registry
+        .specs()
+        .map(|spec| spec.name().len())
+        .max()
+        .unwrap_or(0);
+    for spec in registry.specs() {
+        let flags = spec.flags();
+        let mut names = Vec::new();
+        if flags.requires_approval {
+            names.push("requires_approval");
+        }
+        if flags.requires_admin {
+            names.push("requires_admin");
+        }
+        if !flags.enabled_by_default {
+            names.push("not_enabled_by_default");
+        }
+        if flags.remote {
+            names.push("remote");
+        }
+        println!(
+            "{:<width$}  {:<10}  {}",
+            spec.name(),
+            spec.group(),
+            names.join(",")
+        );
+    }
+    println!("{} tools", registry.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn call(name: &str, json: &str) -> Result<ExitCode, Failure> {
+    let registry = registry()?;
+    if registry.get(name).is_none() {
+        return Err(Failure::usage(format!(
+            "unknown tool {name:?} (playground list shows the tools)"
+        )));
+    }
+    if let Err(error) = serde_json::from_str::<serde_json::Value>(json) {
+        return Err(Failure::usage(format!(
+            "the arguments are not JSON: {error}"
+        )));
+    }
+    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
+    let service = ToolLoopService::new(registry);
+    let runtime = runtime()?;
+    let result = runtime.block_on(async {
+        let scope = service.scope(context);
+        service.invoke(&scope, name, json).await
+    });
+    println!(
+        "== wire content (what the model sees){}, {:?}",
+        if result.is_error() { ", error" } else { "" },
+        result.duration()
+    );
+    println!("{}", terminal::inert(result.content().as_str(), true));
+    println!(
+        "== artifacts (run-only, never sent to the model): {}",
+        result.artifacts().len()
+    );
+    for artifact in result.artifacts() {
+        print!("{}", terminal::render(artifact));
+    }
+    Ok(if result.is_error() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run(args: RunArgs) -> Result<ExitCode, Failure> {
+    let provider: Arc<dyn Provider> = if let Some(base_url) = &args.base_url {
+        Arc::new(
+            OpenAiProvider::from_env(base_url, &args.model, HttpOptions::default())
+                .map_err(|error| Failure::usage(error.to_string()))?,
+        )
+    } else {
+        let script = match &args.script {
+            Some(path) => std::fs::read_to_string(path).map_err(|error| {
+                Failure::usage(format!("cannot read {}: {error}", path.display()))
+            })?,
+            None => DEFAULT_SCRIPT.to_owned(),
+        };
+        Arc::new(
+            ScriptedProvider::from_json(&script)
+                .map_err(|error| Failure::usage(error.to_string()))?,
+        )
+    };
+    let audit = open_audit(&args.audit)?;
+    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
+    let service = Arc::new(ToolLoopService::new(registry()?).with_provider(provider));
+    let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
+    let request = RunRequest::new(question.clone()).with_context(context);
+    let runtime = runtime()?;
+    let mut final_line = None;
+    runtime.block_on(async {
+        let mut lines = playground::server::stream_run(service, request, Some(audit), &question);
+        while let Some(line) = lines.recv().await {
+            let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if let Some(done) = progress(&event) {
+                final_line = Some(done);
+                break;
+            }
+        }
+    });
+    match final_line {
+        Some((true, text)) => {
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some((false, text)) => Err(Failure::runtime(text)),
+        None => Err(Failure::runtime("the run ended without an answer")),
+    }
+}
+
+/// Prints a line per finished step; at the end, whether the run answered and its final text.
+fn progress(event: &serde_json::Value) -> Option<(bool, String)> {
+    let text =
+        |value: &serde_json::Value| terminal::inert(value.as_str().unwrap_or_default(), false);
+    let index = event["index"].as_u64().unwrap_or_default();
+    match event["event"].as_str().unwrap_or_default() {
+        "step_finished" => {
+            let step = &event["step"];
+            match step["kind"].as_str().unwrap_or_default() {
+                "llm" => println!(
+                    "[{index}] llm: {} tool calls ({:.1} ms){}",
+                    step["tool_calls"].as_array().map_or(0, Vec::len),
+                    step["duration"].as_f64().unwrap_or_default(),
+                    step.get("error")
+                        .map(|error| format!(" failed: {}", text(error)))
+                        .unwrap_or_default()
+                ),
+                "request" => println!(
+                    "[{index}] request: {} tools offered",
+                    step["tools"].as_array().map_or(0, Vec::len)
+                ),
+                other => println!("[{index}] {other}"),
+            }
+        }
+        "tool_invoked" => {
+            let call = &event["invocation"];
+            let content = text(&call["content"]);
+            let first = content.split("\\u{a}").next().unwrap_or_default();
+            println!(
+                "[{index}] tool {}{}: {first} | {} artifacts (run-only) ({:.1} ms)",
+                text(&call["name"]),
+                if call["is_error"].as_bool() == Some(true) {
+                    " failed"
+                } else {
+                    ""
+                },
+                call["artifacts"].as_array().map_or(0, Vec::len),
+                call["duration"].as_f64().unwrap_or_default()
+            );
+        }
+        "error" => eprintln!("error: {}", text(&event["message"])),
+        "done" => {
+            let termination = event["termination"].as_str().unwrap_or_default();
+            let ok = matches!(termination, "answered" | "max_iterations");
+            println!("== {termination}");
+            return Some((
+                ok,
+                terminal::inert(event["content"].as_str().unwrap_or_default(), true),
+            ));
+        }
+        _ => {}
+    }
+    None
+}

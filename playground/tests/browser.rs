@@ -1,0 +1,541 @@
+//! The inspector in a real headless Chromium: what it shows for builtin tools, that an XSS corpus
+//! in every artifact field stays literal text and runs nothing, the unknown-type fallback, large
+//! tables, the live loop and the runs history. Screenshots go to target/playground-screenshots/.
+
+mod common;
+
+use builtins as _; // links the builtin tools
+use common::{Browser, browser, start_playground};
+use serde_json::{Value, json};
+use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
+
+/// Markup, handlers, URLs and tricks that must all show up as the same literal text.
+const XSS: &[&str] = &[
+    "<script>window.__pwned=1</script>",
+    "<img src=x onerror=\"window.__pwned=1\">",
+    "<svg onload=\"window.__pwned=1\"></svg>",
+    "<svg><script>window.__pwned=1</script></svg>",
+    "<a href=\"javascript:window.__pwned=1\">click</a>",
+    "javascript:window.__pwned=1",
+    "<iframe src=\"javascript:window.__pwned=1\"></iframe>",
+    "<body onload=\"window.__pwned=1\">",
+    "\"><script>window.__pwned=1</script>",
+    "'><img src=x onerror=window.__pwned=1>",
+    "</pre><script>window.__pwned=1</script>",
+    "</td></tr></table><img src=x onerror=window.__pwned=1>",
+    "<details open ontoggle=\"window.__pwned=1\">",
+    "<input autofocus onfocus=\"window.__pwned=1\">",
+    "<video><source onerror=\"window.__pwned=1\"></video>",
+    "<math><mtext><table><mglyph><style><img src=x onerror=window.__pwned=1>",
+    "<object data=\"javascript:window.__pwned=1\"></object>",
+    "<embed src=\"javascript:window.__pwned=1\">",
+    "<style>@import 'javascript:window.__pwned=1';</style>",
+    "<link rel=stylesheet href=\"javascript:window.__pwned=1\">",
+    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:window.__pwned=1\">",
+    "<base href=\"javascript:window.__pwned=1//\">",
+    "<form action=\"javascript:window.__pwned=1\"><button>x</button></form>",
+    "<marquee onstart=\"window.__pwned=1\">x</marquee>",
+    "<img src=\"x\" onerror=\"&#119;indow.__pwned=1\">",
+    "<scr<script>ipt>window.__pwned=1</scr</script>ipt>",
+    "<img src=x onerror=window.__pwned=1//",
+    "<!--<img src=\"--><img src=x onerror=window.__pwned=1//\">",
+    "<![CDATA[<script>window.__pwned=1</script>]]>",
+    "\u{202e}<script>window.__pwned=1</script>",
+    "\u{feff}<img src=x onerror=window.__pwned=1>",
+    "\u{ff1c}script\u{ff1e}window.__pwned=1\u{ff1c}/script\u{ff1e}",
+    "<scr\u{200b}ipt>window.__pwned=1</scr\u{200b}ipt>",
+    "<svg><animate onbegin=\"window.__pwned=1\" attributeName=x dur=1s>",
+    "<svg><a xlink:href=\"javascript:window.__pwned=1\"><text x=20 y=20>XSS</text></a></svg>",
+    "{{constructor.constructor('window.__pwned=1')()}}",
+    "${window.__pwned=1}",
+    "<img src=x onerror=eval(atob('d2luZG93Ll9fcHduZWQ9MQ=='))>",
+    "<noscript><p title=\"</noscript><img src=x onerror=window.__pwned=1>\">",
+    "<template><script>window.__pwned=1</script></template>",
+    "<textarea></textarea><script>window.__pwned=1</script>",
+    "<x onclick=window.__pwned=1>click me</x>",
+    "data:text/html,<script>window.__pwned=1</script>",
+    "\\\"-window.__pwned=1-\\\"",
+    "<img\nsrc=x\tonerror=window.__pwned=1>",
+    "%3Cscript%3Ewindow.__pwned=1%3C/script%3E",
+    "&lt;script&gt;window.__pwned=1&lt;/script&gt;",
+    "<div style=\"background:url(javascript:window.__pwned=1)\">",
+];
+
+/// Returns the XSS corpus in every artifact field: a table whose columns are payloads, a table
+/// whose cells are payloads, one text artifact per payload labelled with it, and all of them in
+/// one text.
+#[tool(group = "test")]
+fn xss_corpus() -> ToolResult {
+    let mut artifacts = Vec::new();
+    let columns: Vec<String> = XSS
+        .iter()
+        .take(12)
+        .map(|payload| (*payload).to_owned())
+        .collect();
+    let header_row: Vec<String> = (0..columns.len()).map(|index| index.to_string()).collect();
+    if let Ok(table) = Table::from_rows(columns, [header_row]) {
+        artifacts.push(ToolArtifact::table(XSS[0], table));
+    }
+    let rows = XSS
+        .iter()
+        .enumerate()
+        .map(|(index, payload)| [index.to_string(), (*payload).to_owned()]);
+    if let Ok(table) = Table::from_rows(["#", "<b>payload</b>"], rows) {
+        artifacts.push(ToolArtifact::table(XSS[1], table));
+    }
+    for payload in XSS {
+        artifacts.push(ToolArtifact::text(*payload, *payload));
+    }
+    artifacts.push(ToolArtifact::text("all", XSS.join("\n")));
+    ToolResult::text_with(XSS.join("\n"), artifacts)
+}
+
+/// A table of 3000 one-cell rows.
+#[tool(group = "test")]
+fn big_table() -> ToolResult {
+    let rows = (1..=3000).map(|row| [format!("r{row}")]);
+    match Table::from_rows(["row"], rows) {
+        Ok(table) => ToolResult::text_with("3000 rows", [ToolArtifact::table("Big", table)]),
+        Err(error) => ToolResult::error(error.to_string()),
+    }
+}
+
+/// Reads every visible text of the current step: tab names, wire string, artifact labels,
+/// table columns and cells, texts.
+const READ_STEP: &str = r"
+const step = document.querySelector('[data-testid=step]');
+if (!step) return null;
+const all = (selector, root) => Array.from((root || step).querySelectorAll(selector));
+return {
+  tabs: all('[data-testid=tabs] button').map((b) => b.textContent),
+  wire: (step.querySelector('[data-testid=wire]') || {}).textContent,
+  arguments: (step.querySelector('[data-testid=arguments]') || {}).textContent,
+  labels: all('[data-testid=artifact-label]').map((n) => n.textContent),
+  kinds: all('[data-testid=artifact]').map((n) => n.dataset.kind),
+  tables: all('[data-testid=artifact] table').map((t) => ({
+    columns: Array.from(t.querySelectorAll('th')).map((c) => c.textContent),
+    rows: Array.from(t.querySelectorAll('tbody tr')).map((r) => Array.from(r.querySelectorAll('td')).map((c) => c.textContent)),
+  })),
+  texts: all('[data-testid=artifact-text]').map((n) => n.textContent),
+  json: all('[data-testid=artifact-json]').map((n) => n.textContent),
+  positions: all('[data-testid=page-position]').map((n) => n.textContent),
+};
+";
+
+async fn seam(name: &str, arguments: &str, context: ToolContext) -> (String, Vec<ToolArtifact>) {
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("registry"));
+    let scope = service.scope(context);
+    let result = service.invoke(&scope, name, arguments).await;
+    (
+        result.content().as_str().to_owned(),
+        result.artifacts().to_vec(),
+    )
+}
+
+async fn open_inspector(browser: &Browser, url: &str) {
+    browser.goto(&format!("{url}/")).await;
+    browser
+        .wait_for(
+            "the tool list",
+            "return document.body.dataset.ready === 'true';",
+            json!([]),
+        )
+        .await;
+}
+
+/// Runs `name` with raw JSON `arguments` in the inspector and returns what the step shows.
+async fn run_raw(browser: &Browser, name: &str, arguments: &str) -> Value {
+    browser.click(&format!("[data-testid='tool-{name}']")).await;
+    browser.click("#raw-mode").await;
+    browser
+        .execute(
+            "document.getElementById('raw-args').value = arguments[0];",
+            json!([arguments]),
+        )
+        .await;
+    browser.click("[data-testid=run-tool]").await;
+    browser
+        .wait_for(
+            "the step",
+            "return document.getElementById('status').textContent === 'done';",
+            json!([]),
+        )
+        .await;
+    browser
+        .execute("const tab = document.querySelector('[data-testid=step] [data-testid=tab-artifacts]'); if (tab) tab.click();", json!([]))
+        .await;
+    browser.execute(READ_STEP, json!([])).await
+}
+
+fn context(playground: &common::Playground) -> ToolContext {
+    ToolContext::new()
+        .with_workspace(builtins::files::sample_workspace())
+        .with_database(playground.folder.path().join("sample.db"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn builtin_shows_wire_string_and_exact_table_cells_and_no_artifacts_tab_without_artifacts() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open_inspector(&browser, &playground.url).await;
+
+    let arguments = r#"{"table": "customers", "limit": 3, "fields": ["id", "name", "email"]}"#;
+    let shown = run_raw(&browser, "read_records", arguments).await;
+    let (wire, artifacts) = seam("read_records", arguments, context(&playground)).await;
+    assert_eq!(shown["wire"], json!(wire));
+    assert_eq!(
+        shown["tabs"],
+        json!(["Arguments", "Result", "Artifacts (1)"])
+    );
+    assert_eq!(shown["labels"], json!([artifacts[0].label()]));
+    assert_eq!(shown["labels"], json!(["customers, rows 1-3 of 12"]));
+    assert_eq!(
+        shown["tables"],
+        json!([{
+            "columns": ["id", "name", "email"],
+            "rows": [
+                ["1", "Ada Lovelace", "ada@example.com"],
+                ["2", "José Álvarez", "jose.alvarez@example.es"],
+                ["3", "Zoë Müller", "zoe@example.de"],
+            ],
+        }])
+    );
+    browser.screenshot("inspector-table-artifact.png").await;
+
+    // A tool without artifacts, through the generated form: no Artifacts tab at all.
+    browser.click("[data-testid='tool-hash_text']").await;
+    browser.click("input[name=arg-mode][value=form]").await;
+    browser
+        .execute(
+            "document.querySelector('[data-testid=field-text]').value = arguments[0];",
+            json!(["to be or not"]),
+        )
+        .await;
+    browser.click("[data-testid=run-tool]").await;
+    browser
+        .wait_for(
+            "the step",
+            "return document.getElementById('status').textContent === 'done';",
+            json!([]),
+        )
+        .await;
+    let shown = browser.execute(READ_STEP, json!([])).await;
+    let (wire, artifacts) = seam(
+        "hash_text",
+        r#"{"text": "to be or not"}"#,
+        context(&playground),
+    )
+    .await;
+    assert!(artifacts.is_empty());
+    assert_eq!(shown["tabs"], json!(["Arguments", "Result"]));
+    assert_eq!(shown["wire"], json!(wire));
+    assert_eq!(shown["labels"], json!([]));
+    browser.screenshot("inspector-no-artifacts.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xss_corpus_in_labels_columns_cells_and_texts_renders_as_literal_text() {
+    assert!(XSS.len() >= 40, "the corpus has {} payloads", XSS.len());
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open_inspector(&browser, &playground.url).await;
+    let shown = run_raw(&browser, "xss_corpus", "{}").await;
+
+    let corpus: Vec<String> = XSS.iter().map(|payload| (*payload).to_owned()).collect();
+    assert_eq!(shown["wire"], json!(XSS.join("\n")));
+    let mut labels = vec![XSS[0].to_owned(), XSS[1].to_owned()];
+    labels.extend(corpus.iter().cloned());
+    labels.push("all".to_owned());
+    assert_eq!(shown["labels"], json!(labels));
+    assert_eq!(shown["tables"][0]["columns"], json!(corpus[..12]));
+    assert_eq!(
+        shown["tables"][1]["columns"],
+        json!(["#", "<b>payload</b>"])
+    );
+    let cells: Vec<Value> = shown["tables"][1]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| row[1].clone())
+        .collect();
+    assert_eq!(
+        cells,
+        corpus
+            .iter()
+            .map(|payload| json!(payload))
+            .collect::<Vec<_>>()
+    );
+    let mut texts = corpus.clone();
+    texts.push(XSS.join("\n"));
+    assert_eq!(shown["texts"], json!(texts));
+
+    // Nothing ran, nothing was parsed into elements, nothing complained.
+    let verdict = browser
+        .execute(
+            r"const step = document.querySelector('[data-testid=step]');
+            const injected = step.querySelectorAll('script, img, svg, iframe, object, embed, a, math, video, audio, source, input, textarea, form, details, marquee, style, link, meta, base, noscript, template, x, b, body, animate');
+            return {pwned: typeof window.__pwned, injected: injected.length, scripts: document.scripts.length, base: document.baseURI === location.href};",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        verdict,
+        json!({"pwned": "undefined", "injected": 0, "scripts": 1, "base": true})
+    );
+    browser.screenshot("inspector-xss-corpus.png").await;
+    // Clicking through every tab and pager does not run anything either.
+    browser
+        .execute(
+            "for (const b of document.querySelectorAll('[data-testid=step] button')) b.click();",
+            json!([]),
+        )
+        .await;
+    let pwned = browser
+        .execute("return typeof window.__pwned;", json!([]))
+        .await;
+    assert_eq!(pwned, json!("undefined"));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_tables_are_paginated() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open_inspector(&browser, &playground.url).await;
+    let shown = run_raw(&browser, "big_table", "{}").await;
+    assert_eq!(shown["positions"], json!(["rows 1–100 of 3000"]));
+    let rows = shown["tables"][0]["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 100);
+    assert_eq!(rows[0], json!(["r1"]));
+    assert_eq!(rows[99], json!(["r100"]));
+    browser.click("[data-testid=step] .pager .next").await;
+    let shown = browser.execute(READ_STEP, json!([])).await;
+    assert_eq!(shown["positions"], json!(["rows 101–200 of 3000"]));
+    assert_eq!(shown["tables"][0]["rows"][0], json!(["r101"]));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scripted_loop_streams_every_step_and_lands_in_the_runs_history() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open_inspector(&browser, &playground.url).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the loop to finish",
+            "return document.getElementById('status').dataset.done === 'true';",
+            json!([]),
+        )
+        .await;
+    let steps = browser
+        .execute(
+            r"return Array.from(document.querySelectorAll('#steps > li[data-testid=step]')).map((s) => ({
+                kind: s.dataset.kind,
+                name: (s.querySelector('[data-testid=step-name]') || {}).textContent || null,
+                timed: /ms$/.test(s.querySelector('[data-testid=step-duration]').textContent),
+                tabs: Array.from(s.querySelectorAll('[data-testid=tabs] button')).map((b) => b.textContent),
+            }));",
+            json!([]),
+        )
+        .await;
+    let tool = |name: &str, tabs: &[&str]| json!({"kind": "tool", "name": name, "timed": true, "tabs": tabs});
+    let llm = json!({"kind": "llm", "name": null, "timed": true, "tabs": []});
+    let all = ["Arguments", "Result", "Artifacts (1)"];
+    assert_eq!(
+        steps,
+        json!([
+            {"kind": "request", "name": null, "timed": false, "tabs": []},
+            llm, tool("list_tables", &all),
+            llm, tool("read_records", &all), tool("query_sql", &all),
+            llm, tool("text_stats", &all),
+            llm,
+        ])
+    );
+    let status = browser
+        .execute(
+            "return document.getElementById('status').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(status, json!("done: answered"));
+    browser.screenshot("inspector-scripted-loop.png").await;
+
+    let runs = playground.audit.runs(10).expect("runs");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].steps, 9);
+    assert_eq!(runs[0].termination.as_deref(), Some("answered"));
+    browser
+        .goto(&format!("{}/runs?run={}", playground.url, runs[0].run_id))
+        .await;
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            json!([]),
+        )
+        .await;
+    let kinds = browser
+        .execute("return Array.from(document.querySelectorAll('#steps > li')).map((s) => s.dataset.kind);", json!([]))
+        .await;
+    assert_eq!(
+        kinds,
+        json!([
+            "request", "llm", "tool", "llm", "tool", "tool", "llm", "tool", "llm"
+        ])
+    );
+    browser
+        .click("#steps > li[data-kind=tool] [data-testid=tab-artifacts]")
+        .await;
+    browser.screenshot("runs-history.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_artifact_types_and_wrong_shapes_render_as_json_text() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    // An audit row from elsewhere (another version, another writer): types this page does not
+    // know, and known types of the wrong shape.
+    let odd = json!([
+        {"type": "chart", "label": "<b>chart</b>", "data": {"points": [1, 2], "title": "<img src=x onerror=window.__pwned=1>"}},
+        {"type": "table", "label": "ragged", "data": {"columns": ["a"], "rows": [["1", "2"]]}},
+        {"type": "text", "label": "not text", "data": {"text": 7}},
+        "<script>window.__pwned=1</script>",
+    ]);
+    let invocation = toolkit::ToolInvocation {
+        call_id: "call_1".to_owned(),
+        name: "imported".to_owned(),
+        arguments: "{}".to_owned(),
+        content: "wire".to_owned(),
+        is_error: false,
+        artifacts: Vec::new(),
+        duration: std::time::Duration::from_millis(3),
+    };
+    playground
+        .audit
+        .begin_run("imported-1", "invoke", Some("imported"))
+        .expect("run");
+    playground
+        .audit
+        .record_invocation("imported-1", 0, &invocation)
+        .expect("step");
+    let connection =
+        rusqlite::Connection::open(playground.folder.path().join("audit.sqlite3")).expect("open");
+    connection
+        .execute(
+            "UPDATE steps SET artifacts = ?1, artifact_count = 4 WHERE run_id = 'imported-1'",
+            [odd.to_string()],
+        )
+        .expect("update");
+
+    let browser = Browser::start(&chromium, &driver).await;
+    browser
+        .goto(&format!("{}/runs?run=imported-1", playground.url))
+        .await;
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            json!([]),
+        )
+        .await;
+    browser.click("[data-testid=tab-artifacts]").await;
+    let shown = browser.execute(READ_STEP, json!([])).await;
+    assert_eq!(
+        shown["tabs"],
+        json!(["Arguments", "Result", "Artifacts (4)"])
+    );
+    assert_eq!(shown["kinds"], json!(["json", "json", "json", "json"]));
+    let expected: Vec<String> = odd
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|artifact| serde_json::to_string_pretty(artifact).expect("pretty"))
+        .collect();
+    assert_eq!(shown["json"], json!(expected));
+    assert_eq!(
+        shown["labels"],
+        json!(["<b>chart</b>", "ragged", "not text", "(no label)"])
+    );
+    let pwned = browser
+        .execute("return typeof window.__pwned;", json!([]))
+        .await;
+    assert_eq!(pwned, json!("undefined"));
+    browser
+        .screenshot("runs-unknown-artifact-fallback.png")
+        .await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deep_link_selects_runs_and_opens_a_tab() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    let arguments = r#"{"sql": "SELECT id, sku FROM products ORDER BY id LIMIT 2"}"#;
+    let encoded: String = arguments
+        .bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() {
+                char::from(byte).to_string()
+            } else {
+                format!("%{byte:02X}")
+            }
+        })
+        .collect();
+    browser
+        .goto(&format!(
+            "{}/?tool=query_sql&args={encoded}&run=1&tab=artifacts",
+            playground.url
+        ))
+        .await;
+    browser
+        .wait_for(
+            "the step",
+            "return document.getElementById('status').textContent === 'done';",
+            json!([]),
+        )
+        .await;
+    let shown = browser.execute(READ_STEP, json!([])).await;
+    let open = browser
+        .execute(
+            "return document.querySelector('[data-testid=panel-artifacts]').hidden;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(open, json!(false));
+    assert_eq!(
+        shown["arguments"],
+        json!("{\n  \"sql\": \"SELECT id, sku FROM products ORDER BY id LIMIT 2\"\n}")
+    );
+    assert_eq!(
+        shown["tables"],
+        json!([{"columns": ["id", "sku"], "rows": [["1", "KB-001"], ["2", "MS-002"]]}])
+    );
+    browser.screenshot("inspector-deep-link.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}

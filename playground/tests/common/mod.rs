@@ -1,0 +1,281 @@
+//! What the browser tests share: a minimal W3C `WebDriver` client over `chromedriver`, and the
+//! playground server started in-process on a free port.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::io::Write as _;
+use std::net::TcpListener as StdListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use playground::audit::{Audit, Privacy};
+use playground::server::AppState;
+use serde_json::{Value, json};
+use toolkit::{ToolContext, ToolRegistry};
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// `Some(paths)` when the browser is installed; `None` (after saying so) when it is not and this
+/// is not CI. Under `CI=true` a missing browser fails the test.
+pub fn browser() -> Option<(PathBuf, PathBuf)> {
+    let chromium =
+        std::env::var_os("CHROMIUM").map_or_else(|| PathBuf::from(CHROMIUM), PathBuf::from);
+    let driver =
+        std::env::var_os("CHROMEDRIVER").map_or_else(|| PathBuf::from(CHROMEDRIVER), PathBuf::from);
+    if chromium.is_file() && driver.is_file() {
+        return Some((chromium, driver));
+    }
+    let message = format!(
+        "headless browser missing ({} and {} are needed; ./scripts/test installs them)",
+        chromium.display(),
+        driver.display()
+    );
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{message}: under CI=true this fails"
+    );
+    // Straight to stderr: the test harness captures `eprintln!`, and a skip must be seen.
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
+    None
+}
+
+pub fn free_port() -> u16 {
+    StdListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port")
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    let dir = target.join("playground-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot folder");
+    dir
+}
+
+/// The playground on a free port over the linked tools (builtins and this test binary's own),
+/// the sample workspace, a fresh sample database and an audit copy at `full`.
+pub struct Playground {
+    pub url: String,
+    pub audit: Arc<Audit>,
+    pub folder: tempfile::TempDir,
+}
+
+pub async fn start_playground() -> Playground {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let database = folder.path().join("sample.db");
+    builtins::sample::create_sample_database(&database).expect("sample database");
+    let context = ToolContext::new()
+        .with_workspace(builtins::files::sample_workspace())
+        .with_database(database);
+    let audit =
+        Arc::new(Audit::open(&folder.path().join("audit.sqlite3"), Privacy::Full).expect("audit"));
+    let state = AppState::new(
+        Arc::new(ToolRegistry::linked),
+        context,
+        Some(Arc::clone(&audit)),
+        None,
+    )
+    .expect("state");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("listen");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(playground::server::serve(listener, state));
+    Playground {
+        url: format!("http://{address}"),
+        audit,
+        folder,
+    }
+}
+
+/// chromedriver and one headless Chromium session.
+pub struct Browser {
+    http: reqwest::Client,
+    base: String,
+    session: String,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Ends the session even when a test panicked before `quit`: chromedriver then closes
+        // Chromium, which killing chromedriver alone would leave running.
+        if !self.session.is_empty() {
+            let address = self.base.trim_start_matches("http://").to_owned();
+            if let Ok(mut stream) = std::net::TcpStream::connect(address) {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                let _ = write!(
+                    stream,
+                    "DELETE /session/{} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    self.session
+                );
+                let _ = std::io::Read::read_to_end(&mut stream, &mut Vec::new());
+            }
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Browser {
+    pub async fn start(chromium: &Path, driver: &Path) -> Browser {
+        let port = free_port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let http = reqwest::Client::new();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ready = http.get(format!("{base}/status")).send().await;
+            if let Ok(response) = ready
+                && let Ok(status) = response.json::<Value>().await
+                && status["value"]["ready"] == json!(true)
+            {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not become ready"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let profile = tempfile::tempdir().expect("profile dir");
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium.to_string_lossy(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1400,1000",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            },
+            "goog:loggingPrefs": {"browser": "ALL"},
+        }}});
+        let mut browser = Browser {
+            http,
+            base,
+            session: String::new(),
+            driver: child,
+            _profile: profile,
+        };
+        let created = browser.post("/session", &capabilities).await;
+        created["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {created}"))
+            .clone_into(&mut browser.session);
+        browser
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> Value {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .json(body)
+            .send()
+            .await
+            .expect("webdriver answers");
+        let value: Value = response.json().await.expect("webdriver JSON");
+        if let Some(error) = value["value"].get("error") {
+            panic!("webdriver {path}: {error}: {}", value["value"]["message"]);
+        }
+        value["value"].clone()
+    }
+
+    pub async fn goto(&self, url: &str) {
+        self.post(
+            &format!("/session/{}/url", self.session),
+            &json!({"url": url}),
+        )
+        .await;
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) in the page and returns its value.
+    pub async fn execute(&self, script: &str, args: Value) -> Value {
+        self.post(
+            &format!("/session/{}/execute/sync", self.session),
+            &json!({"script": script, "args": args}),
+        )
+        .await
+    }
+
+    /// Waits until `script` returns something truthy; returns it.
+    pub async fn wait_for(&self, what: &str, script: &str, args: Value) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let value = self.execute(script, args.clone()).await;
+            if !(value.is_null()
+                || value == json!(false)
+                || value == json!("")
+                || value == json!(0))
+            {
+                return value;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Clicks the first element matching `selector` (through the DOM, as a user's click would).
+    pub async fn click(&self, selector: &str) {
+        let clicked = self
+            .execute(
+                "const node = document.querySelector(arguments[0]); if (!node) return false; node.click(); return true;",
+                json!([selector]),
+            )
+            .await;
+        assert_eq!(clicked, json!(true), "nothing to click at {selector}");
+    }
+
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let data = self
+            .http
+            .get(format!("{}/session/{}/screenshot", self.base, self.session))
+            .send()
+            .await
+            .expect("screenshot")
+            .json::<Value>()
+            .await
+            .expect("screenshot JSON");
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data["value"].as_str().expect("base64 PNG"))
+            .expect("PNG bytes");
+        let path = screenshot_dir().join(name);
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+
+    /// The browser console's entries since the last call (chromedriver's log endpoint).
+    pub async fn console(&self) -> Vec<Value> {
+        let value = self
+            .post(
+                &format!("/session/{}/se/log", self.session),
+                &json!({"type": "browser"}),
+            )
+            .await;
+        value.as_array().cloned().unwrap_or_default()
+    }
+
+    pub async fn quit(mut self) {
+        let _ = self
+            .http
+            .delete(format!("{}/session/{}", self.base, self.session))
+            .send()
+            .await;
+        self.session.clear();
+    }
+}

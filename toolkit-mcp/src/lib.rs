@@ -1,0 +1,38 @@
+//! # toolkit-mcp
+//!
+//! MCP both ways for [`toolkit`], on the official Rust SDK (`rmcp`):
+//!
+//! - [`serve_stdio`] and [`serve_http`] serve a [`ToolLoopService`](toolkit::ToolLoopService) to
+//!   MCP hosts. `tools/list` gives the offered tools' names, descriptions and input schemas; every
+//!   `tools/call` goes through the seam, and the reply is the bounded content as one text block
+//!   with `isError` from the result. Artifacts never go into a reply (a host forwards replies to a
+//!   model); subscribers of the service's event stream see them, each call as a run `mcp_N`.
+//! - [`add_mcp_tools`] connects to MCP servers (a command, or a streamable HTTP URL) and
+//!   registers their tools as remote tools, which count against a run's budget of remote calls.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+//! use toolkit_mcp::{McpServerConfig, add_mcp_tools};
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut registry = ToolRegistry::linked()?;
+//! let added = add_mcp_tools(
+//!     &mut registry,
+//!     &[McpServerConfig::command("weather", "python3", ["weather_server.py"])],
+//! )
+//! .await;
+//! for warning in added.warnings() {
+//!     eprintln!("{warning}");
+//! }
+//! let service = Arc::new(ToolLoopService::new(registry));
+//! toolkit_mcp::serve_stdio(service, ToolContext::new()).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod client;
+mod server;
+
+pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp_tools};
+pub use server::{HTTP_PATH, McpToolServer, serve_http, serve_stdio};

@@ -1,0 +1,61 @@
+"""An MCP client on the official Python SDK, driven by toolkit-mcp's tests.
+
+    client.py stdio SERVER_BINARY RAW_LOG   # start the server, tee its stdout to RAW_LOG
+    client.py http URL
+
+Lists the server's tools, then makes the calls read as JSON from stdin
+(`[{"name": ..., "arguments": {...}}, ...]`), and prints one JSON document:
+`{"tools": [{"name", "description", "input_schema"}], "calls": [{"name", "content",
+"is_error", "structured_content", "meta"}]}`, where `content` is the reply's blocks as sent.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import Client, StdioServerParameters
+
+
+def server_for(argv):
+    mode = argv[1]
+    if mode == "stdio":
+        binary, raw_log = argv[2], argv[3]
+        # `tee` keeps every byte the server writes to its stdout, for the test to inspect.
+        return StdioServerParameters(
+            command="sh",
+            args=["-c", '"$0" | tee "$1"', binary, raw_log],
+            env={"TOOLKIT_MCP_TEST_CANARY": "1"},
+        )
+    if mode == "http":
+        return argv[2]
+    raise SystemExit(f"unknown mode {mode!r}")
+
+
+async def main():
+    calls = json.load(sys.stdin)
+    async with Client(server_for(sys.argv)) as client:
+        listed = await client.list_tools()
+        tools = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.input_schema,
+            }
+            for tool in listed.tools
+        ]
+        replies = []
+        for call in calls:
+            result = await client.call_tool(call["name"], call["arguments"])
+            replies.append(
+                {
+                    "name": call["name"],
+                    "content": [block.model_dump(mode="json", exclude_none=True) for block in result.content],
+                    "is_error": result.is_error,
+                    "structured_content": result.structured_content,
+                    "meta": result.meta,
+                }
+            )
+    json.dump({"tools": tools, "calls": replies}, sys.stdout, indent=1, sort_keys=True)
+
+
+asyncio.run(main())

@@ -1,0 +1,209 @@
+//! Our MCP client against a server on the official Python MCP SDK, inside a scripted run.
+
+mod support;
+
+use std::sync::Arc;
+
+use builtins as _; // a tool named like a builtin must lose to it
+use serde_json::json;
+use toolkit::provider::ScriptedProvider;
+use toolkit::{RunRequest, Termination, ToolLoopService, ToolRegistry};
+use toolkit_mcp::{McpServerConfig, add_mcp_tools};
+
+fn python_server(python: &std::path::Path) -> McpServerConfig {
+    McpServerConfig::command(
+        "py",
+        python.to_str().expect("UTF-8 path"),
+        [support::script("server.py").to_str().expect("UTF-8 path")],
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    let builtins = registry.len();
+    let added = add_mcp_tools(
+        &mut registry,
+        &[
+            python_server(&python),
+            McpServerConfig::command("gone", "/nonexistent/mcp-server", ["--stdio"]),
+        ],
+    )
+    .await;
+
+    assert_eq!(added.added(), ["shout", "picture", "fail", "die"]);
+    let calculate_place = registry
+        .get("calculate")
+        .expect("the builtin")
+        .spec()
+        .place()
+        .to_owned();
+    assert_eq!(
+        added.warnings(),
+        [
+            format!(
+                "MCP server \"py\": tool \"calculate\" is dropped: a tool of that name is already registered (defined at {calculate_place})."
+            ),
+            "MCP server \"gone\" is not available: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2); it adds no tools.".to_owned(),
+        ]
+    );
+    assert_eq!(registry.len(), builtins + 4);
+    let shout = registry.get("shout").expect("added").spec();
+    assert!(shout.flags().remote);
+    assert_eq!(shout.group(), "mcp:py");
+    assert_eq!(shout.description(), "Upper-cases a text.");
+    assert_eq!(shout.input_schema()["required"], json!(["text"]));
+
+    let script = json!({"turns": [
+        {"tool_calls": [
+            {"name": "shout", "arguments": {"text": "hello"}},
+            {"name": "picture"},
+            {"name": "fail", "arguments": {"reason": "no"}},
+            {"name": "shout", "arguments_raw": "[1]"},
+        ]},
+        {"tool_calls": [{"name": "die"}]},
+        {"tool_calls": [
+            {"name": "shout", "arguments": {"text": "anyone?"}},
+            {"name": "calculate", "arguments": {"expression": "6 * 7"}},
+        ]},
+        {"content": "The server is gone."},
+    ]})
+    .to_string();
+    let provider = ScriptedProvider::from_json(&script).expect("a valid script");
+    let service = ToolLoopService::new(registry).with_provider(Arc::new(provider));
+    let options = toolkit::RunOptions {
+        max_iterations: 6,
+        ..toolkit::RunOptions::default()
+    };
+    let result = service
+        .run(RunRequest::new("Use the Python tools.").with_options(options))
+        .await
+        .expect("the run ends");
+
+    assert_eq!(result.termination, Termination::Answered);
+    assert_eq!(result.content, "The server is gone.");
+    let calls: Vec<(&str, &str, bool)> = result
+        .trace
+        .invocations()
+        .map(|call| (call.name.as_str(), call.content.as_str(), call.is_error))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("shout", "HELLO!", false),
+            ("picture", "[dropped 1 image block]\na red square", false),
+            ("fail", "Error executing tool fail: refused: no", true),
+            (
+                "shout",
+                "Error: invalid arguments for tool \"shout\": expected a JSON object, found an array.",
+                true
+            ),
+            (
+                "die",
+                "Error: MCP server \"py\" is not available: Transport closed.",
+                true
+            ),
+            (
+                "shout",
+                "Error: MCP server \"py\" is not available: Transport closed.",
+                true
+            ),
+            // Only the dead server's tools are gone.
+            ("calculate", "6 * 7 = 42", false),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_count_against_the_run_budget_of_remote_calls() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let mut registry = ToolRegistry::new();
+    let added = add_mcp_tools(&mut registry, &[python_server(&python)]).await;
+    assert_eq!(
+        added.added(),
+        ["shout", "picture", "fail", "calculate", "die"]
+    );
+    assert!(added.warnings().is_empty());
+    let script = json!({"turns": [
+        {"tool_calls": [{"name": "shout", "arguments": {"text": "one"}}]},
+        {"tool_calls": [{"name": "shout", "arguments": {"text": "two"}}]},
+        {"content": "done"},
+    ]})
+    .to_string();
+    let provider = ScriptedProvider::from_json(&script).expect("a valid script");
+    let service = ToolLoopService::new(registry).with_provider(Arc::new(provider));
+    let options = toolkit::RunOptions {
+        remote_budget: 1,
+        ..toolkit::RunOptions::default()
+    };
+    let result = service
+        .run(RunRequest::new("Shout twice.").with_options(options))
+        .await
+        .expect("the run ends");
+    let contents: Vec<&str> = result
+        .trace
+        .invocations()
+        .map(|call| call.content.as_str())
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            "ONE!",
+            "Error: this run has used its budget of 1 calls to external tools; \"shout\" was not called.",
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_over_streamable_http_joins_by_url() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let mut server = tokio::process::Command::new(&python)
+        .arg(support::script("server.py"))
+        .args(["http", &port.to_string()])
+        .stderr(std::process::Stdio::null()) // uvicorn's access log
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the Python server");
+    let started = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the server listens"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    let mut registry = ToolRegistry::new();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let added = add_mcp_tools(&mut registry, &[McpServerConfig::url("pyhttp", url)]).await;
+    assert!(added.warnings().is_empty(), "{:?}", added.warnings());
+    assert_eq!(
+        added.added(),
+        ["shout", "picture", "fail", "calculate", "die"]
+    );
+    let service = ToolLoopService::new(registry);
+    let scope = service.scope(toolkit::ToolContext::new());
+    let shout = service.invoke(&scope, "shout", r#"{"text": "far"}"#).await;
+    assert_eq!(shout.content().as_str(), "FAR!");
+    let picture = service.invoke(&scope, "picture", "{}").await;
+    assert_eq!(
+        picture.content().as_str(),
+        "[dropped 1 image block]\na red square"
+    );
+    assert!(!picture.is_error());
+    let _ = server.kill().await;
+}
