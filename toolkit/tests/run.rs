@@ -457,7 +457,7 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
             .resume(&token[..token.len() - 5], &approve, context())
             .await
             .unwrap_err(),
-        RunError::Token(TokenError::Malformed("the seal is not base64"))
+        RunError::Token(TokenError::BadSeal)
     );
     // Cut inside the payload: the seal no longer matches.
     let (head, tag) = token.rsplit_once('.').unwrap();
