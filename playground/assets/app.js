@@ -515,16 +515,37 @@ async function history() {
       title.textContent = 'cannot open run: ' + error.message;
     }
   }
-  for (const run of data.runs) {
-    const item = el('li');
-    const button = testId(el('button', null, run.started_at + ' · ' + run.kind + ' · ' + (run.title || '')), 'run-' + run.run_id);
-    button.type = 'button';
-    button.append(el('span', 'group', run.steps + ' steps · ' + (run.termination || 'unfinished')));
-    button.addEventListener('click', () => open(run.run_id));
-    item.append(button);
-    list.append(item);
+  function show(runs) {
+    clear(list);
+    for (const run of runs) {
+      const item = el('li');
+      const button = testId(el('button', null, run.started_at + ' · ' + run.kind + ' · ' + (run.title || '')), 'run-' + run.run_id);
+      button.type = 'button';
+      button.append(el('span', 'group', run.steps + ' steps · ' + (run.termination || 'unfinished')));
+      button.addEventListener('click', () => open(run.run_id));
+      item.append(button);
+      list.append(item);
+    }
+    if (runs.length === 0) list.append(el('li', 'note', 'No runs yet.'));
   }
-  if (data.runs.length === 0) list.append(el('li', 'note', 'No runs yet.'));
+  // Other processes write to the same audit copy (`playground mcp`, say): look again every two
+  // seconds and redraw the list when a run or a step was added.
+  const shape = (runs) => JSON.stringify(runs.map((run) => [run.run_id, run.steps, run.termination]));
+  let shown = shape(data.runs);
+  show(data.runs);
+  if (data.audit) {
+    window.setInterval(async () => {
+      try {
+        const fresh = await getJson('/api/runs');
+        if (shape(fresh.runs) !== shown) {
+          shown = shape(fresh.runs);
+          show(fresh.runs);
+        }
+      } catch (error) {
+        document.getElementById('audit-info').textContent = 'cannot refresh the runs: ' + error.message;
+      }
+    }, 2000);
+  }
   const wanted = new URLSearchParams(window.location.search).get('run');
   if (wanted) await open(wanted);
 }

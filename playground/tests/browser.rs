@@ -539,3 +539,122 @@ async fn a_deep_link_selects_runs_and_opens_a_tab() {
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
+
+/// Speaks MCP over stdio to `playground mcp` writing into `audit`, and calls one tool.
+fn call_over_mcp(audit: &std::path::Path, data: &std::path::Path, tool: &str) -> Value {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_playground"))
+        .args(["mcp", "--privacy", "full", "--audit"])
+        .arg(audit)
+        .env("XDG_DATA_HOME", data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("playground mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "browser-test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}}),
+    ];
+    for message in messages {
+        writeln!(stdin, "{message}").expect("written");
+    }
+    stdin.flush().expect("flushed");
+    let reply = loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).expect("read") > 0,
+            "server closed"
+        );
+        let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    drop(stdin);
+    assert!(child.wait().expect("exits").success());
+    reply
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_call_from_another_process_appears_in_the_open_runs_history() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.goto(&format!("{}/runs", playground.url)).await;
+    browser
+        .wait_for(
+            "the runs page",
+            "return document.body.dataset.ready;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        browser
+            .execute(
+                "return document.getElementById('run-list').textContent;",
+                json!([])
+            )
+            .await,
+        json!("No runs yet.")
+    );
+
+    let audit = playground.folder.path().join("audit.sqlite3");
+    let reply = tokio::task::spawn_blocking({
+        let data = playground.folder.path().to_path_buf();
+        move || call_over_mcp(&audit, &data, "list_tables")
+    })
+    .await
+    .expect("the MCP call");
+    assert_eq!(reply["result"]["isError"], false);
+
+    // Without a reload, the page finds the new run and opens it with its artifact.
+    let run_id = browser
+        .wait_for(
+            "the MCP run in the list",
+            "const b = document.querySelector('[data-testid^=\"run-mcp_\"]'); return b && b.dataset.testid;",
+            json!([]),
+        )
+        .await;
+    let run_id = run_id
+        .as_str()
+        .expect("a test id")
+        .trim_start_matches("run-")
+        .to_owned();
+    browser
+        .click(&format!("[data-testid=\"run-{run_id}\"]"))
+        .await;
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            json!([]),
+        )
+        .await;
+    browser
+        .click("#steps > li[data-kind=tool] [data-testid=tab-artifacts]")
+        .await;
+    let cells = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('#steps > li[data-kind=tool] td')).map((c) => c.textContent);",
+            json!([]),
+        )
+        .await;
+    assert!(
+        cells
+            .as_array()
+            .is_some_and(|cells| cells.contains(&json!("customers"))),
+        "{cells}"
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
