@@ -1,5 +1,6 @@
 //! Anthropic Messages: `tool_use` and `tool_result` blocks.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::http::{HttpClient, HttpOptions, arguments_value, key_from_env};
@@ -65,7 +66,7 @@ impl AnthropicProvider {
         })
     }
 
-    fn body(&self, request: &ProviderRequest<'_>) -> Value {
+    fn body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
         let mut system = Vec::new();
         let mut messages: Vec<Value> = Vec::new();
         for message in request.messages {
@@ -114,23 +115,46 @@ impl AnthropicProvider {
                 }
             }
         }
-        let mut body = json!({
-            "model": request.model.unwrap_or(&self.model),
-            "max_tokens": MAX_TOKENS,
-            "messages": messages,
-        });
-        if !system.is_empty() {
-            body["system"] = json!(system.join("\n\n"));
-        }
-        if !request.tools.is_empty() {
-            body["tools"] =
-                Value::Array(request.tools.iter().map(|spec| spec.anthropic()).collect());
-        }
-        if let Some(temperature) = request.temperature {
-            body["temperature"] = json!(temperature);
-        }
-        body
+        let body = Body {
+            model: request.model.unwrap_or(&self.model),
+            max_tokens: MAX_TOKENS,
+            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            messages,
+            tools: request
+                .tools
+                .iter()
+                .map(|spec| Declaration {
+                    name: spec.name(),
+                    description: spec.description(),
+                    input_schema: spec.input_schema(),
+                })
+                .collect(),
+            temperature: request.temperature,
+        };
+        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed(error.to_string()))
     }
+}
+
+/// The request body; tool declarations borrow their schemas instead of copying them.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Declaration<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+/// The same shape as [`ToolSpec::anthropic`](crate::ToolSpec::anthropic), borrowed.
+#[derive(Serialize)]
+struct Declaration<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
 }
 
 /// Reads a Messages answer.
@@ -190,8 +214,7 @@ impl Provider for AnthropicProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.body(&request);
         Box::pin(async move {
-            let bytes = serde_json::to_vec(&body)
-                .map_err(|error| ProviderError::Malformed(error.to_string()))?;
+            let bytes = body?;
             let headers = [
                 ("x-api-key", self.key.clone()),
                 ("anthropic-version", API_VERSION.to_owned()),

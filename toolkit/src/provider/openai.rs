@@ -1,6 +1,7 @@
 //! OpenAI Chat Completions, and servers that speak it (Ollama, vLLM, llama.cpp, LM Studio).
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::http::{HttpClient, HttpOptions, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
@@ -58,54 +59,118 @@ impl OpenAiProvider {
         })
     }
 
-    fn body(&self, request: &ProviderRequest<'_>) -> Value {
-        let messages: Vec<Value> = request.messages.iter().map(message).collect();
-        let mut body = json!({
-            "model": request.model.unwrap_or(&self.model),
-            "messages": messages,
-        });
-        if !request.tools.is_empty() {
-            body["tools"] = Value::Array(request.tools.iter().map(|spec| spec.openai()).collect());
-        }
-        if let Some(temperature) = request.temperature {
-            body["temperature"] = json!(temperature);
-        }
-        body
+    /// The request body, serialised straight from borrowed parts: no schema or message is
+    /// copied into an intermediate JSON tree.
+    fn body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+        let body = Body {
+            model: request.model.unwrap_or(&self.model),
+            messages: request.messages.iter().map(Message::from).collect(),
+            tools: request
+                .tools
+                .iter()
+                .map(|spec| FunctionTool {
+                    kind: "function",
+                    function: Function {
+                        name: spec.name(),
+                        description: spec.description(),
+                        parameters: spec.input_schema(),
+                    },
+                })
+                .collect(),
+            temperature: request.temperature,
+        };
+        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed(error.to_string()))
     }
 }
 
-fn message(message: &ChatMessage) -> Value {
-    match message {
-        ChatMessage::System { content, .. } => json!({"role": "system", "content": content}),
-        ChatMessage::User { content, .. } => json!({"role": "user", "content": content}),
-        ChatMessage::Assistant {
-            content,
-            tool_calls,
-            ..
-        } => {
-            let mut turn = json!({"role": "assistant", "content": content});
-            if !tool_calls.is_empty() {
-                if content.is_empty() {
-                    turn["content"] = Value::Null;
-                }
-                turn["tool_calls"] = tool_calls
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<FunctionTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+/// The same shape as [`ToolSpec::openai`](crate::ToolSpec::openai), borrowed.
+#[derive(Serialize)]
+struct FunctionTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum Message<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: &'a str,
+    },
+    Assistant {
+        /// `null` for a turn that only calls tools.
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<Call<'a>>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct Call<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: CallFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct CallFunction<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+impl<'a> From<&'a ChatMessage> for Message<'a> {
+    fn from(message: &'a ChatMessage) -> Self {
+        match message {
+            ChatMessage::System { content, .. } => Message::System { content },
+            ChatMessage::User { content, .. } => Message::User { content },
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+                ..
+            } => Message::Assistant {
+                content: (!content.is_empty() || tool_calls.is_empty()).then_some(content.as_str()),
+                tool_calls: tool_calls
                     .iter()
-                    .map(|call| {
-                        json!({
-                            "id": call.id,
-                            "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
-                        })
+                    .map(|call| Call {
+                        id: &call.id,
+                        kind: "function",
+                        function: CallFunction {
+                            name: &call.name,
+                            arguments: &call.arguments,
+                        },
                     })
-                    .collect();
-            }
-            turn
+                    .collect(),
+            },
+            ChatMessage::ToolResult(result) => Message::Tool {
+                tool_call_id: result.call_id(),
+                content: result.content().as_str(),
+            },
         }
-        ChatMessage::ToolResult(result) => json!({
-            "role": "tool",
-            "tool_call_id": result.call_id(),
-            "content": result.content().as_str(),
-        }),
     }
 }
 
@@ -169,8 +234,7 @@ impl Provider for OpenAiProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.body(&request);
         Box::pin(async move {
-            let bytes = serde_json::to_vec(&body)
-                .map_err(|error| ProviderError::Malformed(error.to_string()))?;
+            let bytes = body?;
             let headers: Vec<(&'static str, String)> = self
                 .key
                 .iter()
