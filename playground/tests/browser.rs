@@ -5,7 +5,7 @@
 mod common;
 
 use builtins as _; // links the builtin tools
-use common::{Browser, browser, start_playground};
+use common::{Browser, browser, call_over_mcp, start_playground};
 use serde_json::{Value, json};
 use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 
@@ -538,49 +538,6 @@ async fn a_deep_link_selects_runs_and_opens_a_tab() {
     browser.screenshot("inspector-deep-link.png").await;
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
-}
-
-/// Speaks MCP over stdio to `playground mcp` writing into `audit`, and calls one tool.
-fn call_over_mcp(audit: &std::path::Path, data: &std::path::Path, tool: &str) -> Value {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_playground"))
-        .args(["mcp", "--privacy", "full", "--audit"])
-        .arg(audit)
-        .env("XDG_DATA_HOME", data)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("playground mcp starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let messages = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "browser-test", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": tool, "arguments": {}}}),
-    ];
-    for message in messages {
-        writeln!(stdin, "{message}").expect("written");
-    }
-    stdin.flush().expect("flushed");
-    let reply = loop {
-        let mut line = String::new();
-        assert!(
-            stdout.read_line(&mut line).expect("read") > 0,
-            "server closed"
-        );
-        let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
-        if message["id"] == 2 {
-            break message;
-        }
-    };
-    drop(stdin);
-    assert!(child.wait().expect("exits").success());
-    reply
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

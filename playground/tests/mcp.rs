@@ -1,63 +1,16 @@
 //! `playground mcp` over stdio, spoken to as an MCP host would (newline-delimited JSON-RPC): the
 //! reply carries only the wire content, and the call's artifacts land in the audit copy.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, Command, Stdio};
+mod common;
 
+use common::call_over_mcp;
 use playground::audit::{Audit, Privacy};
-use serde_json::{Value, json};
-
-fn send(stdin: &mut ChildStdin, message: &Value) {
-    writeln!(stdin, "{message}").expect("written");
-    stdin.flush().expect("flushed");
-}
 
 #[test]
 fn an_mcp_call_answers_with_content_only_and_its_artifacts_reach_the_audit_copy() {
     let data = tempfile::tempdir().expect("temp dir");
     let audit_path = data.path().join("audit.sqlite3");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_playground"))
-        .args(["mcp", "--audit"])
-        .arg(&audit_path)
-        .args(["--privacy", "full"])
-        .env("XDG_DATA_HOME", data.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut receive = |id: u64| -> Value {
-        loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).expect("read") > 0,
-                "server closed"
-            );
-            let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
-            if message["id"] == id {
-                return message;
-            }
-        }
-    };
-    send(
-        &mut stdin,
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "playground-test", "version": "0"}}}),
-    );
-    assert!(receive(1)["result"]["serverInfo"].is_object());
-    send(
-        &mut stdin,
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    send(
-        &mut stdin,
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "list_tables", "arguments": {}}}),
-    );
-    let reply = receive(2);
+    let reply = call_over_mcp(&audit_path, data.path(), "list_tables");
     let result = &reply["result"];
     assert_eq!(result["isError"], false);
     let content = result["content"].as_array().expect("content blocks");
@@ -67,8 +20,6 @@ fn an_mcp_call_answers_with_content_only_and_its_artifacts_reach_the_audit_copy(
     assert!(text.contains("customers"), "{text}");
     assert!(result.get("structuredContent").is_none() && result.get("_meta").is_none());
     assert!(!reply.to_string().contains("\"artifacts\""));
-    drop(stdin);
-    assert!(child.wait().expect("exits").success());
 
     let audit = Audit::open(&audit_path, Privacy::Full).expect("reopens");
     let runs = audit.runs(10).expect("runs");

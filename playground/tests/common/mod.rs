@@ -279,3 +279,50 @@ impl Browser {
         self.session.clear();
     }
 }
+
+/// Speaks MCP over stdio to `playground mcp` (newline-delimited JSON-RPC, as a host would) with
+/// its audit copy at `audit`, calls `tool` without arguments, and returns the reply. The server
+/// has exited, its audit writes done, when this returns.
+pub fn call_over_mcp(audit: &Path, data: &Path, tool: &str) -> Value {
+    use std::io::{BufRead, BufReader};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_playground"))
+        .args(["mcp", "--privacy", "full", "--audit"])
+        .arg(audit)
+        .env("XDG_DATA_HOME", data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("playground mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "playground-test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}}),
+    ];
+    for message in messages {
+        writeln!(stdin, "{message}").expect("written");
+    }
+    stdin.flush().expect("flushed");
+    let reply = loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).expect("read") > 0,
+            "server closed"
+        );
+        let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if message["id"] == 1 {
+            assert!(message["result"]["serverInfo"].is_object(), "{message}");
+        }
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    drop(stdin);
+    assert!(child.wait().expect("exits").success());
+    reply
+}
