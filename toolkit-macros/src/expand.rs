@@ -246,10 +246,31 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         .as_ref()
         .map_or_else(|| "default".to_owned(), syn::LitStr::value);
     let description = description(&input.docs);
-    let requires_approval = flag(attr.requires_approval, false);
-    let requires_admin = flag(attr.requires_admin, false);
-    let enabled_by_default = flag(attr.enabled_by_default, true);
-    let remote = flag(attr.remote, false);
+    // Only the flags a key changes from the defaults of `ToolFlags::new()`.
+    let flags = [
+        (
+            "with_requires_approval",
+            flag(attr.requires_approval, false),
+            false,
+        ),
+        (
+            "with_requires_admin",
+            flag(attr.requires_admin, false),
+            false,
+        ),
+        (
+            "with_enabled_by_default",
+            flag(attr.enabled_by_default, true),
+            true,
+        ),
+        ("with_remote", flag(attr.remote, false), false),
+    ]
+    .into_iter()
+    .filter(|(_, value, default)| value != default)
+    .map(|(method, value, _)| {
+        let method = format_ident!("{}", method);
+        quote!(.#method(#value))
+    });
 
     let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));
     let Arguments {
@@ -298,12 +319,7 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
                             #name,
                             #description,
                             #group,
-                            ::toolkit::ToolFlags {
-                                requires_approval: #requires_approval,
-                                requires_admin: #requires_admin,
-                                enabled_by_default: #enabled_by_default,
-                                remote: #remote,
-                            },
+                            ::toolkit::ToolFlags::new() #(#flags)*,
                             ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
                         )
                     })

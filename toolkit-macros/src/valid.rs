@@ -164,7 +164,8 @@ fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error>
     }
 }
 
-/// `[A-Za-z0-9_-]{1,64}`, or what is wrong.
+/// `[A-Za-z0-9_-]{1,64}`, or what is wrong: the rule `toolkit::check_tool_name` applies at run
+/// time, checked here at compile time (a test below proves the two agree).
 fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("it is empty; use 1 to 64 of A-Z, a-z, 0-9, `_` and `-`".to_owned());
@@ -264,5 +265,48 @@ fn impl_trait_in(ty: &Type) -> Option<&Type> {
             })
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_name;
+
+    /// Names at every edge of the rule: each ASCII character alone and inside a name, lengths
+    /// around the limit, non-ASCII letters and digits, a raw identifier's prefix.
+    fn corpus() -> Vec<String> {
+        let mut names: Vec<String> = (0u8..=0x7f)
+            .map(char::from)
+            .flat_map(|c| [c.to_string(), format!("ab{c}cd")])
+            .collect();
+        for len in [0, 1, 2, 63, 64, 65, 200] {
+            names.push("x".repeat(len));
+            names.push("é".repeat(len / 2));
+        }
+        names.extend(
+            [
+                "read_file",
+                "a-b_c9",
+                "ünïcode",
+                "٣",
+                "ｆｕｌｌ",
+                "r#type",
+                "with space",
+                "tab\t",
+            ]
+            .map(str::to_owned),
+        );
+        names
+    }
+
+    #[test]
+    fn the_compile_time_rule_is_the_run_time_rule() {
+        for name in corpus() {
+            assert_eq!(
+                check_name(&name).is_ok(),
+                toolkit::check_tool_name(&name).is_ok(),
+                "{name:?}"
+            );
+        }
     }
 }

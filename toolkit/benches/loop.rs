@@ -6,7 +6,6 @@
 mod common;
 
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::Server;
@@ -17,7 +16,7 @@ use toolkit::provider::{
     ProviderResponse,
 };
 use toolkit::{
-    ChatMessage, RunRequest, Termination, ToolCall, ToolLoopService, ToolRegistry, tool,
+    ChatMessage, RunRequest, Termination, ToolCall, ToolLoopService, ToolRegistry, Usage, tool,
 };
 
 /// Adds two integers.
@@ -42,15 +41,10 @@ impl Provider for TwoTurns {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let answered = matches!(request.messages.last(), Some(ChatMessage::ToolResult(_)));
         let response = if answered {
-            ProviderResponse {
-                content: "5".to_owned(),
-                ..ProviderResponse::default()
-            }
+            ProviderResponse::new("5", Vec::new(), Usage::default())
         } else {
-            ProviderResponse {
-                tool_calls: vec![ToolCall::new("call_1", "add", r#"{"a":2,"b":3}"#)],
-                ..ProviderResponse::default()
-            }
+            let call = ToolCall::new("call_1", "add", r#"{"a":2,"b":3}"#);
+            ProviderResponse::new("", vec![call], Usage::default())
         };
         Box::pin(async move { Ok::<_, ProviderError>(response) })
     }
@@ -80,12 +74,11 @@ fn one_iteration(c: &mut Criterion) {
     let mut group = c.benchmark_group("loop");
     group.measurement_time(Duration::from_secs(5));
 
-    let scripted = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
-        .with_provider(Arc::new(TwoTurns));
+    let scripted = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
     group.bench_function("scripted_one_tool_call", |b| {
         b.iter(|| {
             let result = runtime
-                .block_on(scripted.run(RunRequest::new("2+3?").with_tools(["add"])))
+                .block_on(scripted.run(&TwoTurns, RunRequest::new("2+3?").with_tools(["add"])))
                 .expect("runs");
             assert_eq!(result.termination, Termination::Answered);
             black_box(result)
@@ -100,17 +93,16 @@ fn one_iteration(c: &mut Criterion) {
         HttpOptions::default(),
     )
     .expect("provider");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
-        .with_provider(Arc::new(provider));
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
     let check = runtime
-        .block_on(service.run(RunRequest::new("2+3?").with_tools(["add"])))
+        .block_on(service.run(&provider, RunRequest::new("2+3?").with_tools(["add"])))
         .expect("runs");
     assert_eq!(check.content, "5");
     group.bench_function("http_one_tool_call", |b| {
         b.iter(|| {
             black_box(
                 runtime
-                    .block_on(service.run(RunRequest::new("2+3?").with_tools(["add"])))
+                    .block_on(service.run(&provider, RunRequest::new("2+3?").with_tools(["add"])))
                     .expect("runs"),
             )
         });

@@ -1,20 +1,20 @@
-//! Invokes one builtin tool through the seam and prints what goes to the model apart from what
-//! only people see.
+//! Invokes one tool through the seam and prints what goes to the model apart from what only
+//! people see.
 //!
 //! ```text
-//! cargo run -p toolkit --example invoke                         # a demo call of regex_test
+//! cargo run -p toolkit --example invoke                         # a demo call of find_numbers
 //! cargo run -p toolkit --example invoke -- list                 # the registered tools
 //! cargo run -p toolkit --example invoke -- NAME '{"json": "arguments"}'
 //! ```
 
+mod shared;
+
 use std::process::ExitCode;
 
-use builtins as _; // links the builtin tools
-use toolkit::{ToolArtifact, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry};
 
-const DEMO_TOOL: &str = "regex_test";
-const DEMO_ARGUMENTS: &str =
-    r#"{"pattern": "(?<key>\\w+)=(?<value>\\d+)", "text": "width=640 height=480 depth=24"}"#;
+const DEMO_TOOL: &str = "find_numbers";
+const DEMO_ARGUMENTS: &str = r#"{"text": "width=640 height=480 depth=24"}"#;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,12 +29,8 @@ fn main() -> ExitCode {
         [] => (DEMO_TOOL.to_owned(), DEMO_ARGUMENTS.to_owned()),
         [list] if list == "list" => {
             for spec in registry.specs() {
-                println!(
-                    "{:<16} {:<10} {}",
-                    spec.name(),
-                    spec.group(),
-                    first_line(spec.description())
-                );
+                let summary = spec.description().lines().next().unwrap_or_default();
+                println!("{:<16} {summary}", spec.name());
             }
             println!("{} tools", registry.len());
             return ExitCode::SUCCESS;
@@ -59,66 +55,27 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(service.invoke(&scope, &name, &arguments));
+    // Recorded like one MCP call: the record carries the artifacts and the time taken.
+    let call = ToolCall::new("call_1", name.as_str(), arguments.as_str());
+    let (wire, record) = runtime.block_on(service.call_observed(&scope, "example", &call));
 
     println!("== {name} {arguments}");
     println!(
         "== wire content (to the model){}:",
-        if result.is_error() { ", an error" } else { "" }
+        if wire.is_error() { ", an error" } else { "" }
     );
-    println!("{}", result.content().as_str());
+    println!("{}", wire.as_str());
     println!(
         "== artifacts (run-only, never sent): {}",
-        result.artifacts().len()
+        record.artifacts().len()
     );
-    for artifact in result.artifacts() {
-        print_artifact(artifact);
+    for artifact in record.artifacts() {
+        shared::print_artifact(artifact);
     }
-    println!("== took {:?}", result.duration());
-    if result.is_error() {
+    println!("== took {:?}", record.duration());
+    if wire.is_error() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or_default()
-}
-
-fn print_artifact(artifact: &ToolArtifact) {
-    println!("-- {} ({})", artifact.label(), artifact.kind().as_str());
-    if let Some(table) = artifact.as_table() {
-        let widths: Vec<usize> = (0..table.columns().len())
-            .map(|column| {
-                std::iter::once(&table.columns()[column])
-                    .chain(table.rows().iter().map(|row| &row[column]))
-                    .map(|cell| cell.chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |cells: &[String]| {
-            let padded: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .map(|(cell, width)| format!("{cell:<width$}"))
-                .collect();
-            println!("| {} |", padded.join(" | "));
-        };
-        line(table.columns());
-        println!(
-            "|{}|",
-            widths
-                .iter()
-                .map(|w| "-".repeat(w + 2))
-                .collect::<Vec<_>>()
-                .join("|")
-        );
-        for row in table.rows() {
-            line(row);
-        }
-    } else if let Some(text) = artifact.as_text() {
-        println!("{text}");
     }
 }

@@ -1,4 +1,4 @@
-//! Runs the tool loop with the builtin tools and prints a line per step as it happens.
+//! Runs the tool loop with two small tools and prints a line per step as it happens.
 //!
 //! ```text
 //! cargo run -p toolkit --example loop                          # a scripted run: offline, no key
@@ -8,19 +8,19 @@
 //! ```
 //! A key, when the server needs one, comes from `OPENAI_API_KEY`.
 
-use std::process::ExitCode;
-use std::sync::Arc;
+mod shared;
 
-use builtins as _; // links the builtin tools
+use std::process::ExitCode;
+
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
 use toolkit::{RunEvent, RunRequest, RunStep, ToolLoopService, ToolRegistry};
 
 const DEMO_SCRIPT: &str = r#"{"turns": [
-  {"content": "I will measure the text and find the numbers.", "tool_calls": [
-    {"name": "text_stats", "arguments": {"text": "width=640 height=480\ndepth=24"}},
-    {"name": "regex_test", "arguments": {"pattern": "(?<key>\\w+)=(?<value>\\d+)", "text": "width=640 height=480 depth=24"}}
+  {"content": "I will count the words and find the numbers.", "tool_calls": [
+    {"name": "count_words", "arguments": {"text": "width=640 height=480 depth=24"}},
+    {"name": "find_numbers", "arguments": {"text": "width=640 height=480 depth=24"}}
   ]},
-  {"content": "The text has 2 lines and 3 key=value pairs: width 640, height 480, depth 24."}
+  {"content": "The text has 3 words, all key=value pairs: width 640, height 480, depth 24."}
 ]}"#;
 
 const DEMO_QUESTION: &str = "Measure 'width=640 height=480 / depth=24' and list its numbers.";
@@ -53,11 +53,11 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-fn provider(args: &Args) -> Result<Arc<dyn Provider>, String> {
+fn provider(args: &Args) -> Result<Box<dyn Provider>, String> {
     if let Some(base_url) = &args.base_url {
         let provider = OpenAiProvider::from_env(base_url, &args.model, HttpOptions::default())
             .map_err(|e| e.to_string())?;
-        return Ok(Arc::new(provider));
+        return Ok(Box::new(provider));
     }
     let script = match &args.script {
         Some(path) => {
@@ -65,7 +65,7 @@ fn provider(args: &Args) -> Result<Arc<dyn Provider>, String> {
         }
         None => DEMO_SCRIPT.to_owned(),
     };
-    Ok(Arc::new(
+    Ok(Box::new(
         ScriptedProvider::from_json(&script).map_err(|error| error.to_string())?,
     ))
 }
@@ -91,7 +91,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let service = ToolLoopService::new(registry).with_provider(provider);
+    let service = ToolLoopService::new(registry);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -111,7 +111,9 @@ fn main() -> ExitCode {
                 }
             }
         });
-        let result = service.run(RunRequest::new(args.question)).await;
+        let result = service
+            .run(provider.as_ref(), RunRequest::new(args.question))
+            .await;
         let _ = progress.await;
         result
     });
@@ -124,6 +126,16 @@ fn main() -> ExitCode {
                 result.trace.invocations().count()
             );
             println!("{}", result.content);
+            for invocation in result.trace.invocations() {
+                println!(
+                    "== artifacts of {} (run-only, never sent):",
+                    invocation.name()
+                );
+                invocation
+                    .artifacts()
+                    .iter()
+                    .for_each(shared::print_artifact);
+            }
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -159,13 +171,13 @@ fn print_progress(event: &RunEvent) -> bool {
         RunEvent::ToolInvoked {
             index, invocation, ..
         } => {
-            let first_line = invocation.content.lines().next().unwrap_or_default();
+            let first_line = invocation.content().lines().next().unwrap_or_default();
             println!(
                 "[{index}] tool {}{}: {first_line} | {} artifacts (run-only) ({:?})",
-                invocation.name,
-                if invocation.is_error { " failed" } else { "" },
-                invocation.artifacts.len(),
-                invocation.duration
+                invocation.name(),
+                if invocation.is_error() { " failed" } else { "" },
+                invocation.artifacts().len(),
+                invocation.duration()
             );
         }
         RunEvent::Done { .. } => return false,

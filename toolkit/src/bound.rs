@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::meter::{self, Meter};
-use crate::result::{ArtifactData, ToolArtifact};
+use crate::result::{self, ArtifactData, ToolArtifact};
 
 /// The most bytes of content a result may carry to the provider.
 pub const CONTENT_LIMIT: usize = 50_000;
@@ -24,10 +24,11 @@ pub const OMITTED_LABEL: &str = "Artifacts omitted";
 /// Names and labels echoed in messages are cut to this many bytes.
 pub const ECHO_LIMIT: usize = 64;
 
-/// Room kept free for the "Artifacts omitted" marker, its separator included. The marker's text
-/// is built from a label cut to [`ECHO_LIMIT`] bytes and a few numbers, so it always fits (a unit
-/// test measures the worst case).
-const MARKER_RESERVE: usize = 1024;
+/// Room kept free for the "Artifacts omitted" marker, its separator included, when a list is cut:
+/// what is kept of the artifacts fills at most `ARTIFACT_BUDGET - MARKER_RESERVE` bytes. The
+/// marker's text is built from a label cut to [`ECHO_LIMIT`] bytes and a few numbers, so it
+/// always fits (a unit test measures the worst case).
+pub const MARKER_RESERVE: usize = 1024;
 
 /// Bounds content to [`CONTENT_LIMIT`] bytes: at most that passes unchanged (not copied); longer
 /// content keeps its head, cut on a character boundary, followed by [`TRUNCATION_MARKER`].
@@ -46,6 +47,9 @@ pub fn bound_content(content: String) -> String {
 /// The bounded copy of content longer than [`CONTENT_LIMIT`], or `None` when it fits as it is.
 ///
 /// It reads at most [`CONTENT_LIMIT`] bytes of `content` and copies fewer, whatever its size.
+/// Hidden: [`bound_content`] is the API; this form lets tests and benchmarks see that content
+/// within the limit is not copied.
+#[doc(hidden)]
 pub fn cut_content(content: &str) -> Option<String> {
     if content.len() <= CONTENT_LIMIT {
         return None;
@@ -70,7 +74,8 @@ pub fn bound_artifacts(artifacts: Vec<ToolArtifact>) -> Vec<ToolArtifact> {
 /// The bounded copy of an artifact list over [`ARTIFACT_BUDGET`], or `None` when it fits as it is.
 ///
 /// Measuring stops once past the budget and the copy holds at most the budget's worth of data,
-/// so the cost is O(budget) whatever the size of the list.
+/// so the cost is O(budget) whatever the size of the list. Hidden like [`cut_content`].
+#[doc(hidden)]
 pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
     if artifacts.is_empty() {
         return None;
@@ -83,7 +88,7 @@ pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
         let separator = usize::from(index > 0);
         if meter
             .add(separator)
-            .and_then(|()| meter.artifact(artifact))
+            .and_then(|()| artifact.measure(&mut meter))
             .is_err()
         {
             fits = false;
@@ -120,7 +125,7 @@ pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
         OMITTED_LABEL,
         omitted_text(summary.as_deref(), dropped_after),
     ));
-    debug_assert!(meter::artifacts_len(&bounded, ARTIFACT_BUDGET).is_some());
+    debug_assert!(artifacts_len(&bounded, ARTIFACT_BUDGET).is_some());
     Some(bounded)
 }
 
@@ -159,13 +164,13 @@ impl Outcome {
 /// The head of one artifact whose JSON takes at most `available` bytes, if even its label fits.
 fn cut_to_fit(artifact: &ToolArtifact, available: usize) -> (Option<ToolArtifact>, Outcome) {
     let mut meter = Meter::new(available);
-    if meter.artifact_frame(artifact).is_err() {
+    if artifact.measure_frame(&mut meter).is_err() {
         return (None, Outcome::Dropped);
     }
     let label = artifact.label().to_owned();
     match artifact.data() {
         ArtifactData::Table(table) => {
-            if meter.table_skeleton(table).is_err() {
+            if table.measure_skeleton(&mut meter).is_err() {
                 return (None, Outcome::Dropped);
             }
             let mut kept = 0;
@@ -183,7 +188,7 @@ fn cut_to_fit(artifact: &ToolArtifact, available: usize) -> (Option<ToolArtifact
             (Some(head), Outcome::Rows { kept, of })
         }
         ArtifactData::Text(text) => {
-            if meter.text("").is_err() {
+            if result::measure_text(&mut meter, "").is_err() {
                 return (None, Outcome::Dropped);
             }
             let mut room = available - meter.used();
@@ -227,6 +232,26 @@ fn omitted_text(cut: Option<&str>, dropped_after: usize) -> String {
         "Artifacts are limited to {ARTIFACT_BUDGET} bytes of serialised JSON per tool result."
     );
     text
+}
+
+/// The compact JSON length of a list of artifacts, measured in O(`cap`), or `None` once it
+/// passes `cap`.
+///
+/// ```
+/// use toolkit::ToolArtifact;
+/// use toolkit::bound::artifacts_len;
+///
+/// let artifacts = [ToolArtifact::text("Note", "a \"quoted\" word")];
+/// let json = serde_json::to_vec(&artifacts).unwrap();
+/// assert_eq!(artifacts_len(&artifacts, usize::MAX), Some(json.len()));
+/// assert_eq!(artifacts_len(&artifacts, json.len() - 1), None);
+/// ```
+pub fn artifacts_len(artifacts: &[ToolArtifact], cap: usize) -> Option<usize> {
+    let mut meter = Meter::new(cap);
+    let measured = meter
+        .add(2 + artifacts.len().saturating_sub(1))
+        .and_then(|()| artifacts.iter().try_for_each(|a| a.measure(&mut meter)));
+    measured.ok().map(|()| meter.used())
 }
 
 /// A name or label fit to be echoed inside a message: cut to [`ECHO_LIMIT`] bytes on a character
@@ -285,7 +310,7 @@ mod tests {
                 let text = omitted_text(Some(&outcome.summary(original)), usize::MAX);
                 let marker = ToolArtifact::text(OMITTED_LABEL, text);
                 // The list's brackets are counted elsewhere; its separator is part of the reserve.
-                let len = meter::artifacts_len(&[marker], usize::MAX).unwrap() - 2 + 1;
+                let len = artifacts_len(&[marker], usize::MAX).unwrap() - 2 + 1;
                 assert!(len <= MARKER_RESERVE, "marker takes {len} bytes");
             }
         }

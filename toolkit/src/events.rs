@@ -1,95 +1,112 @@
-//! The live event stream of runs: any number of subscribers, none of which can slow a run.
-
-use std::sync::Arc;
+//! The live event stream of runs: what subscribers and sinks are told, step by step.
 
 use serde::Serialize;
-use tokio::sync::broadcast;
 
-use crate::trace::{RunStep, Termination, ToolInvocation};
+use crate::recorder::{RunId, ToolInvocation};
+use crate::trace::{RunStep, StepKind, Termination};
 
-/// How many events a subscriber may fall behind before it misses some (it is told how many).
-pub const EVENT_BUFFER: usize = 4096;
+/// What a run is: a loop, or one call made outside a loop (an MCP `tools/call`, the inspector's
+/// one-tool run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunKind {
+    /// A tool loop with a model.
+    Run,
+    /// One call through the seam.
+    Call,
+}
 
-/// Something that happened in a run.
+impl RunKind {
+    /// `run` or `call`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKind::Run => "run",
+            RunKind::Call => "call",
+        }
+    }
+}
+
+/// Something that happened in a run. Only the [`Recorder`](crate::Recorder) makes events:
+/// every variant is `#[non_exhaustive]`, so code outside this crate reads them and cannot forge
+/// one.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunEvent {
     /// A run began.
+    #[non_exhaustive]
     RunStarted {
         /// The run.
-        run_id: String,
+        run_id: RunId,
+        /// A loop or a single call.
+        kind: RunKind,
+        /// What it is about: a loop's question, a call's tool name.
+        title: String,
     },
     /// A step began.
+    #[non_exhaustive]
     StepStarted {
         /// The run.
-        run_id: String,
-        /// The step's position in the trace.
+        run_id: RunId,
+        /// The step's position in the run (it goes on counting after a resume).
         index: usize,
-        /// `request`, `llm`, `tool`, `suspended` or `resumed`.
-        kind: &'static str,
+        /// What kind of step.
+        kind: StepKind,
         /// The tool's name, for a tool step.
         #[serde(skip_serializing_if = "Option::is_none")]
         tool: Option<String>,
     },
     /// A step other than a tool call finished.
+    #[non_exhaustive]
     StepFinished {
         /// The run.
-        run_id: String,
-        /// The step's position in the trace.
+        run_id: RunId,
+        /// The step's position in the run.
         index: usize,
         /// The step.
         step: RunStep,
     },
     /// A tool call finished: with its artifacts, for people watching.
+    #[non_exhaustive]
     ToolInvoked {
         /// The run.
-        run_id: String,
-        /// The step's position in the trace.
+        run_id: RunId,
+        /// The step's position in the run.
         index: usize,
         /// The call.
         invocation: ToolInvocation,
     },
     /// The run stopped.
+    #[non_exhaustive]
     Done {
         /// The run.
-        run_id: String,
+        run_id: RunId,
         /// Why.
         termination: Termination,
         /// The final content.
         content: String,
     },
     /// Something went wrong that the run reports but survives, or that ended it.
+    #[non_exhaustive]
     Error {
         /// The run.
-        run_id: String,
+        run_id: RunId,
         /// What.
         message: String,
     },
 }
 
-/// Sends run events to every subscriber without waiting for any.
-#[derive(Clone, Debug)]
-pub struct EventBus {
-    sender: broadcast::Sender<Arc<RunEvent>>,
-}
-
-impl Default for EventBus {
-    fn default() -> Self {
-        Self {
-            sender: broadcast::Sender::new(EVENT_BUFFER),
+impl RunEvent {
+    /// The run the event belongs to.
+    pub fn run_id(&self) -> &RunId {
+        match self {
+            RunEvent::RunStarted { run_id, .. }
+            | RunEvent::StepStarted { run_id, .. }
+            | RunEvent::StepFinished { run_id, .. }
+            | RunEvent::ToolInvoked { run_id, .. }
+            | RunEvent::Done { run_id, .. }
+            | RunEvent::Error { run_id, .. } => run_id,
         }
-    }
-}
-
-impl EventBus {
-    /// A new subscriber: it sees every event from now on; one that falls more than
-    /// [`EVENT_BUFFER`] events behind is told how many it missed.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<RunEvent>> {
-        self.sender.subscribe()
-    }
-
-    pub(crate) fn emit(&self, event: RunEvent) {
-        // No subscriber is fine: events are for whoever watches.
-        let _ = self.sender.send(Arc::new(event));
     }
 }

@@ -4,9 +4,11 @@
 //! provider, and the compiler proves it.
 //!
 //! A tool returns one [`ToolResult`]: a provider-facing string, an error flag and run-only
-//! [`ToolArtifact`]s. Only [`ToolLoopService::invoke`] runs tools; it checks each call, executes
-//! it, and bounds both channels (50 000 bytes each) before anything leaves the process. The only
-//! thing a tool-result message accepts is a [`WireString`], and only `invoke` makes one.
+//! [`ToolArtifact`]s. Only the [`Seam`] runs tools; it checks each call, executes it, and bounds
+//! both channels (50 000 bytes each) before anything leaves the process. The only thing a
+//! tool-result message accepts is a [`WireString`], and only the seam makes one. Above it,
+//! [`ToolLoopService`] runs the loop with a model, and its [`Recorder`] is the one place where
+//! artifacts leave the seam: to the run's trace, the event stream and each [`Sink`].
 //!
 //! ```
 //! use toolkit::{tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, Table};
@@ -29,7 +31,7 @@
 //!
 //! assert_eq!(result.content().as_str(), "3 cells"); // what the model sees
 //! assert_eq!(result.artifacts()[0].as_table().unwrap().rows().len(), 3); // what people see
-//! # Ok::<(), toolkit::DuplicateTool>(())
+//! # Ok::<(), toolkit::RegistryError>(())
 //! # }).unwrap();
 //! ```
 //!
@@ -44,46 +46,83 @@
 //! ```compile_fail
 //! let wire: String = toolkit::ToolResult::text("hi").to_string();
 //! ```
+//!
+//! ## Features
+//!
+//! | feature | default | what |
+//! | --- | --- | --- |
+//! | `loop` | yes | [`ToolLoopService`], the [`Recorder`] and [`Sink`]s, events, sealed suspension, the scripted provider |
+//! | `openai` | yes | the OpenAI Chat Completions provider over HTTP (reqwest with rustls) |
+//! | `anthropic` | yes | the Anthropic Messages provider over HTTP |
+//! | `secrets` | yes | [`secrets`]: masking of secret-shaped strings and e-mail addresses |
+//!
+//! With `default-features = false` the crate is the seam, the registry, the result and wire
+//! types and the `#[tool]` macro, and nothing else.
 
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 
 pub mod bound;
-mod events;
+mod context;
+mod declaration;
 mod meter;
-pub mod provider;
+mod name;
 mod registry;
 mod result;
-mod run;
 mod schema;
-mod seal;
 mod seam;
-mod single;
+#[cfg(feature = "secrets")]
+pub mod secrets;
 mod tool;
-mod trace;
 mod wire;
+
+#[cfg(feature = "loop")]
+mod events;
+#[cfg(feature = "loop")]
+pub mod provider;
+#[cfg(feature = "loop")]
+mod recorder;
+#[cfg(feature = "loop")]
+mod run;
+#[cfg(feature = "loop")]
+mod seal;
+#[cfg(feature = "loop")]
+mod service;
+#[cfg(feature = "loop")]
+mod trace;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use events::{EVENT_BUFFER, EventBus, RunEvent};
-pub use meter::artifacts_len;
-pub use registry::{DuplicateTool, ToolRegistry};
+pub use context::ToolContext;
+pub use name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
+pub use registry::{DuplicateTool, RegistryError, ToolRegistry};
 pub use result::{ArtifactType, Table, TableError, ToolArtifact, ToolResult};
-pub use run::{
-    CancelSignal, Decision, RunError, RunOptions, RunRequest, Suspension, ToolLoopResult,
-};
 pub use schema::SchemaError;
-pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
 pub use seam::{
     ARGUMENT_LIMIT, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered,
-    RunScope, ToolLoopService,
+    RunScope, Seam,
 };
 pub use tool::{
-    ArgumentError, BoxToolFuture, ExecutePermit, Tool, ToolContext, ToolFlags, ToolFuture, ToolSpec,
+    ArgumentError, BoxToolFuture, ExecutePermit, Tool, ToolFlags, ToolFuture, ToolSpec,
 };
 pub use toolkit_macros::tool;
-pub use trace::{RunStep, RunTrace, Termination, ToolInvocation, Usage};
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
+
+#[cfg(feature = "loop")]
+pub use events::{RunEvent, RunKind};
+#[cfg(feature = "loop")]
+pub use recorder::{Recorder, RunId, Sink, SinkError, SinkFuture, ToolInvocation};
+#[cfg(feature = "loop")]
+pub use run::{
+    CancelSignal, DEFAULT_MAX_ITERATIONS, Decision, RunError, RunOptions, RunRequest, Suspension,
+    ToolLoopResult,
+};
+#[cfg(feature = "loop")]
+pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
+#[cfg(feature = "loop")]
+pub use service::ToolLoopService;
+#[cfg(feature = "loop")]
+pub use trace::{RunStep, RunTrace, StepKind, Termination, Usage};

@@ -1,12 +1,12 @@
-//! Byte counts of the compact `serde_json` encoding of artifacts, without building it.
+//! Byte counts of the compact `serde_json` encoding of strings, without building it.
 //!
 //! `serde_json::to_writer` with a counting writer cannot stop early inside one string: it scans a
 //! whole string for characters to escape before it writes any of it, so a single 100 MB text would
 //! cost O(100 MB) even though the writer gives up after 50 000 bytes. The meter counts the same bytes
 //! `serde_json` would write, fragment by fragment, and stops as soon as the count passes its cap, so
-//! measuring costs O(cap), never O(artifact size). `tests/meter.rs` checks it against `serde_json`.
-
-use crate::result::{ArtifactData, Table, ToolArtifact};
+//! measuring costs O(cap), never O(artifact size). It knows strings and lists of strings; the
+//! artifact types measure their own shape with it (`result.rs`, beside their `Serialize`), and
+//! `tests/bounds.rs` checks every count against `serde_json`.
 
 /// Bytes `serde_json` writes for each byte of a string's contents (compact formatter).
 const ESCAPED_LEN: [u8; 256] = {
@@ -26,14 +26,6 @@ const ESCAPED_LEN: [u8; 256] = {
 
 /// How far a string is scanned between two checks against the cap.
 const CHUNK: usize = 4096;
-
-// Fixed pieces of `{"type":"table","label":..,"data":{"columns":..,"rows":..}}`.
-const ARTIFACT_OPEN: usize = r#"{"type":"#.len() + r#","label":"#.len() + r#","data":"#.len();
-const ARTIFACT_CLOSE: usize = 1;
-const TYPE_TABLE: usize = r#""table""#.len();
-const TYPE_TEXT: usize = r#""text""#.len();
-const TABLE_FIXED: usize = r#"{"columns":"#.len() + r#","rows":"#.len() + 1;
-const TEXT_FIXED: usize = r#"{"text":"#.len() + 1;
 
 /// The count went past the cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,44 +69,6 @@ impl Meter {
         self.add(2 + items.len().saturating_sub(1))?;
         items.iter().try_for_each(|item| self.string(item))
     }
-
-    pub(crate) fn table(&mut self, table: &Table) -> Result<(), Over> {
-        self.table_skeleton(table)?;
-        self.add(table.rows().len().saturating_sub(1))?;
-        table
-            .rows()
-            .iter()
-            .try_for_each(|row| self.string_list(row))
-    }
-
-    /// A table's data with no rows: `{"columns":[..],"rows":[]}`.
-    pub(crate) fn table_skeleton(&mut self, table: &Table) -> Result<(), Over> {
-        self.add(TABLE_FIXED + 2)?;
-        self.string_list(table.columns())
-    }
-
-    pub(crate) fn text(&mut self, text: &str) -> Result<(), Over> {
-        self.add(TEXT_FIXED)?;
-        self.string(text)
-    }
-
-    /// An artifact's fixed parts and label, without its data.
-    pub(crate) fn artifact_frame(&mut self, artifact: &ToolArtifact) -> Result<(), Over> {
-        let type_len = match artifact.data() {
-            ArtifactData::Table(_) => TYPE_TABLE,
-            ArtifactData::Text(_) => TYPE_TEXT,
-        };
-        self.add(ARTIFACT_OPEN + ARTIFACT_CLOSE + type_len)?;
-        self.string(artifact.label())
-    }
-
-    pub(crate) fn artifact(&mut self, artifact: &ToolArtifact) -> Result<(), Over> {
-        self.artifact_frame(artifact)?;
-        match artifact.data() {
-            ArtifactData::Table(table) => self.table(table),
-            ArtifactData::Text(text) => self.text(text),
-        }
-    }
 }
 
 /// Encoded length of a string's contents (without quotes).
@@ -132,19 +86,4 @@ pub(crate) fn char_escaped_len(character: char) -> usize {
     } else {
         character.len_utf8()
     }
-}
-
-/// The compact JSON length of one artifact, or `None` once it passes `cap`.
-pub(crate) fn artifact_len(artifact: &ToolArtifact, cap: usize) -> Option<usize> {
-    let mut meter = Meter::new(cap);
-    meter.artifact(artifact).ok().map(|()| meter.used())
-}
-
-/// The compact JSON length of a list of artifacts, or `None` once it passes `cap`.
-pub fn artifacts_len(artifacts: &[ToolArtifact], cap: usize) -> Option<usize> {
-    let mut meter = Meter::new(cap);
-    let measured = meter
-        .add(2 + artifacts.len().saturating_sub(1))
-        .and_then(|()| artifacts.iter().try_for_each(|a| meter.artifact(a)));
-    measured.ok().map(|()| meter.used())
 }

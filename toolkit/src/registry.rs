@@ -4,13 +4,15 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use crate::name::{InvalidToolName, check_tool_name};
 use crate::tool::{Tool, ToolSpec};
 
 /// Tools by name.
 ///
 /// [`linked`](Self::linked) finds every `#[tool]` function linked into the binary without any
-/// registration call (a crate that only registers tools must be referenced, e.g. `use builtins as
-/// _;`, so the linker keeps it). [`register`](Self::register) adds tools known only at run time.
+/// registration call (a crate that only registers tools must be referenced, e.g. `use
+/// toolkit_builtins as _;`, so the linker keeps it). [`register`](Self::register) adds tools known
+/// only at run time.
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: Vec<Entry>,
@@ -67,6 +69,23 @@ pub struct DuplicateTool {
     pub second: String,
 }
 
+/// A tool the registry refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Its name is taken.
+    #[error(transparent)]
+    Duplicate(#[from] DuplicateTool),
+    /// Its name breaks the rule every provider needs (see [`check_tool_name`]).
+    #[error("the tool defined at {place} cannot be registered: {error}")]
+    InvalidName {
+        /// Where the tool is defined.
+        place: String,
+        /// What is wrong with its name.
+        error: InvalidToolName,
+    },
+}
+
 impl ToolRegistry {
     /// An empty registry.
     pub fn new() -> Self {
@@ -74,7 +93,7 @@ impl ToolRegistry {
     }
 
     /// Every `#[tool]` linked into this binary, in name order.
-    pub fn linked() -> Result<Self, DuplicateTool> {
+    pub fn linked() -> Result<Self, RegistryError> {
         let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS.iter().copied().collect();
         linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));
         let mut registry = Self::new();
@@ -84,24 +103,31 @@ impl ToolRegistry {
         Ok(registry)
     }
 
-    /// Adds a tool; a name already present is an error naming both places.
-    pub fn register(&mut self, tool: impl Tool + 'static) -> Result<(), DuplicateTool> {
+    /// Adds a tool; a name already present is an error naming both places, and a name that
+    /// breaks the rule is refused.
+    pub fn register(&mut self, tool: impl Tool + 'static) -> Result<(), RegistryError> {
         self.insert(Entry::Added(Arc::new(tool)))
     }
 
-    /// Adds a shared tool; a name already present is an error naming both places.
-    pub fn register_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), DuplicateTool> {
+    /// Adds a shared tool, checked like [`register`](Self::register).
+    pub fn register_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         self.insert(Entry::Added(tool))
     }
 
-    fn insert(&mut self, entry: Entry) -> Result<(), DuplicateTool> {
+    fn insert(&mut self, entry: Entry) -> Result<(), RegistryError> {
         let spec = entry.tool().spec();
+        if let Err(error) = check_tool_name(spec.name()) {
+            return Err(RegistryError::InvalidName {
+                place: spec.place().to_owned(),
+                error,
+            });
+        }
         if let Some(&index) = self.by_name.get(spec.name()) {
-            return Err(DuplicateTool {
+            return Err(RegistryError::Duplicate(DuplicateTool {
                 name: spec.name().to_owned(),
                 first: self.tools[index].tool().spec().place().to_owned(),
                 second: spec.place().to_owned(),
-            });
+            }));
         }
         self.by_name.insert(spec.name().into(), self.tools.len());
         self.tools.push(entry);

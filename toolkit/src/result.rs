@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
-use crate::meter;
+use crate::meter::{Meter, Over};
 
 /// What a tool returns: exactly one provider-facing `content` string, an error flag, and a list of
 /// run-only [`ToolArtifact`]s.
@@ -196,6 +196,46 @@ impl ToolArtifact {
     pub(crate) fn from_parts(label: String, data: ArtifactData) -> Self {
         Self { label, data }
     }
+
+    /// The compact JSON length of this artifact, or `None` once it passes `cap`.
+    pub(crate) fn json_len(&self, cap: usize) -> Option<usize> {
+        let mut meter = Meter::new(cap);
+        self.measure(&mut meter).ok().map(|()| meter.used())
+    }
+
+    /// Counts this artifact's JSON, as its `Serialize` writes it.
+    pub(crate) fn measure(&self, meter: &mut Meter) -> Result<(), Over> {
+        self.measure_frame(meter)?;
+        match &self.data {
+            ArtifactData::Table(table) => table.measure(meter),
+            ArtifactData::Text(text) => measure_text(meter, text),
+        }
+    }
+
+    /// Counts the fixed parts and the label, without the data.
+    pub(crate) fn measure_frame(&self, meter: &mut Meter) -> Result<(), Over> {
+        let type_len = match self.data {
+            ArtifactData::Table(_) => TYPE_TABLE,
+            ArtifactData::Text(_) => TYPE_TEXT,
+        };
+        meter.add(ARTIFACT_OPEN + ARTIFACT_CLOSE + type_len)?;
+        meter.string(&self.label)
+    }
+}
+
+// Fixed pieces of `{"type":"table","label":..,"data":{"columns":..,"rows":..}}`, as the
+// `Serialize` impls below write them.
+const ARTIFACT_OPEN: usize = r#"{"type":"#.len() + r#","label":"#.len() + r#","data":"#.len();
+const ARTIFACT_CLOSE: usize = 1;
+const TYPE_TABLE: usize = r#""table""#.len();
+const TYPE_TEXT: usize = r#""text""#.len();
+const TABLE_FIXED: usize = r#"{"columns":"#.len() + r#","rows":"#.len() + 1;
+const TEXT_FIXED: usize = r#"{"text":"#.len() + 1;
+
+/// Counts a text artifact's data, `{"text":..}`.
+pub(crate) fn measure_text(meter: &mut Meter, text: &str) -> Result<(), Over> {
+    meter.add(TEXT_FIXED)?;
+    meter.string(text)
 }
 
 impl Serialize for ToolArtifact {
@@ -221,10 +261,7 @@ impl fmt::Debug for ToolArtifact {
         f.debug_struct("ToolArtifact")
             .field("label", &self.label)
             .field("type", &self.kind().as_str())
-            .field(
-                "bytes",
-                &meter::artifact_len(self, usize::MAX).unwrap_or(usize::MAX),
-            )
+            .field("bytes", &self.json_len(usize::MAX).unwrap_or(usize::MAX))
             .finish_non_exhaustive()
     }
 }
@@ -299,6 +336,19 @@ impl Table {
     /// The rows, each as wide as [`columns`](Self::columns).
     pub fn rows(&self) -> &[Vec<String>] {
         &self.rows
+    }
+
+    /// Counts this table's JSON, `{"columns":[..],"rows":[[..],..]}`.
+    pub(crate) fn measure(&self, meter: &mut Meter) -> Result<(), Over> {
+        self.measure_skeleton(meter)?;
+        meter.add(self.rows.len().saturating_sub(1))?;
+        self.rows.iter().try_for_each(|row| meter.string_list(row))
+    }
+
+    /// Counts this table's JSON with no rows: `{"columns":[..],"rows":[]}`.
+    pub(crate) fn measure_skeleton(&self, meter: &mut Meter) -> Result<(), Over> {
+        meter.add(TABLE_FIXED + 2)?;
+        meter.string_list(&self.columns)
     }
 
     /// A copy holding only the first `len` rows.

@@ -2,44 +2,121 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures_util::future::join_all;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
-use crate::bound::{self, echo};
-use crate::events::RunEvent;
-use crate::provider::{ProviderRequest, ProviderResponse};
-use crate::seal::{SuspendedRunState, TokenError};
-use crate::seam::{BoundedResult, NotRegistered, RunScope, ToolLoopService};
-use crate::tool::{ToolContext, ToolSpec};
-use crate::trace::{RunStep, RunTrace, Termination, ToolInvocation, Usage};
+use crate::bound::echo;
+use crate::context::ToolContext;
+use crate::events::RunKind;
+use crate::provider::{Provider, ProviderRequest, ProviderResponse};
+use crate::recorder::{Recording, RunId};
+use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall, resumable_state};
+use crate::seam::{DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered, RunScope, Seam};
+use crate::service::ToolLoopService;
+use crate::tool::ToolSpec;
+use crate::trace::{RunStep, RunTrace, StepKind, Termination, Usage};
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
-/// Limits and model settings of one run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunOptions {
-    /// Provider calls at most (default 5).
-    pub max_iterations: u32,
-    /// Per tool call (default 30 s).
-    pub tool_timeout: Duration,
-    /// Calls to remote tools at most (default 20).
-    pub remote_budget: u32,
-    /// The model, else the provider's default.
-    pub model: Option<String>,
-    /// Sampling temperature, else the provider's default.
-    pub temperature: Option<f32>,
+resumable_state! {
+    /// Limits and model settings of one run, built with `with_*` from the defaults.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::RunOptions;
+    ///
+    /// let options = RunOptions::default().with_max_iterations(3).with_model("gpt-4o-mini");
+    /// assert_eq!(options.max_iterations(), 3);
+    /// assert_eq!(options.tool_timeout(), Duration::from_secs(30));
+    /// ```
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RunOptions {
+        max_iterations: u32,
+        tool_timeout: Duration,
+        remote_budget: u32,
+        model: Option<String>,
+        temperature: Option<f32>,
+    }
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
-            max_iterations: 5,
-            tool_timeout: crate::seam::DEFAULT_TOOL_TIMEOUT,
-            remote_budget: crate::seam::DEFAULT_REMOTE_BUDGET,
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            remote_budget: DEFAULT_REMOTE_BUDGET,
             model: None,
             temperature: None,
         }
+    }
+}
+
+/// Provider calls one run may make unless told otherwise.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
+
+impl RunOptions {
+    /// At most this many provider calls (default 5).
+    #[must_use]
+    pub fn with_max_iterations(mut self, iterations: u32) -> Self {
+        self.max_iterations = iterations;
+        self
+    }
+
+    /// This long per tool call (default 30 s).
+    #[must_use]
+    pub fn with_tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tool_timeout = timeout;
+        self
+    }
+
+    /// At most this many calls to remote tools (default 20).
+    #[must_use]
+    pub fn with_remote_budget(mut self, calls: u32) -> Self {
+        self.remote_budget = calls;
+        self
+    }
+
+    /// This model instead of the provider's default.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// This sampling temperature instead of the provider's default.
+    #[must_use]
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Provider calls at most.
+    pub fn max_iterations(&self) -> u32 {
+        self.max_iterations
+    }
+
+    /// Time per tool call.
+    pub fn tool_timeout(&self) -> Duration {
+        self.tool_timeout
+    }
+
+    /// Calls to remote tools at most.
+    pub fn remote_budget(&self) -> u32 {
+        self.remote_budget
+    }
+
+    /// The model, when the run names one.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// The sampling temperature, when the run sets one.
+    pub fn temperature(&self) -> Option<f32> {
+        self.temperature
     }
 }
 
@@ -84,6 +161,7 @@ impl CancelSignal {
 /// What to run.
 #[derive(Debug)]
 pub struct RunRequest {
+    run_id: RunId,
     system: Option<String>,
     user: String,
     tools: Option<Vec<String>>,
@@ -93,9 +171,11 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
-    /// A run answering `user`, with the default tools, options and an empty context.
+    /// A run answering `user`, with the default tools, options and an empty context. The run's
+    /// id is made here, so a caller can follow its events before it starts.
     pub fn new(user: impl Into<String>) -> Self {
         Self {
+            run_id: RunId::new("run"),
             system: None,
             user: user.into(),
             tools: None,
@@ -140,10 +220,16 @@ impl RunRequest {
         self.cancel = Some(signal);
         self
     }
+
+    /// The id the run will have.
+    pub fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
 }
 
 /// A run that waits for an operator.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Suspension {
     /// The sealed state: give it to [`ToolLoopService::resume`].
     pub token: String,
@@ -181,6 +267,7 @@ impl Decision {
 /// How a run ended. Artifacts are only in [`trace`](Self::trace); the messages and the content
 /// hold none.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ToolLoopResult {
     /// The model's final text (for a provider error, the error; empty when suspended or cancelled).
     pub content: String,
@@ -200,10 +287,8 @@ pub struct ToolLoopResult {
 
 /// A run that cannot start or resume.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
-    /// The service has no provider.
-    #[error("the service has no provider; give one with ToolLoopService::with_provider")]
-    NoProvider,
     /// The request offers a tool that is not registered.
     #[error(transparent)]
     NotRegistered(#[from] NotRegistered),
@@ -229,13 +314,13 @@ fn not_given(name: &str) -> String {
 }
 
 impl ToolLoopService {
-    /// Runs the loop until the model answers without calls, the iteration limit, a call that
-    /// needs approval, a provider error, or cancellation.
-    pub async fn run(&self, request: RunRequest) -> Result<ToolLoopResult, RunError> {
-        let provider_missing = self.provider().is_none();
-        if provider_missing {
-            return Err(RunError::NoProvider);
-        }
+    /// Runs the loop with `provider` until the model answers without calls, the iteration limit,
+    /// a call that needs approval, a provider error, or cancellation.
+    pub async fn run(
+        &self,
+        provider: &dyn Provider,
+        request: RunRequest,
+    ) -> Result<ToolLoopResult, RunError> {
         let mut scope = self
             .scope(request.context)
             .with_remote_budget(request.options.remote_budget)
@@ -247,33 +332,36 @@ impl ToolLoopService {
         if let Some(system) = request.system {
             messages.push(ChatMessage::system(system));
         }
-        messages.push(ChatMessage::user(request.user));
+        messages.push(ChatMessage::user(request.user.clone()));
+        let recording =
+            Recording::start(self.recorder(), request.run_id, RunKind::Run, &request.user).await;
         let mut run = Run {
-            service: self,
+            seam: self.seam(),
+            seal_key: self.seal_key(),
+            provider,
             scope,
-            run_id: new_run_id(),
-            messages,
-            trace: RunTrace::default(),
-            usage: Usage::default(),
-            iteration: 0,
+            recording,
             options: request.options,
+            progress: Progress {
+                messages,
+                ..Progress::default()
+            },
             cancel: request.cancel,
         };
-        run.trace.run_id.clone_from(&run.run_id);
-        self.events().emit(RunEvent::RunStarted {
-            run_id: run.run_id.clone(),
-        });
         let offered = run.scope.offered().map(str::to_owned).collect();
-        let count = run.messages.len();
-        run.step(RunStep::Request {
-            messages: count,
-            tools: offered,
-        });
+        let count = run.progress.messages.len();
+        run.recording
+            .step(RunStep::Request {
+                messages: count,
+                tools: offered,
+            })
+            .await;
         Ok(run.drive().await)
     }
 
-    /// Opens a suspended run's token and goes on: approved calls run through the seam, refused
-    /// ones and those left without a decision get the refusal texts, and the loop continues.
+    /// Opens a suspended run's token and goes on with `provider`: approved calls run through
+    /// the seam, refused ones and those left without a decision get the refusal texts, and the
+    /// loop continues.
     ///
     /// `context` is what the tools see now (it is not sealed into the token, since it may hold
     /// values that do not serialise). A token that does not verify runs nothing.
@@ -283,62 +371,62 @@ impl ToolLoopService {
     /// Never: the one `expect` holds by construction (one result per approved call).
     pub async fn resume(
         &self,
+        provider: &dyn Provider,
         token: &str,
         decisions: &[Decision],
         context: ToolContext,
     ) -> Result<ToolLoopResult, RunError> {
-        if self.provider().is_none() {
-            return Err(RunError::NoProvider);
-        }
         let state = SuspendedRunState::open(token, self.seal_key())?;
         for decision in decisions {
             if !state.pending().any(|call| call.id == decision.call_id) {
                 return Err(RunError::UnknownDecision(echo(&decision.call_id)));
             }
         }
+        let SuspendedRunState {
+            run_id,
+            options,
+            mut progress,
+        } = state;
         let scope = self
             .scope(context)
-            .offer(&state.offered)?
-            .with_remote_budget(state.remote_budget)
-            .with_timeout(Duration::from_millis(state.tool_timeout_ms))
-            .with_remote_used(state.remote_used);
+            .offer(&progress.offered)?
+            .with_remote_budget(options.remote_budget)
+            .with_timeout(options.tool_timeout)
+            .with_remote_used(progress.remote_used);
+        let turn = std::mem::take(&mut progress.turn);
+        let recording = Recording::resume(self.recorder(), run_id, progress.next_step);
         let mut run = Run {
-            service: self,
+            seam: self.seam(),
+            seal_key: self.seal_key(),
+            provider,
             scope,
-            run_id: state.run_id.clone(),
-            messages: state.messages,
-            trace: RunTrace {
-                run_id: state.run_id,
-                steps: Vec::new(),
-            },
-            usage: state.usage,
-            iteration: state.iteration,
-            options: RunOptions {
-                max_iterations: state.max_iterations,
-                tool_timeout: Duration::from_millis(state.tool_timeout_ms),
-                remote_budget: state.remote_budget,
-                model: state.model,
-                temperature: state.temperature,
-            },
+            recording,
+            options,
+            progress,
             cancel: None,
         };
-        let (approved, refused): (Vec<&ToolCall>, Vec<&ToolCall>) = state
-            .calls
+        let approved = |call: &ToolCall| {
+            decisions
+                .iter()
+                .any(|decision| decision.call_id == call.id && decision.approved)
+        };
+        let (approved_ids, refused_ids) = turn
             .iter()
-            .zip(&state.results)
-            .filter(|(_, result)| result.is_none())
-            .map(|(call, _)| call)
-            .partition(|call| decisions.iter().any(|d| d.call_id == call.id && d.approved));
-        run.step(RunStep::Resumed {
-            approved: approved.iter().map(|call| call.id.clone()).collect(),
-            refused: refused.iter().map(|call| call.id.clone()).collect(),
-        });
-        let mut outcomes = Vec::with_capacity(state.calls.len());
+            .filter(|turn| turn.result.is_none())
+            .map(|turn| &turn.call)
+            .partition::<Vec<_>, _>(|call| approved(call));
+        run.recording
+            .step(RunStep::Resumed {
+                approved: approved_ids.iter().map(|call| call.id.clone()).collect(),
+                refused: refused_ids.iter().map(|call| call.id.clone()).collect(),
+            })
+            .await;
+        let mut outcomes = Vec::with_capacity(turn.len());
         let mut to_run = Vec::new();
-        for (call, result) in state.calls.iter().zip(state.results) {
+        for TurnCall { call, result } in &turn {
             match result {
-                Some(done) => outcomes.push(Some(done)),
-                None if approved.iter().any(|a| a.id == call.id) => {
+                Some(done) => outcomes.push(Some(done.clone())),
+                None if approved(call) => {
                     to_run.push(call.clone());
                     outcomes.push(None);
                 }
@@ -349,35 +437,34 @@ impl ToolLoopService {
                     } else {
                         not_given(&call.name)
                     };
-                    let bounded = Self::refuse(text);
-                    let wire = run.record_call(call, bounded);
+                    let wire = run.recording.answered(call, Seam::refuse(text)).await;
                     outcomes.push(Some(wire));
                 }
             }
         }
-        let ran = run.execute(&to_run).await;
-        let mut ran = ran.into_iter();
-        for (call, outcome) in state.calls.iter().zip(outcomes) {
+        let mut ran = run.execute(&to_run).await.into_iter();
+        for (turn, outcome) in turn.iter().zip(outcomes) {
             let wire = match outcome {
                 Some(wire) => wire,
                 None => ran.next().expect("one result per approved call"),
             };
-            run.answer(call, wire);
+            run.answer(&turn.call, wire);
         }
+        run.progress.turn.clear();
         Ok(run.drive().await)
     }
 }
 
-#[allow(clippy::struct_field_names)] // `run_id` is the run's id, named as everywhere else
+/// One run on its way: the seam and provider it uses, its scope, its recording, and its state
+/// in the one shape a token carries ([`RunOptions`] and progress).
 struct Run<'s> {
-    service: &'s ToolLoopService,
+    seam: &'s Seam,
+    seal_key: &'s SealKey,
+    provider: &'s dyn Provider,
     scope: RunScope,
-    run_id: String,
-    messages: Vec<ChatMessage>,
-    trace: RunTrace,
-    usage: Usage,
-    iteration: u32,
+    recording: Recording<'s>,
     options: RunOptions,
+    progress: Progress,
     cancel: Option<CancelSignal>,
 }
 
@@ -388,39 +475,6 @@ enum Turn {
 }
 
 impl Run<'_> {
-    /// Records a finished step and tells subscribers.
-    fn step(&mut self, step: RunStep) {
-        let index = self.trace.steps.len();
-        let tool = match &step {
-            RunStep::Tool(invocation) => Some(echo(&invocation.name)),
-            _ => None,
-        };
-        self.service.events().emit(RunEvent::StepStarted {
-            run_id: self.run_id.clone(),
-            index,
-            kind: kind_of(&step),
-            tool,
-        });
-        self.finish(index, step);
-    }
-
-    fn finish(&mut self, index: usize, step: RunStep) {
-        let event = match &step {
-            RunStep::Tool(invocation) => RunEvent::ToolInvoked {
-                run_id: self.run_id.clone(),
-                index,
-                invocation: invocation.clone(),
-            },
-            other => RunEvent::StepFinished {
-                run_id: self.run_id.clone(),
-                index,
-                step: other.clone(),
-            },
-        };
-        self.service.events().emit(event);
-        self.trace.steps.push(step);
-    }
-
     fn is_cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(CancelSignal::is_cancelled)
     }
@@ -429,79 +483,92 @@ impl Run<'_> {
         let mut last_content = String::new();
         loop {
             if self.is_cancelled() {
-                return self.end(Termination::Cancelled, String::new(), None);
+                return self.end(Termination::Cancelled, String::new(), None).await;
             }
-            if self.iteration >= self.options.max_iterations {
-                return self.end(Termination::MaxIterations, last_content, None);
+            if self.progress.iteration >= self.options.max_iterations {
+                return self
+                    .end(Termination::MaxIterations, last_content, None)
+                    .await;
             }
-            self.iteration += 1;
+            self.progress.iteration += 1;
+            let iteration = self.progress.iteration;
+            let index = self.recording.begin(StepKind::Llm, None).await;
             let (mut response, duration) = match self.ask().await {
                 Turn::Response(response, duration) => (response, duration),
-                Turn::Cancelled => return self.end(Termination::Cancelled, String::new(), None),
+                Turn::Cancelled => {
+                    return self.end(Termination::Cancelled, String::new(), None).await;
+                }
                 Turn::Failed(message, duration) => {
-                    self.step(RunStep::Llm {
-                        iteration: self.iteration,
-                        content: String::new(),
-                        tool_calls: Vec::new(),
-                        usage: Usage::default(),
-                        error: Some(message.clone()),
-                        duration,
-                    });
-                    self.service.events().emit(RunEvent::Error {
-                        run_id: self.run_id.clone(),
-                        message: message.clone(),
-                    });
-                    return self.end(Termination::ProviderError, message, None);
+                    self.recording
+                        .finish(
+                            index,
+                            RunStep::Llm {
+                                iteration,
+                                content: String::new(),
+                                tool_calls: Vec::new(),
+                                usage: Usage::default(),
+                                error: Some(message.clone()),
+                                duration,
+                            },
+                        )
+                        .await;
+                    return self.end(Termination::ProviderError, message, None).await;
                 }
             };
             // A call the model sent without an id still needs one to be answered; it does not run.
             let mut unanswerable = Vec::new();
-            for (index, call) in response.tool_calls.iter_mut().enumerate() {
+            for (position, call) in response.tool_calls.iter_mut().enumerate() {
                 if call.id.is_empty() {
-                    call.id = format!("toolkit_{}_{index}", self.iteration);
+                    call.id = format!("toolkit_{iteration}_{position}");
                     unanswerable.push(call.id.clone());
                 }
             }
-            self.usage.add(response.usage);
-            self.step(RunStep::Llm {
-                iteration: self.iteration,
-                content: response.content.clone(),
-                tool_calls: response.tool_calls.clone(),
-                usage: response.usage,
-                error: None,
-                duration,
-            });
+            self.progress.usage.add(response.usage);
+            self.recording
+                .finish(
+                    index,
+                    RunStep::Llm {
+                        iteration,
+                        content: response.content.clone(),
+                        tool_calls: response.tool_calls.clone(),
+                        usage: response.usage,
+                        error: None,
+                        duration,
+                    },
+                )
+                .await;
             if response.tool_calls.is_empty() {
-                return self.end(Termination::Answered, response.content, None);
+                return self
+                    .end(Termination::Answered, response.content, None)
+                    .await;
             }
             last_content.clone_from(&response.content);
             let calls = response.tool_calls;
-            self.messages
+            self.progress
+                .messages
                 .push(ChatMessage::assistant(response.content, calls.clone()));
 
-            let needs_approval: Vec<bool> =
-                calls.iter().map(|call| self.needs_approval(call)).collect();
             let mut outcomes: Vec<Option<WireString>> = vec![None; calls.len()];
             let mut to_run = Vec::new();
             let mut positions = Vec::new();
-            for (index, call) in calls.iter().enumerate() {
+            for (position, call) in calls.iter().enumerate() {
                 if unanswerable.contains(&call.id) {
                     let text = format!(
                         "Error: the call of tool \"{}\" came without an id; it was not run.",
                         echo(&call.name)
                     );
-                    let bounded = ToolLoopService::refuse(text);
-                    outcomes[index] = Some(self.record_call(call, bounded));
-                } else if !needs_approval[index] {
+                    outcomes[position] =
+                        Some(self.recording.answered(call, Seam::refuse(text)).await);
+                } else if !self.needs_approval(call) {
                     to_run.push(call.clone());
-                    positions.push(index);
+                    positions.push(position);
                 }
             }
             for (position, wire) in positions.into_iter().zip(self.execute(&to_run).await) {
                 outcomes[position] = Some(wire);
             }
             if outcomes.iter().any(Option::is_none) {
-                return self.suspend(calls, outcomes);
+                return self.suspend(calls, outcomes).await;
             }
             for (call, outcome) in calls.iter().zip(outcomes) {
                 let wire = outcome.expect("every call ran or was refused");
@@ -511,23 +578,21 @@ impl Run<'_> {
     }
 
     async fn ask(&self) -> Turn {
-        let Some(provider) = self.service.provider() else {
-            return Turn::Failed(RunError::NoProvider.to_string(), Duration::ZERO);
-        };
+        let registry = self.seam.registry();
         let specs: Vec<&ToolSpec> = self
             .scope
             .offered()
-            .filter_map(|name| self.service.registry().get(name))
+            .filter_map(|name| registry.get(name))
             .map(crate::tool::Tool::spec)
             .collect();
         let request = ProviderRequest {
-            messages: &self.messages,
+            messages: &self.progress.messages,
             tools: &specs,
             model: self.options.model.as_deref(),
             temperature: self.options.temperature,
         };
         let started = Instant::now();
-        let call = provider.complete(request);
+        let call = self.provider.complete(request);
         let outcome = match &self.cancel {
             Some(cancel) => tokio::select! {
                 outcome = call => outcome,
@@ -542,153 +607,84 @@ impl Run<'_> {
     }
 
     fn needs_approval(&self, call: &ToolCall) -> bool {
-        self.service
+        self.seam
             .registry()
             .get(&call.name)
-            .is_some_and(|tool| tool.spec().flags().requires_approval)
+            .is_some_and(|tool| tool.spec().flags().requires_approval())
             && self.scope.offered().any(|name| name == call.name)
     }
 
-    /// Runs calls concurrently through the seam; results in the calls' order.
+    /// Runs calls concurrently through the seam, recorded; results in the calls' order.
     async fn execute(&mut self, calls: &[ToolCall]) -> Vec<WireString> {
-        let base = self.trace.steps.len();
-        for (offset, call) in calls.iter().enumerate() {
-            self.service.events().emit(RunEvent::StepStarted {
-                run_id: self.run_id.clone(),
-                index: base + offset,
-                kind: "tool",
-                tool: Some(echo(&call.name)),
-            });
-        }
-        let service = self.service;
+        let seam = self.seam;
         let scope = &self.scope;
-        let run_id = &self.run_id;
-        let results = join_all(calls.iter().enumerate().map(|(offset, call)| async move {
-            let bounded = service.invoke(scope, &call.name, &call.arguments).await;
-            let (wire, invocation) = invocation(call, bounded);
-            service.events().emit(RunEvent::ToolInvoked {
-                run_id: run_id.clone(),
-                index: base + offset,
-                invocation: invocation.clone(),
-            });
-            (wire, invocation)
-        }))
-        .await;
-        results
-            .into_iter()
-            .map(|(wire, invocation)| {
-                self.trace.steps.push(RunStep::Tool(invocation));
-                wire
+        self.recording
+            .tools(calls, |call| {
+                seam.invoke(scope, &call.name, &call.arguments)
             })
-            .collect()
-    }
-
-    /// Records a call answered without running it.
-    fn record_call(&mut self, call: &ToolCall, bounded: BoundedResult) -> WireString {
-        let (wire, invocation) = invocation(call, bounded);
-        self.step(RunStep::Tool(invocation));
-        wire
+            .await
     }
 
     fn answer(&mut self, call: &ToolCall, wire: WireString) {
         let message =
             ChatMessage::tool_result(call.id.clone(), wire).expect("every call has an id by now");
-        self.messages.push(message);
+        self.progress.messages.push(message);
     }
 
-    fn suspend(mut self, calls: Vec<ToolCall>, results: Vec<Option<WireString>>) -> ToolLoopResult {
+    async fn suspend(
+        mut self,
+        calls: Vec<ToolCall>,
+        results: Vec<Option<WireString>>,
+    ) -> ToolLoopResult {
         let pending: Vec<ToolCall> = calls
             .iter()
             .zip(&results)
             .filter(|(_, result)| result.is_none())
             .map(|(call, _)| call.clone())
             .collect();
-        self.step(RunStep::Suspended {
-            pending: pending.clone(),
-        });
+        self.recording
+            .step(RunStep::Suspended {
+                pending: pending.clone(),
+            })
+            .await;
+        self.progress.turn = calls
+            .into_iter()
+            .zip(results)
+            .map(|(call, result)| TurnCall { call, result })
+            .collect();
+        self.progress.remote_used = self.scope.remote_calls_used();
+        self.progress.offered = self.scope.offered().map(str::to_owned).collect();
+        self.progress.next_step = self.recording.next_index();
         let state = SuspendedRunState {
-            run_id: self.run_id.clone(),
-            messages: self.messages.clone(),
-            calls,
-            results,
-            iteration: self.iteration,
-            max_iterations: self.options.max_iterations,
-            tool_timeout_ms: u64::try_from(self.options.tool_timeout.as_millis())
-                .unwrap_or(u64::MAX),
-            remote_budget: self.options.remote_budget,
-            remote_used: self.scope.remote_calls_used(),
-            offered: self.scope.offered().map(str::to_owned).collect(),
-            model: self.options.model.clone(),
-            temperature: self.options.temperature,
-            usage: self.usage,
+            run_id: self.recording.run_id().clone(),
+            options: self.options.clone(),
+            progress: std::mem::take(&mut self.progress),
         };
-        let token = state.seal(self.service.seal_key());
+        let token = state.seal(self.seal_key);
+        self.progress = state.progress;
         self.end(
             Termination::Suspended,
             String::new(),
             Some(Suspension { token, pending }),
         )
+        .await
     }
 
-    fn end(
+    async fn end(
         self,
         termination: Termination,
         content: String,
         suspension: Option<Suspension>,
     ) -> ToolLoopResult {
-        self.service.events().emit(RunEvent::Done {
-            run_id: self.run_id.clone(),
-            termination,
-            content: content.clone(),
-        });
+        let trace = self.recording.end(termination, &content).await;
         ToolLoopResult {
             content,
-            trace: self.trace,
-            iterations: self.iteration,
+            trace,
+            iterations: self.progress.iteration,
             termination,
-            usage: self.usage,
-            messages: self.messages,
+            usage: self.progress.usage,
+            messages: self.progress.messages,
             suspension,
         }
     }
-}
-
-/// The wire content and the trace record of one call.
-fn invocation(call: &ToolCall, bounded: BoundedResult) -> (WireString, ToolInvocation) {
-    let duration = bounded.duration();
-    let (wire, is_error, artifacts) = bounded.into_parts();
-    let invocation = ToolInvocation {
-        call_id: call.id.clone(),
-        name: call.name.clone(),
-        arguments: bound::cut_content(&call.arguments).unwrap_or_else(|| call.arguments.clone()),
-        content: wire.as_str().to_owned(),
-        is_error,
-        artifacts,
-        duration,
-    };
-    (wire, invocation)
-}
-
-fn kind_of(step: &RunStep) -> &'static str {
-    match step {
-        RunStep::Request { .. } => "request",
-        RunStep::Llm { .. } => "llm",
-        RunStep::Tool(_) => "tool",
-        RunStep::Suspended { .. } => "suspended",
-        RunStep::Resumed { .. } => "resumed",
-    }
-}
-
-fn new_run_id() -> String {
-    let mut bytes = [0u8; 8];
-    // Ids only need to be distinct; a failing OS generator falls back to the clock.
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos());
-        bytes = u64::try_from(nanos % u128::from(u64::MAX))
-            .unwrap_or(0)
-            .to_le_bytes();
-    }
-    format!("run_{:016x}", u64::from_le_bytes(bytes))
 }

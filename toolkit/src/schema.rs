@@ -13,6 +13,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::declaration::{self, AnthropicTool, GeminiDeclaration, OpenAiTool};
 use crate::tool::ToolSpec;
 
 /// A schema the target provider cannot express.
@@ -33,14 +34,7 @@ impl ToolSpec {
     /// The OpenAI Chat Completions function tool (also accepted by Ollama, vLLM, llama.cpp and
     /// LM Studio), the input schema as it is.
     pub fn openai(&self) -> Value {
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.name(),
-                "description": self.description(),
-                "parameters": self.input_schema(),
-            }
-        })
+        declaration::to_value(&OpenAiTool::new(self, self.input_schema(), false))
     }
 
     /// The OpenAI function tool in strict mode: every object has `additionalProperties: false`
@@ -50,24 +44,16 @@ impl ToolSpec {
     pub fn openai_strict(&self) -> Result<Value, SchemaError> {
         let rewrite = Rewrite::new(self, "OpenAI strict");
         let parameters = rewrite.strict(self.input_schema(), "")?;
-        Ok(json!({
-            "type": "function",
-            "function": {
-                "name": self.name(),
-                "description": self.description(),
-                "parameters": parameters,
-                "strict": true,
-            }
-        }))
+        Ok(declaration::to_value(&OpenAiTool::new(
+            self,
+            &parameters,
+            true,
+        )))
     }
 
     /// The Anthropic Messages tool, the input schema as it is.
     pub fn anthropic(&self) -> Value {
-        json!({
-            "name": self.name(),
-            "description": self.description(),
-            "input_schema": self.input_schema(),
-        })
+        declaration::to_value(&AnthropicTool::new(self))
     }
 
     /// The Gemini function declaration: references inlined, only the keywords Gemini's schema
@@ -75,11 +61,10 @@ impl ToolSpec {
     pub fn gemini(&self) -> Result<Value, SchemaError> {
         let rewrite = Rewrite::new(self, "Gemini");
         let parameters = rewrite.gemini(self.input_schema(), "", &mut Vec::new())?;
-        Ok(json!({
-            "name": self.name(),
-            "description": self.description(),
-            "parameters": parameters,
-        }))
+        Ok(declaration::to_value(&GeminiDeclaration::new(
+            self,
+            &parameters,
+        )))
     }
 }
 

@@ -8,8 +8,10 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
+use crate::recorder::RunId;
+use crate::run::RunOptions;
 use crate::trace::Usage;
-use crate::wire::{ChatMessage, ToolCall, ToolResultMessage, WireString};
+use crate::wire::{ChatMessage, ToolCall, WireString};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -64,7 +66,7 @@ pub enum TokenError {
     Unreadable(String),
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -90,78 +92,103 @@ resumable!(
     u64,
     usize,
     f32,
+    std::time::Duration,
     ChatMessage,
     ToolCall,
     WireString,
-    Usage
+    Usage,
+    RunId,
 );
 impl<T: Resumable> sealed::Sealed for Vec<T> {}
 impl<T: Resumable> Resumable for Vec<T> {}
 impl<T: Resumable> sealed::Sealed for Option<T> {}
 impl<T: Resumable> Resumable for Option<T> {}
 
-/// Defines the state struct and proves at compile time that every field type is [`Resumable`].
+/// Defines a state struct and proves at compile time that every field type is [`Resumable`].
 macro_rules! resumable_state {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident { $($(#[$field_meta:meta])* pub(crate) $field:ident: $type:ty,)* }
+        $vis:vis struct $name:ident { $($(#[$field_meta:meta])* $field_vis:vis $field:ident: $type:ty,)* }
     ) => {
         $(#[$meta])*
-        pub struct $name { $($(#[$field_meta])* pub(crate) $field: $type,)* }
+        $vis struct $name { $($(#[$field_meta])* $field_vis $field: $type,)* }
 
         const _: () = {
-            const fn resumable<T: Resumable>() {}
+            const fn resumable<T: $crate::seal::Resumable>() {}
             $(resumable::<$type>();)*
         };
 
-        impl sealed::Sealed for $name {}
-        impl Resumable for $name {}
+        impl $crate::seal::sealed::Sealed for $name {}
+        impl $crate::seal::Resumable for $name {}
     };
+}
+pub(crate) use resumable_state;
+
+resumable_state! {
+    /// A run waiting for approvals: its options and its progress. Holds no artifact (they went to
+    /// the trace when the calls ran), and is not publicly `Deserialize`: only a verified token
+    /// becomes state again.
+    #[derive(Debug, Clone)]
+    pub struct SuspendedRunState {
+        pub(crate) run_id: RunId,
+        pub(crate) options: RunOptions,
+        pub(crate) progress: Progress,
+    }
 }
 
 resumable_state! {
-    /// A run waiting for approvals: the conversation, the turn's calls and what is already known
-    /// of them. Holds no artifact (they went to the trace when the calls ran), and is not
-    /// publicly `Deserialize`: only a verified token becomes state again.
-    #[derive(Debug, Clone)]
-    pub struct SuspendedRunState {
-        pub(crate) run_id: String,
+    /// How far a run got: the conversation, the turn waiting for decisions and the counters.
+    /// The one shape the loop works on and the token carries.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct Progress {
+        #[serde(with = "message_mirror")]
         pub(crate) messages: Vec<ChatMessage>,
-        /// The calls of the suspended turn, in the model's order.
-        pub(crate) calls: Vec<ToolCall>,
-        /// Per call: its result when it already ran, `None` when it waits for a decision.
-        pub(crate) results: Vec<Option<WireString>>,
+        /// The calls of the suspended turn, in the model's order, with what is known of each.
+        pub(crate) turn: Vec<TurnCall>,
         pub(crate) iteration: u32,
-        pub(crate) max_iterations: u32,
-        pub(crate) tool_timeout_ms: u64,
-        pub(crate) remote_budget: u32,
         pub(crate) remote_used: u32,
         pub(crate) offered: Vec<String>,
-        pub(crate) model: Option<String>,
-        pub(crate) temperature: Option<f32>,
         pub(crate) usage: Usage,
+        /// The index the run's next step gets (steps go on counting after a resume).
+        pub(crate) next_step: usize,
+    }
+}
+
+resumable_state! {
+    /// One call of the suspended turn: its result when it already ran, `None` while it waits.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct TurnCall {
+        pub(crate) call: ToolCall,
+        #[serde(with = "result_mirror")]
+        pub(crate) result: Option<WireString>,
     }
 }
 
 impl SuspendedRunState {
     /// The run's id.
-    pub fn run_id(&self) -> &str {
+    pub fn run_id(&self) -> &RunId {
         &self.run_id
     }
 
     /// The calls waiting for a decision.
     pub fn pending(&self) -> impl Iterator<Item = &ToolCall> + '_ {
-        self.calls
+        self.progress
+            .turn
             .iter()
-            .zip(&self.results)
-            .filter(|(_, result)| result.is_none())
-            .map(|(call, _)| call)
+            .filter(|turn| turn.result.is_none())
+            .map(|turn| &turn.call)
     }
 
     /// Serialises and seals the state.
     pub(crate) fn seal(&self, key: &SealKey) -> String {
-        let stored = Stored::from(self);
-        let json = serde_json::to_vec(&stored).expect("state serialises");
+        let sealed = Sealed {
+            run_id: &self.run_id,
+            options: &self.options,
+            progress: &self.progress,
+        };
+        let json = serde_json::to_vec(&sealed).expect("state serialises");
         let payload = URL_SAFE_NO_PAD.encode(json);
         let signed = format!("{TOKEN_VERSION}.{payload}");
         let mut mac = key.mac();
@@ -193,51 +220,39 @@ impl SuspendedRunState {
         let json = URL_SAFE_NO_PAD
             .decode(payload)
             .map_err(|_| TokenError::Malformed("the state is not base64"))?;
-        let stored: Stored = serde_json::from_slice(&json)
+        let Opened {
+            run_id,
+            options,
+            progress,
+        } = serde_json::from_slice(&json)
             .map_err(|error| TokenError::Unreadable(error.to_string()))?;
-        Ok(stored.into())
+        Ok(Self {
+            run_id,
+            options,
+            progress,
+        })
     }
 }
 
-/// The serialised form. Private, so `Deserialize` is reachable only through [`open`].
-#[derive(Serialize, Deserialize)]
+/// What a token carries, borrowed for sealing.
+#[derive(Serialize)]
+struct Sealed<'a> {
+    run_id: &'a RunId,
+    options: &'a RunOptions,
+    progress: &'a Progress,
+}
+
+/// What a verified token opens into. Private, so `Deserialize` of state is reachable only
+/// through [`SuspendedRunState::open`].
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Stored {
-    run_id: String,
-    messages: Vec<StoredMessage>,
-    calls: Vec<ToolCall>,
-    results: Vec<Option<StoredContent>>,
-    iteration: u32,
-    max_iterations: u32,
-    tool_timeout_ms: u64,
-    remote_budget: u32,
-    remote_used: u32,
-    offered: Vec<String>,
-    model: Option<String>,
-    temperature: Option<f32>,
-    input_tokens: u64,
-    output_tokens: u64,
+struct Opened {
+    run_id: RunId,
+    options: RunOptions,
+    progress: Progress,
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "role", rename_all = "snake_case", deny_unknown_fields)]
-enum StoredMessage {
-    System {
-        content: String,
-    },
-    User {
-        content: String,
-    },
-    Assistant {
-        content: String,
-        tool_calls: Vec<ToolCall>,
-    },
-    ToolResult {
-        call_id: String,
-        content: StoredContent,
-    },
-}
-
+/// Content as a token carries it.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StoredContent {
@@ -262,10 +277,63 @@ impl StoredContent {
     }
 }
 
-impl From<&SuspendedRunState> for Stored {
-    fn from(state: &SuspendedRunState) -> Self {
-        let messages = state
-            .messages
+/// `Option<WireString>` in a token: `ChatMessage` and `WireString` are deliberately not
+/// `Deserialize`, so the token spells them out here, the only hand-written mirror.
+mod result_mirror {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::StoredContent;
+    use crate::wire::WireString;
+
+    #[allow(clippy::ref_option)] // the signature serde's `with` calls
+    pub fn serialize<S: Serializer>(
+        result: &Option<WireString>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        result
+            .as_ref()
+            .map(StoredContent::from)
+            .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<WireString>, D::Error> {
+        Ok(Option::<StoredContent>::deserialize(deserializer)?.map(StoredContent::into_wire))
+    }
+}
+
+/// The conversation in a token.
+mod message_mirror {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::StoredContent;
+    use crate::wire::{ChatMessage, ToolCall, ToolResultMessage};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "role", rename_all = "snake_case", deny_unknown_fields)]
+    enum StoredMessage {
+        System {
+            content: String,
+        },
+        User {
+            content: String,
+        },
+        Assistant {
+            content: String,
+            tool_calls: Vec<ToolCall>,
+        },
+        ToolResult {
+            call_id: String,
+            content: StoredContent,
+        },
+    }
+
+    pub fn serialize<S: Serializer>(
+        messages: &[ChatMessage],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let stored: Vec<StoredMessage> = messages
             .iter()
             .map(|message| match message {
                 ChatMessage::System { content, .. } => StoredMessage::System {
@@ -288,33 +356,14 @@ impl From<&SuspendedRunState> for Stored {
                 },
             })
             .collect();
-        Self {
-            run_id: state.run_id.clone(),
-            messages,
-            calls: state.calls.clone(),
-            results: state
-                .results
-                .iter()
-                .map(|result| result.as_ref().map(Into::into))
-                .collect(),
-            iteration: state.iteration,
-            max_iterations: state.max_iterations,
-            tool_timeout_ms: state.tool_timeout_ms,
-            remote_budget: state.remote_budget,
-            remote_used: state.remote_used,
-            offered: state.offered.clone(),
-            model: state.model.clone(),
-            temperature: state.temperature,
-            input_tokens: state.usage.input_tokens,
-            output_tokens: state.usage.output_tokens,
-        }
+        stored.serialize(serializer)
     }
-}
 
-impl From<Stored> for SuspendedRunState {
-    fn from(stored: Stored) -> Self {
-        let messages = stored
-            .messages
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<ChatMessage>, D::Error> {
+        let stored = Vec::<StoredMessage>::deserialize(deserializer)?;
+        Ok(stored
             .into_iter()
             .map(|message| match message {
                 StoredMessage::System { content } => ChatMessage::system(content),
@@ -327,28 +376,61 @@ impl From<Stored> for SuspendedRunState {
                     ChatMessage::ToolResult(ToolResultMessage::new(call_id, content.into_wire()))
                 }
             })
-            .collect();
-        Self {
-            run_id: stored.run_id,
-            messages,
-            calls: stored.calls,
-            results: stored
-                .results
-                .into_iter()
-                .map(|result| result.map(StoredContent::into_wire))
-                .collect(),
-            iteration: stored.iteration,
-            max_iterations: stored.max_iterations,
-            tool_timeout_ms: stored.tool_timeout_ms,
-            remote_budget: stored.remote_budget,
-            remote_used: stored.remote_used,
-            offered: stored.offered,
-            model: stored.model,
-            temperature: stored.temperature,
-            usage: Usage {
-                input_tokens: stored.input_tokens,
-                output_tokens: stored.output_tokens,
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(run_id: &RunId) -> SuspendedRunState {
+        SuspendedRunState {
+            run_id: run_id.clone(),
+            options: RunOptions::default(),
+            progress: Progress {
+                messages: vec![ChatMessage::user("hi")],
+                turn: vec![TurnCall {
+                    call: ToolCall::new("call_1", "writer", "{}"),
+                    result: None,
+                }],
+                iteration: 1,
+                offered: vec!["writer".to_owned()],
+                ..Progress::default()
             },
+        }
+    }
+
+    #[test]
+    fn the_run_id_survives_sealing_and_opening() {
+        let key = SealKey::from_bytes([7; 32]);
+        let run_id = RunId::new("run");
+        let token = state(&run_id).seal(&key);
+        let opened = SuspendedRunState::open(&token, &key).expect("own token");
+        assert_eq!(opened.run_id(), &run_id);
+        assert!(opened.run_id().as_str().starts_with("run_"));
+        assert_eq!(
+            opened
+                .pending()
+                .map(|call| call.id.as_str())
+                .collect::<Vec<_>>(),
+            ["call_1"]
+        );
+    }
+
+    #[test]
+    fn debug_of_a_key_says_it_is_a_key_and_shows_none_of_its_bytes() {
+        let bytes: [u8; 32] = std::array::from_fn(|index| 0xA0 + u8::try_from(index).unwrap());
+        let debug = format!("{:?}", SealKey::from_bytes(bytes));
+        assert_eq!(debug, "SealKey(<redacted>)");
+        let alternate = format!("{:#?}", SealKey::from_bytes(bytes));
+        assert_eq!(alternate, "SealKey(<redacted>)");
+        // Neither the bytes as `Debug` lists them, nor in hex, nor in the token alphabet.
+        let hex = bytes
+            .iter()
+            .fold(String::new(), |hex, byte| hex + &format!("{byte:02x}"));
+        for form in [format!("{bytes:?}"), hex, URL_SAFE_NO_PAD.encode(bytes)] {
+            assert!(!debug.contains(&form[..8]), "{form} in {debug}");
         }
     }
 }

@@ -7,15 +7,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::bound::{self, echo};
-use crate::events::{EventBus, RunEvent};
-use crate::provider::Provider;
+use crate::context::ToolContext;
 use crate::registry::ToolRegistry;
 use crate::result::{ToolArtifact, ToolResult};
-use crate::seal::SealKey;
-use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, ToolContext, ToolFuture};
+use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, ToolFuture};
 use crate::wire::WireString;
 
 /// How many calls to remote tools one run may make unless told otherwise.
@@ -27,81 +25,42 @@ pub const ARGUMENT_LIMIT: usize = 1024 * 1024;
 /// How long one tool call may wait unless told otherwise.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Runs tools for a model: checks each call, executes it and bounds what comes back.
+/// The one place where tools run: it checks each call, executes it under its limits and bounds
+/// what comes back. It holds the registry and nothing else: no provider, no seal key, no events.
+/// [`ToolLoopService`](crate::ToolLoopService) sits on top of it (the loop, sealing, recording).
 ///
 /// ```
-/// use toolkit::{ToolLoopService, ToolRegistry, ToolContext};
-/// use builtins as _; // keeps the builtin tools linked
+/// use toolkit::{Seam, ToolContext, ToolRegistry};
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let service = ToolLoopService::new(ToolRegistry::linked()?);
-/// let scope = service.scope(ToolContext::new());
-/// let result = service.invoke(&scope, "nope", "{}").await;
+/// let seam = Seam::new(ToolRegistry::new());
+/// let scope = seam.scope(ToolContext::new());
+/// let result = seam.invoke(&scope, "nope", "{}").await;
 /// assert!(result.is_error());
 /// assert_eq!(result.content().as_str(), "Error: unknown tool \"nope\"");
-/// # Ok::<(), toolkit::DuplicateTool>(())
-/// # }).unwrap();
+/// # });
 /// ```
-pub struct ToolLoopService {
+pub struct Seam {
     registry: Arc<ToolRegistry>,
-    provider: Option<Arc<dyn Provider>>,
-    seal_key: SealKey,
-    events: EventBus,
 }
 
-impl ToolLoopService {
-    /// A service over these tools, with no provider (enough for [`invoke`](Self::invoke)), a
-    /// random seal key and its own event stream.
+impl Seam {
+    /// A seam over these tools.
     pub fn new(registry: ToolRegistry) -> Self {
         Self {
             registry: Arc::new(registry),
-            provider: None,
-            seal_key: SealKey::random(),
-            events: EventBus::default(),
         }
     }
 
-    /// The same service asking `provider` in [`run`](Self::run) and [`resume`](Self::resume).
-    #[must_use]
-    pub fn with_provider(mut self, provider: Arc<dyn Provider>) -> Self {
-        self.provider = Some(provider);
-        self
-    }
-
-    /// The same service sealing suspended runs with `key` (share it between processes that
-    /// resume each other's runs).
-    #[must_use]
-    pub fn with_seal_key(mut self, key: SealKey) -> Self {
-        self.seal_key = key;
-        self
-    }
-
-    /// Follows every run's events live. A subscriber that falls behind misses events (and is
-    /// told how many); it never slows a run.
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<RunEvent>> {
-        self.events.subscribe()
-    }
-
-    pub(crate) fn provider(&self) -> Option<&dyn Provider> {
-        self.provider.as_deref()
-    }
-
-    pub(crate) fn seal_key(&self) -> &SealKey {
-        &self.seal_key
-    }
-
-    pub(crate) fn events(&self) -> &EventBus {
-        &self.events
+    /// The tools this seam can run.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
     }
 
     /// An error result that did not come from a tool (a refusal), bounded like any other.
+    #[cfg(feature = "loop")]
     pub(crate) fn refuse(message: String) -> BoundedResult {
-        BoundedResult::bound(ToolResult::error(message), Instant::now())
-    }
-
-    /// The tools this service can run.
-    pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
+        BoundedResult::bound(ToolResult::error(message))
     }
 
     /// A scope for one run with the defaults: the enabled-by-default tools the caller may use
@@ -113,7 +72,7 @@ impl ToolLoopService {
             .specs()
             .map(|spec| {
                 let flags = spec.flags();
-                flags.enabled_by_default && (!flags.requires_admin || context.is_admin())
+                flags.enabled_by_default() && (!flags.requires_admin() || context.is_admin())
             })
             .collect();
         RunScope {
@@ -135,9 +94,7 @@ impl ToolLoopService {
     /// `Error: tool "NAME" failed.` (the panic message goes to the log). Then an error result
     /// loses its artifacts and both channels are bounded (see [`bound`]).
     pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        let started = Instant::now();
-        let result = self.check_and_execute(scope, name, arguments).await;
-        BoundedResult::bound(result, started)
+        BoundedResult::bound(self.check_and_execute(scope, name, arguments).await)
     }
 
     async fn check_and_execute(&self, scope: &RunScope, name: &str, arguments: &str) -> ToolResult {
@@ -148,7 +105,7 @@ impl ToolLoopService {
             return ToolResult::error(format!("Error: tool \"{}\" not permitted", echo(name)));
         }
         let tool = self.registry.at(index);
-        if tool.spec().flags().remote && !scope.charge_remote_call() {
+        if tool.spec().flags().remote() && !scope.charge_remote_call() {
             return ToolResult::error(format!(
                 "Error: this run has used its budget of {} calls to external tools; \"{}\" was not called.",
                 scope.remote_budget,
@@ -181,15 +138,11 @@ impl ToolLoopService {
     }
 }
 
-impl std::fmt::Debug for ToolLoopService {
+impl std::fmt::Debug for Seam {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolLoopService")
+        f.debug_struct("Seam")
             .field("registry", &self.registry)
-            .field(
-                "provider",
-                &self.provider.as_ref().map(|provider| provider.name()),
-            )
-            .finish_non_exhaustive()
+            .finish()
     }
 }
 
@@ -306,6 +259,7 @@ impl RunScope {
     }
 
     /// The same scope with `used` remote calls already charged (a resumed run's).
+    #[cfg(feature = "loop")]
     #[must_use]
     pub(crate) fn with_remote_used(self, used: u32) -> Self {
         self.remote_used.store(used, Ordering::Relaxed);
@@ -365,17 +319,16 @@ impl std::fmt::Debug for RunScope {
 }
 
 /// A result that passed the seam: content bounded and turned into a [`WireString`], artifacts
-/// bounded (none on an error), and how long the call took.
+/// bounded (none on an error).
 #[derive(Clone, Debug)]
 pub struct BoundedResult {
     content: WireString,
     is_error: bool,
     artifacts: Vec<ToolArtifact>,
-    duration: Duration,
 }
 
 impl BoundedResult {
-    fn bound(result: ToolResult, started: Instant) -> Self {
+    fn bound(result: ToolResult) -> Self {
         let (content, is_error, artifacts) = result.into_parts();
         let artifacts = if is_error {
             Vec::new()
@@ -387,7 +340,6 @@ impl BoundedResult {
             content,
             is_error,
             artifacts,
-            duration: started.elapsed(),
         }
     }
 
@@ -406,13 +358,23 @@ impl BoundedResult {
         &self.artifacts
     }
 
-    /// How long the call took, checks and bounding included.
-    pub fn duration(&self) -> Duration {
-        self.duration
-    }
-
     /// The parts: wire content, error flag, artifacts.
     pub fn into_parts(self) -> (WireString, bool, Vec<ToolArtifact>) {
         (self.content, self.is_error, self.artifacts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_message;
+
+    #[test]
+    fn a_panic_reads_as_its_message_whatever_its_payload() {
+        assert_eq!(panic_message(&"static text"), "static text");
+        assert_eq!(panic_message(&String::from("owned text")), "owned text");
+        assert_eq!(
+            panic_message(&42_u8),
+            "a panic with a payload that is not a string"
+        );
     }
 }

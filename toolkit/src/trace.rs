@@ -2,13 +2,13 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::result::ToolArtifact;
+use crate::recorder::{RunId, ToolInvocation};
 use crate::wire::ToolCall;
 
 /// Token counts reported by the provider.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Tokens of the prompt.
     pub input_tokens: u64,
@@ -19,14 +19,15 @@ pub struct Usage {
 impl Usage {
     /// Adds another call's counts.
     pub fn add(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
     }
 }
 
 /// Why a run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Termination {
     /// The model answered without asking for tools.
     Answered,
@@ -40,32 +41,56 @@ pub enum Termination {
     Cancelled,
 }
 
-/// One executed call, as the trace and the event stream see it: with its bounded artifacts.
-#[derive(Clone, Debug, Serialize)]
-pub struct ToolInvocation {
-    /// The provider's id for the call.
-    pub call_id: String,
-    /// The tool's name as the model spelled it.
-    pub name: String,
-    /// The arguments as the model sent them (cut to 50 000 bytes).
-    pub arguments: String,
-    /// The bounded content that went to the provider.
-    pub content: String,
-    /// Whether the call failed.
-    pub is_error: bool,
-    /// The bounded artifacts: for people only, never on the wire.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub artifacts: Vec<ToolArtifact>,
-    /// How long the call took in the seam.
-    #[serde(with = "duration_ms")]
-    pub duration: Duration,
+impl Termination {
+    /// The name used in events and the audit copy: `answered`, `max_iterations`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Answered => "answered",
+            Termination::MaxIterations => "max_iterations",
+            Termination::Suspended => "suspended",
+            Termination::ProviderError => "provider_error",
+            Termination::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The kind of a step, as events and the audit copy name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StepKind {
+    /// The run's input.
+    Request,
+    /// One provider call.
+    Llm,
+    /// One tool call through the seam.
+    Tool,
+    /// The run stopped to wait for approvals.
+    Suspended,
+    /// The run went on after approvals.
+    Resumed,
+}
+
+impl StepKind {
+    /// `request`, `llm`, `tool`, `suspended` or `resumed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::Request => "request",
+            StepKind::Llm => "llm",
+            StepKind::Tool => "tool",
+            StepKind::Suspended => "suspended",
+            StepKind::Resumed => "resumed",
+        }
+    }
 }
 
 /// One step of a run.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunStep {
     /// The run's input.
+    #[non_exhaustive]
     Request {
         /// Number of messages sent first (system and user).
         messages: usize,
@@ -73,6 +98,7 @@ pub enum RunStep {
         tools: Vec<String>,
     },
     /// One provider call.
+    #[non_exhaustive]
     Llm {
         /// 1-based iteration.
         iteration: u32,
@@ -92,11 +118,13 @@ pub enum RunStep {
     /// One tool call through the seam.
     Tool(ToolInvocation),
     /// The run stopped to wait for approvals.
+    #[non_exhaustive]
     Suspended {
         /// The calls waiting for an operator.
         pending: Vec<ToolCall>,
     },
     /// The run went on after approvals.
+    #[non_exhaustive]
     Resumed {
         /// Calls approved.
         approved: Vec<String>,
@@ -105,16 +133,41 @@ pub enum RunStep {
     },
 }
 
-/// Every step of one run, in order.
-#[derive(Clone, Debug, Default, Serialize)]
+impl RunStep {
+    /// The step's kind.
+    pub fn kind(&self) -> StepKind {
+        match self {
+            RunStep::Request { .. } => StepKind::Request,
+            RunStep::Llm { .. } => StepKind::Llm,
+            RunStep::Tool(_) => StepKind::Tool,
+            RunStep::Suspended { .. } => StepKind::Suspended,
+            RunStep::Resumed { .. } => StepKind::Resumed,
+        }
+    }
+}
+
+/// Every step of one run, in order (a resumed run's trace holds the steps since the resume).
+#[derive(Clone, Debug, Serialize)]
 pub struct RunTrace {
-    /// The run's id.
-    pub run_id: String,
-    /// The steps.
-    pub steps: Vec<RunStep>,
+    run_id: RunId,
+    steps: Vec<RunStep>,
 }
 
 impl RunTrace {
+    pub(crate) fn new(run_id: RunId, steps: Vec<RunStep>) -> Self {
+        Self { run_id, steps }
+    }
+
+    /// The run's id.
+    pub fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
+
+    /// The steps, in order.
+    pub fn steps(&self) -> &[RunStep] {
+        &self.steps
+    }
+
     /// The tool calls of the run, in order.
     pub fn invocations(&self) -> impl Iterator<Item = &ToolInvocation> + '_ {
         self.steps.iter().filter_map(|step| match step {
@@ -125,7 +178,7 @@ impl RunTrace {
 }
 
 /// Durations as milliseconds with fractions, for people reading traces.
-mod duration_ms {
+pub(crate) mod duration_ms {
     use std::time::Duration;
 
     use serde::Serializer;

@@ -137,6 +137,7 @@ pub struct ToolResultMessage {
 
 impl ToolResultMessage {
     /// Only for state the crate itself sealed (the id was checked when first built).
+    #[cfg(feature = "loop")]
     pub(crate) fn new(call_id: String, content: WireString) -> Self {
         Self { call_id, content }
     }

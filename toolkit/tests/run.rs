@@ -1,6 +1,5 @@
 //! The loop over the scripted provider: terminations, trace, events, approvals and bad input.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -53,23 +52,15 @@ fn delete_all(
     )
 }
 
-fn service(script: &str) -> ToolLoopService {
+/// A service over the linked tools, and a provider playing `script`.
+fn service(script: &str) -> (ToolLoopService, ScriptedProvider) {
     let provider = ScriptedProvider::from_json(script).expect("valid script");
-    ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
-        .with_provider(Arc::new(provider))
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    (service, provider)
 }
 
 fn kinds(steps: &[RunStep]) -> Vec<&'static str> {
-    steps
-        .iter()
-        .map(|step| match step {
-            RunStep::Request { .. } => "request",
-            RunStep::Llm { .. } => "llm",
-            RunStep::Tool(_) => "tool",
-            RunStep::Suspended { .. } => "suspended",
-            RunStep::Resumed { .. } => "resumed",
-        })
-        .collect()
+    steps.iter().map(|step| step.kind().as_str()).collect()
 }
 
 fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
@@ -87,28 +78,31 @@ fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn a_run_calls_tools_then_answers_and_only_the_trace_holds_artifacts() {
-    let service = service(
+    let (service, provider) = service(
         r#"{"turns": [
             {"content": "Let me look.", "tool_calls": [{"name": "lookup", "arguments": {"word": "seam"}}]},
             {"content": "A seam is a word."}
         ]}"#,
     );
     let result = service
-        .run(RunRequest::new("What is a seam?").with_system("Be brief."))
+        .run(
+            &provider,
+            RunRequest::new("What is a seam?").with_system("Be brief."),
+        )
         .await
         .unwrap();
     assert_eq!(result.termination, Termination::Answered);
     assert_eq!(result.content, "A seam is a word.");
     assert_eq!(result.iterations, 2);
     assert_eq!(
-        kinds(&result.trace.steps),
+        kinds(result.trace.steps()),
         ["request", "llm", "tool", "llm"]
     );
     let invocation = result.trace.invocations().next().unwrap();
-    assert_eq!(invocation.call_id, "call_0_0");
-    assert_eq!(invocation.content, "seam: a word");
+    assert_eq!(invocation.call_id(), "call_0_0");
+    assert_eq!(invocation.content(), "seam: a word");
     assert_eq!(
-        invocation.artifacts[0].as_table().unwrap().rows()[0][1],
+        invocation.artifacts()[0].as_table().unwrap().rows()[0][1],
         "ARTIFACT-CANARY-lookup"
     );
     assert_eq!(
@@ -126,7 +120,7 @@ async fn a_run_calls_tools_then_answers_and_only_the_trace_holds_artifacts() {
 
 #[tokio::test(start_paused = true)]
 async fn parallel_calls_run_concurrently_and_answer_in_the_models_order() {
-    let service = service(
+    let (service, provider) = service(
         r#"{"turns": [
             {"tool_calls": [
                 {"id": "a", "name": "slow", "arguments": {"millis": 300}},
@@ -137,7 +131,10 @@ async fn parallel_calls_run_concurrently_and_answer_in_the_models_order() {
         ]}"#,
     );
     let started = tokio::time::Instant::now();
-    let result = service.run(RunRequest::new("wait")).await.unwrap();
+    let result = service
+        .run(&provider, RunRequest::new("wait"))
+        .await
+        .unwrap();
     assert_eq!(started.elapsed(), Duration::from_millis(300));
     assert_eq!(
         tool_results(&result.messages),
@@ -150,7 +147,7 @@ async fn parallel_calls_run_concurrently_and_answer_in_the_models_order() {
     let ids: Vec<&str> = result
         .trace
         .invocations()
-        .map(|i| i.call_id.as_str())
+        .map(toolkit::ToolInvocation::call_id)
         .collect();
     assert_eq!(ids, ["a", "b", "c"]);
 }
@@ -160,13 +157,10 @@ async fn the_iteration_limit_ends_a_run_that_keeps_calling() {
     let turn =
         r#"{"content": "again", "tool_calls": [{"name": "lookup", "arguments": {"word": "x"}}]}"#;
     let script = format!(r#"{{"turns": [{}]}}"#, [turn; 6].join(","));
-    let service = service(&script);
-    let options = RunOptions {
-        max_iterations: 3,
-        ..RunOptions::default()
-    };
+    let (service, provider) = service(&script);
+    let options = RunOptions::default().with_max_iterations(3);
     let result = service
-        .run(RunRequest::new("loop").with_options(options))
+        .run(&provider, RunRequest::new("loop").with_options(options))
         .await
         .unwrap();
     assert_eq!(result.termination, Termination::MaxIterations);
@@ -177,24 +171,24 @@ async fn the_iteration_limit_ends_a_run_that_keeps_calling() {
 
 #[tokio::test]
 async fn a_provider_failure_ends_the_run_cleanly_with_its_message() {
-    let service =
+    let (service, provider) =
         service(r#"{"turns": [{"tool_calls": [{"name": "lookup", "arguments": {"word": "x"}}]}]}"#);
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
     assert_eq!(result.termination, Termination::ProviderError);
     assert_eq!(result.content, "the script has no turn left (it has 1)");
     assert_eq!(
-        kinds(&result.trace.steps),
+        kinds(result.trace.steps()),
         ["request", "llm", "tool", "llm"]
     );
 }
 
 #[tokio::test]
 async fn a_cancelled_run_stops() {
-    let service = service(r#"{"turns": [{"content": "never"}]}"#);
+    let (service, provider) = service(r#"{"turns": [{"content": "never"}]}"#);
     let cancel = CancelSignal::new();
     cancel.cancel();
     let result = service
-        .run(RunRequest::new("x").with_cancel(cancel))
+        .run(&provider, RunRequest::new("x").with_cancel(cancel))
         .await
         .unwrap();
     assert_eq!(result.termination, Termination::Cancelled);
@@ -202,15 +196,10 @@ async fn a_cancelled_run_stops() {
 }
 
 #[tokio::test]
-async fn runs_need_a_provider_and_registered_tools() {
-    let bare = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    assert_eq!(
-        bare.run(RunRequest::new("x")).await.unwrap_err(),
-        RunError::NoProvider
-    );
-    let service = service(r#"{"turns": []}"#);
+async fn a_run_offering_an_unregistered_tool_does_not_start() {
+    let (service, provider) = service(r#"{"turns": []}"#);
     let error = service
-        .run(RunRequest::new("x").with_tools(["nope"]))
+        .run(&provider, RunRequest::new("x").with_tools(["nope"]))
         .await
         .unwrap_err();
     assert_eq!(
@@ -232,8 +221,8 @@ async fn bad_calls_from_the_model_become_error_results_and_the_run_goes_on() {
         ]},
         {"content": "I see errors."}
     ]});
-    let service = service(&script.to_string());
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let (service, provider) = service(&script.to_string());
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
     assert_eq!(result.termination, Termination::Answered);
     assert_eq!(
         tool_results(&result.messages),
@@ -262,20 +251,20 @@ async fn bad_calls_from_the_model_become_error_results_and_the_run_goes_on() {
         result
             .trace
             .invocations()
-            .all(|invocation| invocation.is_error)
+            .all(toolkit::ToolInvocation::is_error)
     );
     // The trace keeps a bounded copy of the arguments, not 100 MB.
     let huge_step = result.trace.invocations().last().unwrap();
-    assert_eq!(huge_step.arguments.len(), 50_000);
+    assert_eq!(huge_step.arguments().len(), 50_000);
 }
 
 #[tokio::test]
 async fn events_follow_the_run_live_with_artifacts_on_tool_steps() {
-    let service = service(
+    let (service, provider) = service(
         r#"{"turns": [{"tool_calls": [{"name": "lookup", "arguments": {"word": "ev"}}]}, {"content": "ok"}]}"#,
     );
     let mut events = service.subscribe();
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
     let mut names = Vec::new();
     let mut saw_artifact = false;
     while let Ok(event) = events.try_recv() {
@@ -285,10 +274,10 @@ async fn events_follow_the_run_live_with_artifacts_on_tool_steps() {
             invocation, run_id, ..
         } = &*event
         {
-            assert_eq!(run_id, &result.trace.run_id);
+            assert_eq!(run_id, result.trace.run_id());
             saw_artifact = json["invocation"]["artifacts"][0]["data"]["rows"][0][1]
                 == "ARTIFACT-CANARY-lookup";
-            assert_eq!(invocation.content, "ev: a word");
+            assert_eq!(invocation.content(), "ev: a word");
         }
     }
     assert!(saw_artifact);
@@ -316,14 +305,11 @@ async fn a_slow_subscriber_never_blocks_a_run() {
         r#"{{"turns": [{}, {{"content": "end"}}]}}"#,
         vec![turn; 2000].join(",")
     );
-    let service = service(&script);
+    let (service, provider) = service(&script);
     let mut stuck = service.subscribe(); // never read during the run
-    let options = RunOptions {
-        max_iterations: 3000,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_max_iterations(3000);
     let result = service
-        .run(RunRequest::new("x").with_options(options))
+        .run(&provider, RunRequest::new("x").with_options(options))
         .await
         .unwrap();
     assert_eq!(result.termination, Termination::Answered);
@@ -343,9 +329,12 @@ const APPROVAL_SCRIPT: &str = r#"{"turns": [
 
 #[tokio::test]
 async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
-    let service = service(APPROVAL_SCRIPT);
+    let (service, provider) = service(APPROVAL_SCRIPT);
     let before = DELETES.load(Ordering::SeqCst);
-    let suspended = service.run(RunRequest::new("clean up")).await.unwrap();
+    let suspended = service
+        .run(&provider, RunRequest::new("clean up"))
+        .await
+        .unwrap();
     assert_eq!(suspended.termination, Termination::Suspended);
     assert_eq!(DELETES.load(Ordering::SeqCst), before);
     let suspension = suspended.suspension.expect("a suspension");
@@ -353,7 +342,7 @@ async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
     assert_eq!(suspension.pending[0].id, "del");
     // The call that needs no approval already ran; its artifacts are in this trace only.
     assert_eq!(
-        kinds(&suspended.trace.steps),
+        kinds(suspended.trace.steps()),
         ["request", "llm", "tool", "suspended"]
     );
     assert!(!suspension.token.contains("CANARY"));
@@ -363,6 +352,7 @@ async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
 
     let resumed = service
         .resume(
+            &provider,
             &suspension.token,
             &[Decision::approve("del")],
             toolkit::ToolContext::new(),
@@ -372,8 +362,8 @@ async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
     assert_eq!(DELETES.load(Ordering::SeqCst), before + 1);
     assert_eq!(resumed.termination, Termination::Answered);
     assert_eq!(resumed.content, "finished");
-    assert_eq!(resumed.trace.run_id, suspended.trace.run_id);
-    assert_eq!(kinds(&resumed.trace.steps), ["resumed", "tool", "llm"]);
+    assert_eq!(resumed.trace.run_id(), suspended.trace.run_id());
+    assert_eq!(kinds(resumed.trace.steps()), ["resumed", "tool", "llm"]);
     assert_eq!(
         tool_results(&resumed.messages),
         [
@@ -395,17 +385,17 @@ async fn refusals_and_missing_decisions_get_the_seed_strings() {
             "Error: tool \"delete_all\" requires approval that was not given.",
         ),
     ] {
-        let service = service(APPROVAL_SCRIPT);
+        let (service, provider) = service(APPROVAL_SCRIPT);
         let before = DELETES.load(Ordering::SeqCst);
         let token = service
-            .run(RunRequest::new("x"))
+            .run(&provider, RunRequest::new("x"))
             .await
             .unwrap()
             .suspension
             .unwrap()
             .token;
         let resumed = service
-            .resume(&token, &decisions, toolkit::ToolContext::new())
+            .resume(&provider, &token, &decisions, toolkit::ToolContext::new())
             .await
             .unwrap();
         assert_eq!(DELETES.load(Ordering::SeqCst), before);
@@ -414,7 +404,7 @@ async fn refusals_and_missing_decisions_get_the_seed_strings() {
             ("del".to_owned(), expected.to_owned())
         );
         let step = resumed.trace.invocations().next().unwrap();
-        assert!(step.is_error);
+        assert!(step.is_error());
     }
 }
 
@@ -428,9 +418,9 @@ fn base64_payload(token: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
-    let service = service(APPROVAL_SCRIPT);
+    let (service, provider) = service(APPROVAL_SCRIPT);
     let token = service
-        .run(RunRequest::new("x"))
+        .run(&provider, RunRequest::new("x"))
         .await
         .unwrap()
         .suspension
@@ -447,14 +437,14 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
     let approve = [Decision::approve("del")];
     assert_eq!(
         service
-            .resume(&tampered, &approve, context())
+            .resume(&provider, &tampered, &approve, context())
             .await
             .unwrap_err(),
         RunError::Token(TokenError::BadSeal)
     );
     assert_eq!(
         service
-            .resume(&token[..token.len() - 5], &approve, context())
+            .resume(&provider, &token[..token.len() - 5], &approve, context())
             .await
             .unwrap_err(),
         RunError::Token(TokenError::BadSeal)
@@ -463,34 +453,39 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
     let (head, tag) = token.rsplit_once('.').unwrap();
     let cut = format!("{}.{tag}", &head[..head.len() - 4]);
     assert_eq!(
-        service.resume(&cut, &approve, context()).await.unwrap_err(),
+        service
+            .resume(&provider, &cut, &approve, context())
+            .await
+            .unwrap_err(),
         RunError::Token(TokenError::BadSeal)
     );
     assert_eq!(
         service
-            .resume("v1.abc", &approve, context())
+            .resume(&provider, "v1.abc", &approve, context())
             .await
             .unwrap_err(),
         RunError::Token(TokenError::Malformed("no version"))
     );
     assert_eq!(
         service
-            .resume("garbage", &approve, context())
+            .resume(&provider, "garbage", &approve, context())
             .await
             .unwrap_err(),
         RunError::Token(TokenError::Malformed("no seal"))
     );
-    let foreign = self::service(APPROVAL_SCRIPT).with_seal_key(SealKey::from_bytes([7; 32]));
+    let foreign = self::service(APPROVAL_SCRIPT)
+        .0
+        .with_seal_key(SealKey::from_bytes([7; 32]));
     assert_eq!(
         foreign
-            .resume(&token, &approve, context())
+            .resume(&provider, &token, &approve, context())
             .await
             .unwrap_err(),
         RunError::Token(TokenError::BadSeal)
     );
     assert_eq!(
         service
-            .resume(&token, &[Decision::approve("look")], context())
+            .resume(&provider, &token, &[Decision::approve("look")], context())
             .await
             .unwrap_err(),
         RunError::UnknownDecision("look".to_owned())
@@ -499,16 +494,21 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
 
     // The same key in another service opens it.
     let key = SealKey::from_bytes([9; 32]);
-    let first = self::service(APPROVAL_SCRIPT).with_seal_key(key.clone());
+    let (first, first_provider) = self::service(APPROVAL_SCRIPT);
+    let first = first.with_seal_key(key.clone());
     let token = first
-        .run(RunRequest::new("x"))
+        .run(&first_provider, RunRequest::new("x"))
         .await
         .unwrap()
         .suspension
         .unwrap()
         .token;
-    let second =
-        self::service(r#"{"turns": [{"content": "resumed elsewhere"}]}"#).with_seal_key(key);
-    let resumed = second.resume(&token, &approve, context()).await.unwrap();
+    let (second, second_provider) =
+        self::service(r#"{"turns": [{"content": "resumed elsewhere"}]}"#);
+    let second = second.with_seal_key(key);
+    let resumed = second
+        .resume(&second_provider, &token, &approve, context())
+        .await
+        .unwrap();
     assert_eq!(resumed.content, "resumed elsewhere");
 }

@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::Server;
@@ -122,9 +121,9 @@ enum Adapter {
     Anthropic,
 }
 
-fn provider(adapter: Adapter, url: &str) -> Arc<dyn Provider> {
+fn provider(adapter: Adapter, url: &str) -> Box<dyn Provider> {
     match adapter {
-        Adapter::OpenAi => Arc::new(
+        Adapter::OpenAi => Box::new(
             OpenAiProvider::from_env_var(
                 KEY_VARIABLE,
                 &format!("{url}/v1"),
@@ -133,7 +132,7 @@ fn provider(adapter: Adapter, url: &str) -> Arc<dyn Provider> {
             )
             .unwrap(),
         ),
-        Adapter::Anthropic => Arc::new(
+        Adapter::Anthropic => Box::new(
             AnthropicProvider::from_env_var(KEY_VARIABLE, url, "test-model", options()).unwrap(),
         ),
     }
@@ -161,10 +160,13 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
         turn(adapter, &[], Some("all done")),
     ])
     .await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(adapter, &server.url));
+    let provider = provider(adapter, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     let result = service
-        .run(RunRequest::new("make artifacts").with_tools(["canary_table", "canary_text"]))
+        .run(
+            provider.as_ref(),
+            RunRequest::new("make artifacts").with_tools(["canary_table", "canary_text"]),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -179,7 +181,7 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
     assert_eq!(server.requests().len(), 2);
     // Each tool's content is on the wire, as the provider's JSON carries it.
     for invocation in result.trace.invocations() {
-        let encoded = serde_json::to_string(&invocation.content).unwrap();
+        let encoded = serde_json::to_string(invocation.content()).unwrap();
         assert!(
             contains(&wire, encoded.as_bytes()),
             "missing content {encoded}"
@@ -245,10 +247,11 @@ async fn the_openai_wire_carries_tool_role_messages_with_string_content() {
         openai_turn(&[], Some("fine")),
     ])
     .await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(Adapter::OpenAi, &server.url));
+    let provider = provider(Adapter::OpenAi, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     service
         .run(
+            provider.as_ref(),
             RunRequest::new("go")
                 .with_system("sys")
                 .with_tools(["canary_table"]),
@@ -290,10 +293,11 @@ async fn the_anthropic_wire_carries_tool_use_and_tool_result_blocks() {
         anthropic_turn(&[], Some("fine")),
     ])
     .await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(Adapter::Anthropic, &server.url));
+    let provider = provider(Adapter::Anthropic, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     service
         .run(
+            provider.as_ref(),
             RunRequest::new("go")
                 .with_system("sys")
                 .with_tools(["canary_text"]),
@@ -338,9 +342,12 @@ async fn busy_and_failing_servers_are_retried_honouring_retry_after() {
         openai_turn(&[], Some("third time")),
     ])
     .await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(Adapter::OpenAi, &server.url));
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let provider = provider(Adapter::OpenAi, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let result = service
+        .run(provider.as_ref(), RunRequest::new("x"))
+        .await
+        .unwrap();
     assert_eq!(result.content, "third time");
     assert_eq!(server.requests().len(), 3);
 }
@@ -348,9 +355,12 @@ async fn busy_and_failing_servers_are_retried_honouring_retry_after() {
 #[tokio::test]
 async fn a_client_error_is_not_retried_and_ends_the_run() {
     let server = Server::start(vec![(401, Vec::new(), json!({"error": "bad key"}))]).await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(Adapter::OpenAi, &server.url));
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let provider = provider(Adapter::OpenAi, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let result = service
+        .run(provider.as_ref(), RunRequest::new("x"))
+        .await
+        .unwrap();
     assert_eq!(result.termination, Termination::ProviderError);
     assert_eq!(
         result.content,
@@ -368,9 +378,12 @@ async fn a_key_echoed_in_an_error_body_is_masked() {
         json!({"error": format!("invalid key {key}")}),
     )])
     .await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(Adapter::Anthropic, &server.url));
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let provider = provider(Adapter::Anthropic, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let result = service
+        .run(provider.as_ref(), RunRequest::new("x"))
+        .await
+        .unwrap();
     assert_eq!(
         result.content,
         "the provider answered HTTP 401: {\"error\":\"invalid key [REDACTED]\"}"
@@ -381,15 +394,18 @@ async fn a_key_echoed_in_an_error_body_is_masked() {
 #[tokio::test]
 async fn an_answer_without_choices_ends_the_run_cleanly() {
     let server = Server::start(vec![(200, Vec::new(), json!({"choices": []}))]).await;
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
-        .with_provider(provider(Adapter::OpenAi, &server.url));
-    let result = service.run(RunRequest::new("x")).await.unwrap();
+    let provider = provider(Adapter::OpenAi, &server.url);
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let result = service
+        .run(provider.as_ref(), RunRequest::new("x"))
+        .await
+        .unwrap();
     assert_eq!(result.termination, Termination::ProviderError);
     assert_eq!(
         result.content,
         "the provider's answer is unusable: the answer has no choices"
     );
-    assert_eq!(result.trace.steps.len(), 2);
+    assert_eq!(result.trace.steps().len(), 2);
 }
 
 fn call_strategy() -> impl Strategy<Value = (&'static str, Value)> {

@@ -1,10 +1,11 @@
 //! Anthropic Messages: `tool_use` and `tool_result` blocks.
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::http::{HttpClient, HttpOptions, arguments_value, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
+use crate::declaration::AnthropicTool;
 use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -66,51 +67,54 @@ impl AnthropicProvider {
         })
     }
 
+    /// The request body, serialised straight from borrowed parts.
     fn body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
         let mut system = Vec::new();
-        let mut messages: Vec<Value> = Vec::new();
+        let mut messages: Vec<Message<'_>> = Vec::new();
         for message in request.messages {
             match message {
                 ChatMessage::System { content, .. } => system.push(content.as_str()),
-                ChatMessage::User { content, .. } => {
-                    messages.push(json!({"role": "user", "content": content}));
-                }
+                ChatMessage::User { content, .. } => messages.push(Message {
+                    role: "user",
+                    content: Content::Text(content),
+                }),
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
                     ..
                 } => {
-                    let mut blocks = Vec::new();
-                    if !content.is_empty() {
-                        blocks.push(json!({"type": "text", "text": content}));
-                    }
-                    for call in tool_calls {
-                        blocks.push(json!({
-                            "type": "tool_use",
-                            "id": call.id,
-                            "name": call.name,
-                            "input": arguments_value(&call.arguments),
-                        }));
-                    }
-                    messages.push(json!({"role": "assistant", "content": blocks}));
+                    let text = (!content.is_empty()).then(|| Block::Text { text: content });
+                    let uses = tool_calls.iter().map(|call| Block::ToolUse {
+                        id: &call.id,
+                        name: &call.name,
+                        input: arguments_value(&call.arguments),
+                    });
+                    messages.push(Message {
+                        role: "assistant",
+                        content: Content::Blocks(text.into_iter().chain(uses).collect()),
+                    });
                 }
                 ChatMessage::ToolResult(result) => {
-                    let block = json!({
-                        "type": "tool_result",
-                        "tool_use_id": result.call_id(),
-                        "content": result.content().as_str(),
-                        "is_error": result.content().is_error(),
-                    });
+                    let block = Block::ToolResult {
+                        tool_use_id: result.call_id(),
+                        content: result.content().as_str(),
+                        is_error: result.content().is_error(),
+                    };
                     // Results answering one turn travel together in one user message.
-                    let previous = messages.last_mut().filter(|last| {
-                        last["role"] == "user"
-                            && last["content"].as_array().is_some_and(|blocks| {
-                                blocks.iter().all(|b| b["type"] == "tool_result")
-                            })
-                    });
-                    match previous.and_then(|last| last["content"].as_array_mut()) {
-                        Some(blocks) => blocks.push(block),
-                        None => messages.push(json!({"role": "user", "content": [block]})),
+                    match messages.last_mut() {
+                        Some(Message {
+                            role: "user",
+                            content: Content::Blocks(blocks),
+                        }) if blocks
+                            .iter()
+                            .all(|block| matches!(block, Block::ToolResult { .. })) =>
+                        {
+                            blocks.push(block);
+                        }
+                        _ => messages.push(Message {
+                            role: "user",
+                            content: Content::Blocks(vec![block]),
+                        }),
                     }
                 }
             }
@@ -123,15 +127,14 @@ impl AnthropicProvider {
             tools: request
                 .tools
                 .iter()
-                .map(|spec| Declaration {
-                    name: spec.name(),
-                    description: spec.description(),
-                    input_schema: spec.input_schema(),
-                })
+                .map(|spec| AnthropicTool::new(spec))
                 .collect(),
             temperature: request.temperature,
         };
-        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed(error.to_string()))
+        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed {
+            message: error.to_string(),
+            source: Some(error),
+        })
     }
 }
 
@@ -142,68 +145,100 @@ struct Body<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     system: Option<String>,
-    messages: Vec<Value>,
+    messages: Vec<Message<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<Declaration<'a>>,
+    tools: Vec<AnthropicTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
 }
 
-/// The same shape as [`ToolSpec::anthropic`](crate::ToolSpec::anthropic), borrowed.
 #[derive(Serialize)]
-struct Declaration<'a> {
-    name: &'a str,
-    description: &'a str,
-    input_schema: &'a Value,
+struct Message<'a> {
+    role: &'static str,
+    content: Content<'a>,
 }
 
-/// Reads a Messages answer.
-pub(crate) fn parse_response(body: &Value) -> Result<ProviderResponse, ProviderError> {
-    let blocks = body
-        .get("content")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ProviderError::Malformed("the answer has no content blocks".to_owned()))?;
-    let mut content = Vec::new();
-    let mut tool_calls = Vec::new();
-    for block in blocks {
-        match block.get("type").and_then(Value::as_str) {
-            Some("text") => content.push(
-                block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-            ),
-            Some("tool_use") => {
-                let id = block.get("id").and_then(Value::as_str).unwrap_or_default();
-                let name = block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let input = block
-                    .get("input")
-                    .map_or_else(|| "{}".to_owned(), Value::to_string);
-                tool_calls.push(ToolCall::new(id, name, input));
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Blocks(Vec<Block<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        is_error: bool,
+    },
+}
+
+/// A Messages answer, as far as the loop reads it.
+#[derive(Deserialize)]
+struct Answer {
+    content: Vec<AnswerBlock>,
+    #[serde(default)]
+    usage: Option<AnswerUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum AnswerBlock {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    ToolUse {
+        #[serde(default)]
+        id: String,
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    /// Thinking and other blocks carry nothing the loop reads.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct AnswerUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+impl From<Answer> for ProviderResponse {
+    fn from(answer: Answer) -> Self {
+        let mut content = Vec::new();
+        let mut tool_calls = Vec::new();
+        for block in answer.content {
+            match block {
+                AnswerBlock::Text { text } => content.push(text),
+                AnswerBlock::ToolUse { id, name, input } => {
+                    let input = input.map_or_else(|| "{}".to_owned(), |input| input.to_string());
+                    tool_calls.push(ToolCall::new(id, name, input));
+                }
+                AnswerBlock::Other => {}
             }
-            _ => {}
         }
-    }
-    let usage = body
-        .get("usage")
-        .map_or_else(Usage::default, |usage| Usage {
-            input_tokens: usage
-                .get("input_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            output_tokens: usage
-                .get("output_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
+        let usage = answer.usage.map_or_else(Usage::default, |usage| Usage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
         });
-    Ok(ProviderResponse {
-        content: content.join("\n"),
-        tool_calls,
-        usage,
-    })
+        ProviderResponse::new(content.join("\n"), tool_calls, usage)
+    }
 }
 
 impl Provider for AnthropicProvider {
@@ -219,8 +254,8 @@ impl Provider for AnthropicProvider {
                 ("x-api-key", self.key.clone()),
                 ("anthropic-version", API_VERSION.to_owned()),
             ];
-            let answer = self.http.post_json(&self.endpoint, &headers, bytes).await?;
-            parse_response(&answer)
+            let answer: Answer = self.http.post_json(&self.endpoint, &headers, bytes).await?;
+            Ok(answer.into())
         })
     }
 }

@@ -49,14 +49,14 @@ impl HttpClient {
         Ok(Self { client, options })
     }
 
-    /// POSTs a JSON body and returns the JSON answer, retrying what is worth retrying.
+    /// POSTs a JSON body and decodes the JSON answer as `T`, retrying what is worth retrying.
     /// Header values (keys among them) never appear in errors.
-    pub(crate) async fn post_json(
+    pub(crate) async fn post_json<T: serde::de::DeserializeOwned>(
         &self,
         url: &str,
         headers: &[(&'static str, String)],
         body: Vec<u8>,
-    ) -> Result<serde_json::Value, ProviderError> {
+    ) -> Result<T, ProviderError> {
         let mut attempt = 0;
         loop {
             let mut request = self
@@ -73,7 +73,10 @@ impl HttpClient {
                     if status.is_success() {
                         let bytes = self.read_capped(response).await?;
                         return serde_json::from_slice(&bytes).map_err(|error| {
-                            ProviderError::Malformed(format!("the body is not JSON: {error}"))
+                            ProviderError::Malformed {
+                                message: format!("the body is not the expected JSON: {error}"),
+                                source: Some(error),
+                            }
                         });
                     }
                     let retry_after = retry_after(&response);
@@ -93,7 +96,7 @@ impl HttpClient {
                 }
                 Err(error) => {
                     let retryable = error.is_connect() || error.is_timeout() || error.is_request();
-                    let error = ProviderError::Transport(error.without_url().to_string());
+                    let error = transport(error);
                     if !retryable || attempt >= self.options.max_retries {
                         return Err(error);
                     }
@@ -114,13 +117,9 @@ impl HttpClient {
 
     async fn read_capped(&self, mut response: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
         let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|error| ProviderError::Transport(error.without_url().to_string()))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(transport)? {
             if body.len() + chunk.len() > self.options.max_response_bytes {
-                return Err(ProviderError::Malformed(format!(
+                return Err(ProviderError::malformed(format!(
                     "the answer is larger than {} bytes",
                     self.options.max_response_bytes
                 )));
@@ -128,6 +127,15 @@ impl HttpClient {
             body.extend_from_slice(&chunk);
         }
         Ok(body)
+    }
+}
+
+/// A transport failure, its message without the URL, the client's error kept as the source.
+fn transport(error: reqwest::Error) -> ProviderError {
+    let error = error.without_url();
+    ProviderError::Transport {
+        message: error.to_string(),
+        source: Box::new(error),
     }
 }
 

@@ -8,24 +8,25 @@ use crate::tool::ToolSpec;
 use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
-#[cfg(feature = "http")]
+#[cfg(feature = "anthropic")]
 mod anthropic;
-#[cfg(feature = "http")]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
-#[cfg(feature = "http")]
+#[cfg(feature = "openai")]
 mod openai;
 mod scripted;
 
-#[cfg(feature = "http")]
+#[cfg(feature = "anthropic")]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_KEY_VARIABLE, AnthropicProvider};
-#[cfg(feature = "http")]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use http::HttpOptions;
-#[cfg(feature = "http")]
+#[cfg(feature = "openai")]
 pub use openai::{OPENAI_BASE_URL, OPENAI_KEY_VARIABLE, OpenAiProvider};
 pub use scripted::{ScriptError, ScriptedProvider};
 
 /// What one provider call sends.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ProviderRequest<'a> {
     /// The conversation so far.
     pub messages: &'a [ChatMessage],
@@ -39,6 +40,7 @@ pub struct ProviderRequest<'a> {
 
 /// What one provider call answers.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ProviderResponse {
     /// The model's text (may be empty when it only asks for tools).
     pub content: String,
@@ -48,12 +50,20 @@ pub struct ProviderResponse {
     pub usage: Usage,
 }
 
-/// A provider call that failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// A provider call that failed. Where a lower layer failed (the HTTP client, the JSON decoder),
+/// its error is kept as the [`source`](std::error::Error::source).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProviderError {
     /// The request could not be sent or the connection failed.
-    #[error("cannot reach the provider: {0}")]
-    Transport(String),
+    #[error("cannot reach the provider: {message}")]
+    Transport {
+        /// What failed, without the URL.
+        message: String,
+        /// The HTTP client's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The provider answered with an HTTP error status (after retries where they apply).
     #[error("the provider answered HTTP {status}: {body}")]
     Status {
@@ -63,8 +73,14 @@ pub enum ProviderError {
         body: String,
     },
     /// The answer is not what the provider's format promises.
-    #[error("the provider's answer is unusable: {0}")]
-    Malformed(String),
+    #[error("the provider's answer is unusable: {message}")]
+    Malformed {
+        /// What is wrong with it.
+        message: String,
+        /// The decoder's error, when decoding failed.
+        #[source]
+        source: Option<serde_json::Error>,
+    },
     /// A scripted provider has no turn left.
     #[error("the script has no turn left (it has {0})")]
     ScriptEnded(usize),
@@ -84,4 +100,25 @@ pub trait Provider: Send + Sync {
 
     /// Sends the conversation and the tool declarations; returns the model's turn.
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a>;
+}
+
+impl ProviderError {
+    /// An answer that is not what the format promises, for a reason found by reading it.
+    pub fn malformed(message: impl Into<String>) -> Self {
+        ProviderError::Malformed {
+            message: message.into(),
+            source: None,
+        }
+    }
+}
+
+impl ProviderResponse {
+    /// The model's turn: its text, the calls it asks for and the tokens it used.
+    pub fn new(content: impl Into<String>, tool_calls: Vec<ToolCall>, usage: Usage) -> Self {
+        Self {
+            content: content.into(),
+            tool_calls,
+            usage,
+        }
+    }
 }

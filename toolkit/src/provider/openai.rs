@@ -1,10 +1,11 @@
 //! OpenAI Chat Completions, and servers that speak it (Ollama, vLLM, llama.cpp, LM Studio).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::http::{HttpClient, HttpOptions, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
+use crate::declaration::OpenAiTool;
 use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -68,18 +69,14 @@ impl OpenAiProvider {
             tools: request
                 .tools
                 .iter()
-                .map(|spec| FunctionTool {
-                    kind: "function",
-                    function: Function {
-                        name: spec.name(),
-                        description: spec.description(),
-                        parameters: spec.input_schema(),
-                    },
-                })
+                .map(|spec| OpenAiTool::new(spec, spec.input_schema(), false))
                 .collect(),
             temperature: request.temperature,
         };
-        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed(error.to_string()))
+        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed {
+            message: error.to_string(),
+            source: Some(error),
+        })
     }
 }
 
@@ -88,24 +85,9 @@ struct Body<'a> {
     model: &'a str,
     messages: Vec<Message<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<FunctionTool<'a>>,
+    tools: Vec<OpenAiTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
-}
-
-/// The same shape as [`ToolSpec::openai`](crate::ToolSpec::openai), borrowed.
-#[derive(Serialize)]
-struct FunctionTool<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    function: Function<'a>,
-}
-
-#[derive(Serialize)]
-struct Function<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a Value,
 }
 
 #[derive(Serialize)]
@@ -174,56 +156,91 @@ impl<'a> From<&'a ChatMessage> for Message<'a> {
     }
 }
 
-/// Reads a Chat Completions answer.
-pub(crate) fn parse_response(body: &Value) -> Result<ProviderResponse, ProviderError> {
-    let choice = body
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|choices| choices.first())
-        .ok_or_else(|| ProviderError::Malformed("the answer has no choices".to_owned()))?;
-    let message = choice
-        .get("message")
-        .ok_or_else(|| ProviderError::Malformed("the first choice has no message".to_owned()))?;
-    let content = message
-        .get("content")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let mut tool_calls = Vec::new();
-    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
-        for call in calls {
-            let function = call.get("function");
-            let name = function
-                .and_then(|function| function.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let arguments = match function.and_then(|function| function.get("arguments")) {
-                Some(Value::String(text)) => text.clone(),
-                Some(Value::Null) | None => String::new(),
-                // Some servers send an object instead of its text.
-                Some(other) => other.to_string(),
-            };
-            let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-            tool_calls.push(ToolCall::new(id, name, arguments));
-        }
-    }
-    let usage = body
-        .get("usage")
-        .map_or_else(Usage::default, |usage| Usage {
-            input_tokens: usage
-                .get("prompt_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            output_tokens: usage
-                .get("completion_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
+/// A Chat Completions answer, as far as the loop reads it.
+#[derive(Deserialize)]
+struct Completion {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<CompletionUsage>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: AnswerMessage,
+}
+
+#[derive(Deserialize)]
+struct AnswerMessage {
+    /// Text, or `null` for a turn that only calls tools; other shapes carry no text for us.
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<AnswerCall>>,
+}
+
+#[derive(Deserialize)]
+struct AnswerCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<AnswerFunction>,
+}
+
+#[derive(Deserialize)]
+struct AnswerFunction {
+    #[serde(default)]
+    name: Option<String>,
+    /// The arguments' JSON text; some servers send the object itself.
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct CompletionUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+impl TryFrom<Completion> for ProviderResponse {
+    type Error = ProviderError;
+
+    fn try_from(completion: Completion) -> Result<Self, ProviderError> {
+        let choice = completion
+            .choices
+            .into_iter()
+            .next()
+            .ok_or_else(|| ProviderError::malformed("the answer has no choices"))?;
+        let content = match choice.message.content {
+            Some(Value::String(text)) => text,
+            _ => String::new(),
+        };
+        let tool_calls = choice
+            .message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .map(|call| {
+                let function = call.function;
+                let (name, arguments) = function.map_or_else(Default::default, |function| {
+                    let arguments = match function.arguments {
+                        Some(Value::String(text)) => text,
+                        Some(Value::Null) | None => String::new(),
+                        Some(other) => other.to_string(),
+                    };
+                    (function.name.unwrap_or_default(), arguments)
+                });
+                ToolCall::new(call.id.unwrap_or_default(), name, arguments)
+            })
+            .collect();
+        let usage = completion.usage.map_or_else(Usage::default, |usage| Usage {
+            input_tokens: usage.prompt_tokens,
+            output_tokens: usage.completion_tokens,
         });
-    Ok(ProviderResponse {
-        content,
-        tool_calls,
-        usage,
-    })
+        Ok(ProviderResponse::new(content, tool_calls, usage))
+    }
 }
 
 impl Provider for OpenAiProvider {
@@ -240,8 +257,8 @@ impl Provider for OpenAiProvider {
                 .iter()
                 .map(|key| ("authorization", format!("Bearer {key}")))
                 .collect();
-            let answer = self.http.post_json(&self.endpoint, &headers, bytes).await?;
-            parse_response(&answer)
+            let answer: Completion = self.http.post_json(&self.endpoint, &headers, bytes).await?;
+            answer.try_into()
         })
     }
 }

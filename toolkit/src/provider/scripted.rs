@@ -122,14 +122,14 @@ impl ScriptedProvider {
             })
             .collect();
         let input_bytes: usize = request.messages.iter().map(message_len).sum();
-        Ok(ProviderResponse {
-            content: turn.content.clone(),
+        Ok(ProviderResponse::new(
+            turn.content.clone(),
             tool_calls,
-            usage: Usage {
+            Usage {
                 input_tokens: tokens(input_bytes),
                 output_tokens: tokens(turn.content.len()),
             },
-        })
+        ))
     }
 }
 

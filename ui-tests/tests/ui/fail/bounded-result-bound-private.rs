@@ -1,12 +1,10 @@
 // proves: the seam's bounding constructor of `BoundedResult` is private to `toolkit`.
 // control: pass/bounded-result-from-invoke.rs
 // expect: E0624
-use std::time::Instant;
-
 use toolkit::{BoundedResult, ToolResult};
 
 pub fn skip_the_seam(result: ToolResult) -> BoundedResult {
-    BoundedResult::bound(result, Instant::now())
+    BoundedResult::bound(result)
 }
 
 fn main() {}

@@ -2,8 +2,6 @@
 // beside a real `WireString`.
 // control: pass/bounded-result-from-invoke.rs
 // expect: E0451
-use std::time::Duration;
-
 use toolkit::{BoundedResult, ToolArtifact, WireString};
 
 pub fn assemble(content: WireString, huge: ToolArtifact) -> BoundedResult {
@@ -11,7 +9,6 @@ pub fn assemble(content: WireString, huge: ToolArtifact) -> BoundedResult {
         content,
         is_error: false,
         artifacts: vec![huge],
-        duration: Duration::ZERO,
     }
 }
 

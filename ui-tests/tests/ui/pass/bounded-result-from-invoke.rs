@@ -1,11 +1,10 @@
 // control for fail/unbounded-result-*.rs and fail/bounded-result-*.rs: a `ToolResult` becomes a
-// `BoundedResult` (and so a `WireString`) only by going through `ToolLoopService::invoke`, which
+// `BoundedResult` (and so a `WireString`) only by going through the seam's `invoke`, which
 // bounds both channels; before that its content is a plain `&str`.
-use std::time::{Duration, Instant};
-
+use toolkit::bound::artifacts_len;
 use toolkit::{
     BoundedResult, ChatMessage, MessageError, ToolArtifact, ToolContext, ToolLoopService,
-    ToolRegistry, ToolResult, WireString, artifacts_len, tool,
+    ToolRegistry, ToolResult, WireString, tool,
 };
 
 /// Produces far more than the provider may see.
@@ -25,10 +24,7 @@ async fn main() -> Result<(), MessageError> {
 
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
     let scope = service.scope(ToolContext::new());
-    let started = Instant::now();
     let bounded: BoundedResult = service.invoke(&scope, "flood", "{}").await;
-    assert!(bounded.duration() <= started.elapsed());
-    assert!(bounded.duration() < Duration::from_secs(30));
 
     let content: &WireString = bounded.content();
     assert_eq!(content.len(), 50_000);

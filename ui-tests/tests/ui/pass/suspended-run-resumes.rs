@@ -1,11 +1,9 @@
 // control for the suspended-state cases: a run suspends for approval, its state crosses the
 // process boundary only as a sealed token, and the token resumes it.
-use std::sync::Arc;
-
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    ChatMessage, Decision, Resumable, RunRequest, SuspendedRunState, Termination, ToolArtifact,
-    ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool,
+    ChatMessage, Decision, Resumable, RunOptions, RunRequest, SuspendedRunState, Termination,
+    ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool,
 };
 
 /// Drops a table (needs an operator).
@@ -23,16 +21,22 @@ fn resumable<T: Resumable>() {}
 async fn main() {
     resumable::<SuspendedRunState>();
     resumable::<Vec<ChatMessage>>();
+    resumable::<RunOptions>();
     let script = r#"{"turns": [
         {"tool_calls": [{"id": "d1", "name": "drop_table", "arguments": {"name": "t"}}]},
         {"content": "done"}
     ]}"#;
     let provider = ScriptedProvider::from_json(script).unwrap();
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap()).with_provider(Arc::new(provider));
-    let suspended = service.run(RunRequest::new("drop t")).await.unwrap();
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let options = RunOptions::default().with_max_iterations(3);
+    let request = RunRequest::new("drop t").with_options(options);
+    let suspended = service.run(&provider, request).await.unwrap();
     assert_eq!(suspended.termination, Termination::Suspended);
     let token = suspended.suspension.unwrap().token;
-    let resumed = service.resume(&token, &[Decision::approve("d1")], ToolContext::new()).await.unwrap();
+    let resumed = service
+        .resume(&provider, &token, &[Decision::approve("d1")], ToolContext::new())
+        .await
+        .unwrap();
     assert_eq!(resumed.content, "done");
     let assistant = ChatMessage::assistant("text only", Vec::new());
     assert!(matches!(assistant, ChatMessage::Assistant { .. }));

@@ -58,12 +58,11 @@ async fn main() {
     assert_eq!(delete.group(), "default");
     assert_eq!(
         delete.flags(),
-        ToolFlags {
-            requires_approval: true,
-            requires_admin: true,
-            enabled_by_default: false,
-            remote: true,
-        }
+        ToolFlags::new()
+            .with_requires_approval(true)
+            .with_requires_admin(true)
+            .with_enabled_by_default(false)
+            .with_remote(true)
     );
 
     let longest = spec(LONGEST);
@@ -77,12 +76,7 @@ async fn main() {
     );
     assert_eq!(
         plain.flags(),
-        ToolFlags {
-            requires_approval: false,
-            requires_admin: false,
-            enabled_by_default: true,
-            remote: false,
-        }
+        ToolFlags::new()
     );
 
     let service = ToolLoopService::new(registry);

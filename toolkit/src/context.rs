@@ -1,0 +1,89 @@
+//! What a tool sees besides its arguments: the caller's rights and typed extensions.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// The caller's rights and the typed values (resources, policies) tools read while they run.
+///
+/// The core knows no tool's domain: a workspace folder, a database or a client is an extension
+/// of a type its tools define, given with [`with_extension`](Self::with_extension) and read with
+/// [`extension`](Self::extension). A `&ToolContext` parameter of a `#[tool]` function is injected
+/// and is not part of the argument schema.
+///
+/// ```
+/// use toolkit::ToolContext;
+///
+/// struct Greeting(&'static str);
+///
+/// let context = ToolContext::new().with_extension(Greeting("hello"));
+/// assert_eq!(context.extension::<Greeting>().map(|g| g.0), Some("hello"));
+/// assert!(!context.is_admin());
+/// ```
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    admin: bool,
+    extensions: HashMap<TypeId, Extension>,
+}
+
+#[derive(Clone)]
+struct Extension {
+    value: Arc<dyn Any + Send + Sync>,
+    type_name: &'static str,
+}
+
+impl ToolContext {
+    /// A context with no extensions and no admin rights.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same context with or without admin rights.
+    #[must_use]
+    pub fn with_admin(mut self, admin: bool) -> Self {
+        self.admin = admin;
+        self
+    }
+
+    /// The same context holding one value of type `T` for tools to read (it replaces an earlier
+    /// value of the same type).
+    #[must_use]
+    pub fn with_extension<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.extensions.insert(
+            TypeId::of::<T>(),
+            Extension {
+                value: Arc::new(value),
+                type_name: type_name::<T>(),
+            },
+        );
+        self
+    }
+
+    /// Whether the caller has admin rights.
+    pub fn is_admin(&self) -> bool {
+        self.admin
+    }
+
+    /// The value of type `T` given with [`with_extension`](Self::with_extension).
+    pub fn extension<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.extensions
+            .get(&TypeId::of::<T>())
+            .and_then(|extension| extension.value.downcast_ref())
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&str> = self
+            .extensions
+            .values()
+            .map(|extension| extension.type_name)
+            .collect();
+        names.sort_unstable();
+        f.debug_struct("ToolContext")
+            .field("admin", &self.admin)
+            .field("extensions", &names)
+            .finish()
+    }
+}

@@ -1,0 +1,432 @@
+//! The recorder: the one owner of the three artifact sinks.
+//!
+//! Artifacts leave the seam here and nowhere else. The [`Recorder`] is the only code that turns a
+//! seam result ([`BoundedResult`]) into the two things that follow a call: the [`WireString`] for
+//! the tool-result message, and the [`ToolInvocation`] (with the bounded artifacts) for people.
+//! Every step it records goes, in this order, to each registered [`Sink`] (the persisted audit
+//! copy: committed before anything is shown), to the event stream, and to the run's
+//! [`RunTrace`]. The loop, single observed calls (MCP, the inspector's one-tool runs) all record
+//! through it, and nothing else can build a `ToolInvocation`: its fields are private to this file.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+// Tokio's clock, so a paused test clock times calls exactly; unpaused it is the system's.
+use tokio::time::Instant;
+
+use crate::bound::{self, echo};
+use crate::events::{RunEvent, RunKind};
+use crate::result::ToolArtifact;
+use crate::seam::{BoundedResult, RunScope, Seam};
+use crate::trace::{RunStep, RunTrace, StepKind, Termination, duration_ms};
+use crate::wire::{ToolCall, WireString};
+
+/// The id of a run: its source (`run`, `mcp`, ...) and a version 7 UUID, unique across
+/// processes and restarts, and sorting by start time.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(String);
+
+impl RunId {
+    /// A new id for a run from `source` (cut and escaped like a tool name).
+    pub(crate) fn new(source: &str) -> Self {
+        Self(format!(
+            "{}_{}",
+            echo(source),
+            uuid::Uuid::now_v7().simple()
+        ))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RunId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for RunId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RunId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// One call as the trace, the event stream and the sinks see it: with its bounded artifacts.
+///
+/// Only the recorder makes one, from the seam's result: its fields are private.
+#[derive(Clone, Debug, Serialize)]
+pub struct ToolInvocation {
+    call_id: String,
+    name: String,
+    arguments: String,
+    content: String,
+    is_error: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    artifacts: Vec<ToolArtifact>,
+    #[serde(with = "duration_ms")]
+    duration: Duration,
+}
+
+impl ToolInvocation {
+    /// The wire content for the message, and the record of the call for people.
+    fn record(call: &ToolCall, bounded: BoundedResult, duration: Duration) -> (WireString, Self) {
+        let (wire, is_error, artifacts) = bounded.into_parts();
+        let invocation = Self {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: bound::cut_content(&call.arguments)
+                .unwrap_or_else(|| call.arguments.clone()),
+            content: wire.as_str().to_owned(),
+            is_error,
+            artifacts,
+            duration,
+        };
+        (wire, invocation)
+    }
+
+    /// The provider's id for the call.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The tool's name as the model spelled it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments as the model sent them (cut to 50 000 bytes like content).
+    pub fn arguments(&self) -> &str {
+        &self.arguments
+    }
+
+    /// The bounded content that went to the provider.
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The bounded artifacts: for people only, never on the wire.
+    pub fn artifacts(&self) -> &[ToolArtifact] {
+        &self.artifacts
+    }
+
+    /// How long the call took in the seam.
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
+}
+
+/// A place that keeps what runs did, such as the persisted audit copy.
+///
+/// The recorder gives every event of every run to each sink, in the run's order, and waits for
+/// the sink before subscribers see the event: a step a sink keeps is committed before it is
+/// shown. A sink that fails does not stop the run; its error is logged and reported to
+/// subscribers as [`RunEvent::Error`].
+pub trait Sink: Send + Sync {
+    /// Keeps what `event` reports (or ignores it).
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a>;
+}
+
+/// The boxed future of [`Sink::record`].
+pub type SinkFuture<'a> = Pin<Box<dyn Future<Output = Result<(), SinkError>> + Send + 'a>>;
+
+/// A sink that could not keep an event.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct SinkError(Box<dyn std::error::Error + Send + Sync>);
+
+impl SinkError {
+    /// Wraps the sink's own error.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(error.into())
+    }
+}
+
+/// Records runs: fans every step out to the registered [`Sink`]s, the event stream and the
+/// run's trace.
+pub struct Recorder {
+    events: broadcast::Sender<Arc<RunEvent>>,
+    sinks: Vec<Arc<dyn Sink>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self {
+            events: broadcast::Sender::new(Self::EVENT_BUFFER),
+            sinks: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Recorder")
+            .field("sinks", &self.sinks.len())
+            .field("subscribers", &self.events.receiver_count())
+            .finish()
+    }
+}
+
+impl Recorder {
+    /// How many events a subscriber may fall behind before it misses some (it is told how many).
+    pub const EVENT_BUFFER: usize = 4096;
+
+    /// A recorder with no sink.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same recorder also keeping every event in `sink`.
+    #[must_use]
+    pub fn with_sink(mut self, sink: Arc<dyn Sink>) -> Self {
+        self.sinks.push(sink);
+        self
+    }
+
+    /// Follows every run's events live, from now on. A subscriber that falls more than
+    /// [`EVENT_BUFFER`](Self::EVENT_BUFFER) events behind misses events (and is told how many);
+    /// it never slows a run.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<RunEvent>> {
+        self.events.subscribe()
+    }
+
+    /// Whether anyone keeps or watches events; when nobody does, none is built.
+    fn observed(&self) -> bool {
+        !self.sinks.is_empty() || self.events.receiver_count() > 0
+    }
+
+    /// Gives the event to every sink, then to subscribers.
+    async fn emit(&self, event: impl FnOnce() -> RunEvent) {
+        if !self.observed() {
+            return;
+        }
+        let event = Arc::new(event());
+        for sink in &self.sinks {
+            if let Err(error) = sink.record(&event).await {
+                tracing::error!(run_id = %event.run_id(), %error, "a sink could not keep an event");
+                let report = RunEvent::Error {
+                    run_id: event.run_id().clone(),
+                    message: format!("a sink could not keep this run's event: {error}"),
+                };
+                let _ = self.events.send(Arc::new(report));
+            }
+        }
+        // No subscriber is fine: events are for whoever watches.
+        let _ = self.events.send(event);
+    }
+
+    /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
+    /// sinks and subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the
+    /// artifacts) and `Done`. When nobody observes, no event is built.
+    pub(crate) async fn call(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+    ) -> (WireString, ToolInvocation) {
+        if !self.observed() {
+            let started = Instant::now();
+            let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
+            return ToolInvocation::record(call, bounded, started.elapsed());
+        }
+        let mut recording =
+            Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+        let mut wires = recording
+            .tools(std::slice::from_ref(call), |call| {
+                seam.invoke(scope, &call.name, &call.arguments)
+            })
+            .await;
+        let wire = wires.pop().expect("one wire string per call");
+        let trace = recording.end(Termination::Answered, wire.as_str()).await;
+        let invocation = trace
+            .invocations()
+            .next()
+            .cloned()
+            .expect("the call's step");
+        (wire, invocation)
+    }
+}
+
+/// One run being recorded: its id, the next step's index and its trace.
+pub(crate) struct Recording<'r> {
+    recorder: &'r Recorder,
+    run_id: RunId,
+    steps: Vec<RunStep>,
+    next: usize,
+}
+
+impl<'r> Recording<'r> {
+    /// A new run: sinks and subscribers are told it started.
+    pub(crate) async fn start(
+        recorder: &'r Recorder,
+        run_id: RunId,
+        kind: RunKind,
+        title: &str,
+    ) -> Self {
+        recorder
+            .emit(|| RunEvent::RunStarted {
+                run_id: run_id.clone(),
+                kind,
+                title: title.to_owned(),
+            })
+            .await;
+        Self {
+            recorder,
+            run_id,
+            steps: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// A run going on after a suspension, its steps numbered on from `next`.
+    pub(crate) fn resume(recorder: &'r Recorder, run_id: RunId, next: usize) -> Self {
+        Self {
+            recorder,
+            run_id,
+            steps: Vec::new(),
+            next,
+        }
+    }
+
+    pub(crate) fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
+
+    /// The index the next step will get.
+    pub(crate) fn next_index(&self) -> usize {
+        self.next
+    }
+
+    /// Announces a step that takes a while (a provider call): subscribers see it started.
+    pub(crate) async fn begin(&mut self, kind: StepKind, tool: Option<&str>) -> usize {
+        let index = self.next;
+        self.next += 1;
+        let run_id = &self.run_id;
+        self.recorder
+            .emit(|| RunEvent::StepStarted {
+                run_id: run_id.clone(),
+                index,
+                kind,
+                tool: tool.map(echo),
+            })
+            .await;
+        index
+    }
+
+    /// Records a step begun with [`begin`](Self::begin).
+    pub(crate) async fn finish(&mut self, index: usize, step: RunStep) {
+        self.announce_finished(index, &step).await;
+        self.steps.push(step);
+    }
+
+    /// Records a step that took no time of its own.
+    pub(crate) async fn step(&mut self, step: RunStep) {
+        let tool = match &step {
+            RunStep::Tool(invocation) => Some(invocation.name.clone()),
+            _ => None,
+        };
+        let index = self.begin(step.kind(), tool.as_deref()).await;
+        self.finish(index, step).await;
+    }
+
+    async fn announce_finished(&self, index: usize, step: &RunStep) {
+        let run_id = &self.run_id;
+        self.recorder
+            .emit(|| match step {
+                RunStep::Tool(invocation) => RunEvent::ToolInvoked {
+                    run_id: run_id.clone(),
+                    index,
+                    invocation: invocation.clone(),
+                },
+                other => RunEvent::StepFinished {
+                    run_id: run_id.clone(),
+                    index,
+                    step: other.clone(),
+                },
+            })
+            .await;
+    }
+
+    /// Records a call answered without running it (a refusal): a tool step like any other.
+    pub(crate) async fn answered(&mut self, call: &ToolCall, bounded: BoundedResult) -> WireString {
+        let (wire, invocation) = ToolInvocation::record(call, bounded, Duration::ZERO);
+        self.step(RunStep::Tool(invocation)).await;
+        wire
+    }
+
+    /// Runs `calls` concurrently through `execute` (the seam), each timed; each is shown as it
+    /// finishes, and the trace keeps them in the calls' order. The wire strings come back in
+    /// that order too.
+    pub(crate) async fn tools<'c, F, Fut>(
+        &mut self,
+        calls: &'c [ToolCall],
+        execute: F,
+    ) -> Vec<WireString>
+    where
+        F: Fn(&'c ToolCall) -> Fut,
+        Fut: Future<Output = BoundedResult>,
+    {
+        let mut indices = Vec::with_capacity(calls.len());
+        for call in calls {
+            indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
+        }
+        let this = &*self;
+        let execute = &execute;
+        let finished = join_all(calls.iter().zip(&indices).map(|(call, &index)| async move {
+            let started = Instant::now();
+            let bounded = execute(call).await;
+            let (wire, invocation) = ToolInvocation::record(call, bounded, started.elapsed());
+            let step = RunStep::Tool(invocation);
+            this.announce_finished(index, &step).await;
+            (wire, step)
+        }))
+        .await;
+        finished
+            .into_iter()
+            .map(|(wire, step)| {
+                self.steps.push(step);
+                wire
+            })
+            .collect()
+    }
+
+    /// The run stopped: sinks and subscribers are told why; the trace is complete.
+    pub(crate) async fn end(self, termination: Termination, content: &str) -> RunTrace {
+        let run_id = &self.run_id;
+        self.recorder
+            .emit(|| RunEvent::Done {
+                run_id: run_id.clone(),
+                termination,
+                content: content.to_owned(),
+            })
+            .await;
+        RunTrace::new(self.run_id, self.steps)
+    }
+}

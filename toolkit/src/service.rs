@@ -1,0 +1,137 @@
+//! The service: the seam, the recorder and the seal key, serving any number of runs and models.
+
+use std::sync::Arc;
+
+use crate::context::ToolContext;
+use crate::events::RunEvent;
+use crate::recorder::{Recorder, Sink, ToolInvocation};
+use crate::registry::ToolRegistry;
+use crate::seal::SealKey;
+use crate::seam::{BoundedResult, RunScope, Seam};
+use crate::wire::{ToolCall, WireString};
+
+/// Runs tools for a model. It sits on the [`Seam`] (which checks, executes and bounds every
+/// call) and adds the loop ([`run`](Self::run), [`resume`](Self::resume)), sealing of suspended
+/// runs, and recording: every recorded step goes through its [`Recorder`] to the sinks, the event
+/// stream and the trace.
+///
+/// One service serves many runs: the provider is chosen per run.
+///
+/// ```
+/// use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let service = ToolLoopService::new(ToolRegistry::new());
+/// let scope = service.scope(ToolContext::new());
+/// let result = service.invoke(&scope, "nope", "{}").await;
+/// assert!(result.is_error());
+/// assert_eq!(result.content().as_str(), "Error: unknown tool \"nope\"");
+/// # });
+/// ```
+pub struct ToolLoopService {
+    seam: Seam,
+    recorder: Recorder,
+    seal_key: SealKey,
+}
+
+impl ToolLoopService {
+    /// A service over these tools, with a random seal key and a recorder with no sink.
+    pub fn new(registry: ToolRegistry) -> Self {
+        Self {
+            seam: Seam::new(registry),
+            recorder: Recorder::new(),
+            seal_key: SealKey::random(),
+        }
+    }
+
+    /// The same service sealing suspended runs with `key` (share it between processes that
+    /// resume each other's runs).
+    #[must_use]
+    pub fn with_seal_key(mut self, key: SealKey) -> Self {
+        self.seal_key = key;
+        self
+    }
+
+    /// The same service also keeping every event of every run in `sink` (say, the audit copy).
+    #[must_use]
+    pub fn with_sink(mut self, sink: Arc<dyn Sink>) -> Self {
+        self.recorder = self.recorder.with_sink(sink);
+        self
+    }
+
+    /// The seam every call goes through.
+    pub fn seam(&self) -> &Seam {
+        &self.seam
+    }
+
+    /// The recorder every recorded step goes through.
+    pub fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// The tools this service can run.
+    pub fn registry(&self) -> &ToolRegistry {
+        self.seam.registry()
+    }
+
+    pub(crate) fn seal_key(&self) -> &SealKey {
+        &self.seal_key
+    }
+
+    /// Follows every run's events live (see [`Recorder::subscribe`]).
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<RunEvent>> {
+        self.recorder.subscribe()
+    }
+
+    /// A scope for one run with the defaults (see [`Seam::scope`]).
+    pub fn scope(&self, context: ToolContext) -> RunScope {
+        self.seam.scope(context)
+    }
+
+    /// Checks, executes and bounds one call through the seam (see [`Seam::invoke`]). Nothing is
+    /// recorded: for a call people should see, use [`call_observed`](Self::call_observed).
+    pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
+        self.seam.invoke(scope, name, arguments).await
+    }
+
+    /// Runs one call outside a loop (an MCP host's, the inspector's) through the seam and
+    /// records it as a run of one tool step, under the run id `SOURCE_<uuid>`: sinks and
+    /// subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the artifacts) and
+    /// `Done`.
+    ///
+    /// Gives the wire content (for whoever asked) and the record of the call (with the
+    /// artifacts, for people only).
+    ///
+    /// ```
+    /// use toolkit::{RunEvent, ToolCall, ToolContext, ToolLoopService, ToolRegistry};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let service = ToolLoopService::new(ToolRegistry::new());
+    /// let mut events = service.subscribe();
+    /// let scope = service.scope(ToolContext::new());
+    /// let call = ToolCall::new("1", "nope", "{}");
+    /// let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
+    /// assert_eq!(wire.as_str(), "Error: unknown tool \"nope\"");
+    /// assert!(invocation.is_error());
+    /// let started = events.recv().await.unwrap();
+    /// assert!(matches!(&*started, RunEvent::RunStarted { run_id, .. } if run_id.as_str().starts_with("mcp_")));
+    /// # });
+    /// ```
+    pub async fn call_observed(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+    ) -> (WireString, ToolInvocation) {
+        self.recorder.call(&self.seam, scope, source, call).await
+    }
+}
+
+impl std::fmt::Debug for ToolLoopService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolLoopService")
+            .field("seam", &self.seam)
+            .field("recorder", &self.recorder)
+            .finish_non_exhaustive()
+    }
+}

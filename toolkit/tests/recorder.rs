@@ -1,0 +1,296 @@
+//! The recorder: the one place artifacts leave the seam. Single calls are runs of one tool step,
+//! sinks keep every event before subscribers see it, run ids are unique, and a resumed run
+//! numbers its steps on.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use toolkit::provider::ScriptedProvider;
+use toolkit::{
+    Decision, RunEvent, RunRequest, Sink, SinkError, SinkFuture, StepKind, Termination,
+    ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool,
+};
+
+/// Shows a text to people.
+#[tool]
+fn shows() -> ToolResult {
+    ToolResult::text_with("shown", [ToolArtifact::text("Secret", "artifact text")])
+}
+
+/// Needs an operator.
+#[tool(requires_approval)]
+fn guarded() -> String {
+    "done".to_owned()
+}
+
+fn service() -> ToolLoopService {
+    ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+}
+
+/// The event's name as it is serialised, and its step index where it has one.
+fn name_of(event: &RunEvent) -> String {
+    let json = serde_json::to_value(event).expect("events serialise");
+    match json["index"].as_u64() {
+        Some(index) => format!("{}#{index}", json["event"].as_str().unwrap()),
+        None => json["event"].as_str().unwrap().to_owned(),
+    }
+}
+
+fn received(events: &mut tokio::sync::broadcast::Receiver<Arc<RunEvent>>) -> Vec<Arc<RunEvent>> {
+    std::iter::from_fn(|| events.try_recv().ok()).collect()
+}
+
+#[tokio::test]
+async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
+    let service = service();
+    let mut events = service.subscribe();
+    let scope = service.scope(ToolContext::new());
+    let call = ToolCall::new("call_7", "shows", "{}");
+
+    let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
+
+    assert_eq!(wire.as_str(), "shown");
+    assert_eq!(invocation.content(), "shown");
+    assert_eq!(invocation.call_id(), "call_7");
+    assert_eq!(invocation.artifacts().len(), 1);
+    let received = received(&mut events);
+    let names: Vec<String> = received.iter().map(|event| name_of(event)).collect();
+    assert_eq!(
+        names,
+        ["run_started", "step_started#0", "tool_invoked#0", "done"]
+    );
+    let RunEvent::RunStarted {
+        run_id,
+        kind,
+        title,
+        ..
+    } = &*received[0]
+    else {
+        panic!("first event: {:?}", received[0]);
+    };
+    let uuid = run_id
+        .as_str()
+        .strip_prefix("mcp_")
+        .expect("run id mcp_<uuid>");
+    assert_eq!(uuid.len(), 32, "{run_id}");
+    assert!(uuid.bytes().all(|b| b.is_ascii_hexdigit()), "{run_id}");
+    assert_eq!(kind.as_str(), "call");
+    assert_eq!(title, "shows");
+    assert!(received.iter().all(|event| event.run_id() == run_id));
+    assert!(matches!(
+        &*received[1],
+        RunEvent::StepStarted { index: 0, kind: StepKind::Tool, tool: Some(tool), .. } if tool == "shows"
+    ));
+    let RunEvent::ToolInvoked { invocation, .. } = &*received[2] else {
+        panic!("third event: {:?}", received[2]);
+    };
+    assert_eq!(invocation.artifacts()[0].as_text(), Some("artifact text"));
+    assert!(matches!(
+        &*received[3],
+        RunEvent::Done { termination: Termination::Answered, content, .. } if content == "shown"
+    ));
+}
+
+#[tokio::test]
+async fn an_unobserved_single_call_gives_the_same_answer_and_record() {
+    let service = service();
+    let scope = service.scope(ToolContext::new());
+    let call = ToolCall::new("call_1", "shows", "{}");
+    let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
+    assert_eq!(wire.as_str(), "shown");
+    assert_eq!(invocation.call_id(), "call_1");
+    assert_eq!(invocation.artifacts()[0].as_text(), Some("artifact text"));
+}
+
+#[tokio::test]
+async fn run_ids_are_unique_and_sort_by_start() {
+    let service = service();
+    let mut events = service.subscribe();
+    let scope = service.scope(ToolContext::new());
+    let call = ToolCall::new("1", "nope", "{}");
+    for _ in 0..500 {
+        service.call_observed(&scope, "mcp", &call).await;
+    }
+    let ids: Vec<String> = received(&mut events)
+        .iter()
+        .filter_map(|event| match &**event {
+            RunEvent::RunStarted { run_id, .. } => Some(run_id.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 500);
+    let mut sorted = ids.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted, ids, "distinct, in the order they started");
+}
+
+/// Keeps the name of every event it is given, slowly, so that an event shown before it is kept
+/// would be seen by the subscriber first.
+#[derive(Default)]
+struct Slow {
+    kept: Mutex<Vec<String>>,
+    fail: bool,
+}
+
+impl Sink for Slow {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            if self.fail {
+                return Err(SinkError::new("disk full"));
+            }
+            self.kept.lock().unwrap().push(name_of(event));
+            Ok(())
+        })
+    }
+}
+
+const LOOKUP_SCRIPT: &str = r#"{"turns": [
+    {"tool_calls": [{"id": "a", "name": "shows"}, {"id": "b", "name": "shows"}]},
+    {"content": "seen"}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sink_keeps_every_event_before_any_subscriber_sees_it() {
+    let sink = Arc::new(Slow::default());
+    let service = Arc::new(service().with_sink(sink.clone()));
+    let mut events = service.subscribe();
+    let kept_by_sink = Arc::clone(&sink);
+    let watcher = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Ok(event) = events.recv().await {
+            let name = name_of(&event);
+            assert!(
+                kept_by_sink.kept.lock().unwrap().contains(&name),
+                "{name} was shown before the sink kept it"
+            );
+            seen.push(name);
+            if matches!(*event, RunEvent::Done { .. }) {
+                return seen;
+            }
+        }
+        seen
+    });
+    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
+    let result = service
+        .run(&provider, RunRequest::new("look"))
+        .await
+        .unwrap();
+    assert_eq!(result.content, "seen");
+    let seen = watcher.await.expect("the watcher saw every event in order");
+    let expected = [
+        "run_started",
+        "step_started#0",
+        "step_finished#0",
+        "step_started#1",
+        "step_finished#1",
+        "step_started#2",
+        "step_started#3",
+        "tool_invoked#2",
+        "tool_invoked#3",
+        "step_started#4",
+        "step_finished#4",
+        "done",
+    ];
+    let mut kept = sink.kept.lock().unwrap().clone();
+    // The two calls run concurrently: either may finish first.
+    if kept[7] == "tool_invoked#3" {
+        kept.swap(7, 8);
+    }
+    assert_eq!(kept, expected);
+    assert_eq!(seen.len(), expected.len());
+    // The trace holds the same steps, the calls in the model's order.
+    let kinds: Vec<&str> = result
+        .trace
+        .steps()
+        .iter()
+        .map(|s| s.kind().as_str())
+        .collect();
+    assert_eq!(kinds, ["request", "llm", "tool", "tool", "llm"]);
+    let ids: Vec<&str> = result
+        .trace
+        .invocations()
+        .map(toolkit::ToolInvocation::call_id)
+        .collect();
+    assert_eq!(ids, ["a", "b"]);
+}
+
+#[tokio::test]
+async fn a_failing_sink_does_not_stop_a_run_and_subscribers_hear_of_it() {
+    let sink = Arc::new(Slow {
+        fail: true,
+        ..Slow::default()
+    });
+    let service = service().with_sink(sink);
+    let mut events = service.subscribe();
+    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
+    let result = service
+        .run(&provider, RunRequest::new("look"))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::Answered);
+    let errors: Vec<String> = received(&mut events)
+        .iter()
+        .filter_map(|event| match &**event {
+            RunEvent::Error { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    // One report per event the sink could not keep: all twelve.
+    assert_eq!(errors.len(), 12);
+    assert!(
+        errors
+            .iter()
+            .all(|message| message == "a sink could not keep this run's event: disk full")
+    );
+}
+
+#[tokio::test]
+async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
+    let service = service();
+    let mut events = service.subscribe();
+    let provider = ScriptedProvider::from_json(
+        r#"{"turns": [
+            {"tool_calls": [{"id": "look", "name": "shows"}, {"id": "del", "name": "guarded"}]},
+            {"content": "finished"}
+        ]}"#,
+    )
+    .unwrap();
+    let suspended = service.run(&provider, RunRequest::new("x")).await.unwrap();
+    let token = suspended.suspension.expect("suspended").token;
+    let resumed = service
+        .resume(
+            &provider,
+            &token,
+            &[Decision::approve("del")],
+            ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed.content, "finished");
+    let names: Vec<String> = received(&mut events).iter().map(|e| name_of(e)).collect();
+    assert_eq!(
+        names,
+        [
+            "run_started",
+            "step_started#0",
+            "step_finished#0",
+            "step_started#1",
+            "step_finished#1",
+            "step_started#2",
+            "tool_invoked#2",
+            "step_started#3",
+            "step_finished#3",
+            "done",
+            // The resume goes on counting: no step of the first part is numbered again.
+            "step_started#4",
+            "step_finished#4",
+            "step_started#5",
+            "tool_invoked#5",
+            "step_started#6",
+            "step_finished#6",
+            "done",
+        ]
+    );
+}
