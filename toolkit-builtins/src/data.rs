@@ -1,0 +1,171 @@
+//! Tools that look into data the model passes in.
+
+use std::fmt::Write as _;
+
+use regex::RegexBuilder;
+use toolkit::{Table, ToolArtifact, ToolResult, tool};
+
+/// Longest pattern accepted, in bytes.
+const PATTERN_LIMIT: usize = 1_000;
+/// Most matches reported.
+const MATCH_LIMIT: usize = 1_000;
+/// Matches listed in the content; the artifact holds them all.
+const MATCHES_IN_CONTENT: usize = 20;
+/// Compiled-program size limit, so a pattern cannot exhaust memory.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Tests a regular expression (Rust `regex` syntax, linear time) against a text and lists the
+/// matches with their byte offsets and capture groups.
+#[tool(group = "data")]
+pub fn regex_test(
+    /// The pattern.
+    pattern: String,
+    /// The text to search.
+    text: String,
+    /// Match case-insensitively.
+    #[arg(default = false)]
+    case_insensitive: bool,
+    /// Most matches to report (1 to 1000).
+    #[arg(default = 100)]
+    max_matches: usize,
+) -> ToolResult {
+    if pattern.len() > PATTERN_LIMIT {
+        return ToolResult::error(format!(
+            "Error: the pattern is {} bytes long; the limit is {PATTERN_LIMIT}.",
+            pattern.len()
+        ));
+    }
+    if !(1..=MATCH_LIMIT).contains(&max_matches) {
+        return ToolResult::error(format!(
+            "Error: max_matches must be between 1 and {MATCH_LIMIT}, not {max_matches}."
+        ));
+    }
+    let regex = match RegexBuilder::new(&pattern)
+        .case_insensitive(case_insensitive)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+    {
+        Ok(regex) => regex,
+        Err(error) => return ToolResult::error(format!("Error: invalid pattern: {error}")),
+    };
+
+    let group_names: Vec<String> = regex
+        .capture_names()
+        .enumerate()
+        .skip(1)
+        .map(|(index, name)| name.map_or_else(|| format!("group {index}"), str::to_owned))
+        .collect();
+    let mut columns = vec![
+        "#".to_owned(),
+        "start".to_owned(),
+        "end".to_owned(),
+        "match".to_owned(),
+    ];
+    columns.extend(group_names.iter().cloned());
+    let mut table = Table::new(columns);
+
+    let mut content = String::new();
+    let mut found = 0;
+    for captures in regex.captures_iter(&text).take(max_matches) {
+        let Some(whole) = captures.get(0) else {
+            continue;
+        };
+        found += 1;
+        let mut row = vec![
+            found.to_string(),
+            whole.start().to_string(),
+            whole.end().to_string(),
+            whole.as_str().to_owned(),
+        ];
+        row.extend((1..=group_names.len()).map(|group| {
+            captures
+                .get(group)
+                .map_or_else(String::new, |m| m.as_str().to_owned())
+        }));
+        if found <= MATCHES_IN_CONTENT {
+            let _ = write!(content, "\n{found}. {}..{} {:?}", row[1], row[2], row[3]);
+        }
+        if let Err(error) = table.push_row(row) {
+            return ToolResult::error(format!("Error: {error}"));
+        }
+    }
+    if found == 0 {
+        return ToolResult::text(format!(
+            "No match for /{pattern}/ in {} bytes of text.",
+            text.len()
+        ));
+    }
+    let more = if found > MATCHES_IN_CONTENT {
+        format!("\n… {} more in the artifact.", found - MATCHES_IN_CONTENT)
+    } else {
+        String::new()
+    };
+    let limited = if found == max_matches {
+        " (the limit)"
+    } else {
+        ""
+    };
+    let summary = format!("{found} matches{limited} of /{pattern}/:{content}{more}");
+    ToolResult::text_with(summary, [ToolArtifact::table("Matches", table)])
+}
+
+/// Largest text `diff_text` compares, in bytes, each side.
+const DIFF_LIMIT: usize = 1_000_000;
+/// How long `diff_text` may search for the smallest diff before it settles for a larger one.
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Compares two texts line by line and shows the difference as a unified diff (`-` removed,
+/// `+` added, `@@` hunk headers), with `context_lines` unchanged lines around each change.
+#[tool(group = "data")]
+pub fn diff_text(
+    /// The original text.
+    old: String,
+    /// The changed text.
+    new: String,
+    /// Unchanged lines shown around each change (0 to 20).
+    #[arg(default = 3)]
+    context_lines: usize,
+    /// The name of the original in the diff header.
+    #[arg(default = "old".to_owned())]
+    old_label: String,
+    /// The name of the changed text in the diff header.
+    #[arg(default = "new".to_owned())]
+    new_label: String,
+) -> ToolResult {
+    if let Err(result) = crate::shared::check_range("context_lines", context_lines, 0, 20) {
+        return result;
+    }
+    for (name, text) in [("old", &old), ("new", &new)] {
+        if text.len() > DIFF_LIMIT {
+            return ToolResult::error(format!(
+                "Error: {name} is {} bytes long; the limit is {DIFF_LIMIT}.",
+                text.len()
+            ));
+        }
+    }
+    if old == new {
+        return ToolResult::text("The texts are identical.");
+    }
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old.as_str(), new.as_str());
+    let (mut removed, mut added) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let unified = diff
+        .unified_diff()
+        .context_radius(context_lines)
+        .header(&old_label, &new_label)
+        .to_string();
+    let lines = |count: usize| if count == 1 { "line" } else { "lines" };
+    ToolResult::text(format!(
+        "{removed} {} removed, {added} added:\n{}",
+        lines(removed),
+        unified.trim_end_matches('\n')
+    ))
+}

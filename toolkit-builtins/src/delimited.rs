@@ -1,0 +1,373 @@
+//! Tools over CSV (and other delimited) data, from a workspace file or passed in.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use toolkit::{ToolContext, ToolResult, tool};
+
+use crate::shared::{Listing, check_range, cut, number, plural, settle, table_error};
+use crate::workspace::source_text;
+
+/// Largest CSV read, in bytes.
+const CSV_LIMIT: u64 = 20 * 1024 * 1024;
+/// Longest cell in the content, in characters.
+const CONTENT_CELL_LIMIT: usize = 100;
+/// Longest cell in a table, in characters.
+const CELL_LIMIT: usize = 1_000;
+/// Distinct values counted per column before the count says "at least".
+const DISTINCT_LIMIT: usize = 100_000;
+
+fn delimiter_byte(delimiter: &str) -> Result<u8, ToolResult> {
+    match delimiter {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        other if other.len() == 1 && other.is_ascii() => Ok(other.as_bytes()[0]),
+        other => Err(ToolResult::error(format!(
+            "Error: delimiter must be one ASCII character (or \"tab\"), not \"{other}\"."
+        ))),
+    }
+}
+
+/// The header and the records, each record as wide as the header (padded or cut).
+struct Parsed {
+    label: String,
+    header: Vec<String>,
+    records: Vec<Vec<String>>,
+    ragged: usize,
+}
+
+fn parse(
+    context: &ToolContext,
+    path: Option<&str>,
+    text: Option<String>,
+    delimiter: &str,
+    keep: usize,
+) -> Result<(Parsed, usize), ToolResult> {
+    let delimiter = delimiter_byte(delimiter)?;
+    let (label, text) = source_text(context, path, text, CSV_LIMIT)?;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|error| csv_error(&label, &error))?
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let name = name.trim();
+            if name.is_empty() {
+                format!("column {}", index + 1)
+            } else {
+                name.to_owned()
+            }
+        })
+        .collect();
+    if header.is_empty() {
+        return Err(ToolResult::text(format!("{label} has no header row.")));
+    }
+    let mut records = Vec::new();
+    let mut total = 0;
+    let mut ragged = 0;
+    for record in reader.records() {
+        let record = record.map_err(|error| csv_error(&label, &error))?;
+        total += 1;
+        if record.len() != header.len() {
+            ragged += 1;
+        }
+        if records.len() < keep {
+            let mut cells: Vec<String> = record.iter().map(str::to_owned).collect();
+            cells.resize(header.len(), String::new());
+            records.push(cells);
+        }
+    }
+    Ok((
+        Parsed {
+            label,
+            header,
+            records,
+            ragged,
+        },
+        total,
+    ))
+}
+
+fn csv_error(label: &str, error: &csv::Error) -> ToolResult {
+    let line = error
+        .position()
+        .map(|position| format!(" at line {}", position.line()))
+        .unwrap_or_default();
+    ToolResult::error(format!("Error: {label} is not valid CSV{line}: {error}."))
+}
+
+fn ragged_note(ragged: usize) -> String {
+    if ragged == 0 {
+        String::new()
+    } else {
+        format!(
+            " ({} with another number of cells than the header, padded or cut)",
+            plural(ragged, "row", "rows")
+        )
+    }
+}
+
+/// Shows the header and the first rows of CSV data (a workspace file or text), and how many
+/// rows and columns it has. The rows come as a table too.
+#[tool(group = "data")]
+pub fn csv_preview(
+    /// A CSV file in the workspace (give this or `text`).
+    path: Option<String>,
+    /// The CSV itself (give this or `path`).
+    text: Option<String>,
+    /// How many rows to show (1 to 100).
+    #[arg(default = 10)]
+    rows: usize,
+    /// The delimiter: one ASCII character, or `tab`.
+    #[arg(default = ",".to_owned())]
+    delimiter: String,
+    context: &ToolContext,
+) -> ToolResult {
+    if let Err(result) = check_range("rows", rows, 1, 100) {
+        return result;
+    }
+    settle(csv_preview_in(
+        context,
+        path.as_deref(),
+        text,
+        rows,
+        &delimiter,
+    ))
+}
+
+fn csv_preview_in(
+    context: &ToolContext,
+    path: Option<&str>,
+    text: Option<String>,
+    rows: usize,
+    delimiter: &str,
+) -> Result<ToolResult, ToolResult> {
+    let (parsed, total) = parse(context, path, text, delimiter, rows)?;
+    let head = format!(
+        "{}: {} ({}), {}{}",
+        parsed.label,
+        plural(parsed.header.len(), "column", "columns"),
+        parsed.header.join(", "),
+        plural(total, "row", "rows"),
+        ragged_note(parsed.ragged)
+    );
+    if parsed.records.is_empty() {
+        return Ok(ToolResult::text(format!("{head}.")));
+    }
+    let shown = parsed.records.len();
+    let head = if shown == total {
+        format!("{head}:")
+    } else {
+        format!("{head}; the first {shown}:")
+    };
+    let mut listing = Listing::new(parsed.header, rows);
+    for record in parsed.records {
+        let cells = record.iter().map(|cell| cut(cell, CELL_LIMIT)).collect();
+        listing
+            .push(cells, |cells| {
+                cells
+                    .iter()
+                    .map(|cell| cut(cell, CONTENT_CELL_LIMIT))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+            .map_err(|error| table_error(&error))?;
+    }
+    Ok(listing.finish(&head, "Rows"))
+}
+
+/// What the values of a column are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Empty,
+    Integer,
+    Number,
+    Boolean,
+    Text,
+}
+
+/// Statistics of one column.
+#[derive(Default)]
+struct Column {
+    values: usize,
+    empty: usize,
+    distinct: HashSet<String>,
+    all_integer: bool,
+    all_number: bool,
+    all_boolean: bool,
+    sum: f64,
+    numeric_min: Option<f64>,
+    numeric_max: Option<f64>,
+    text_min: Option<String>,
+    text_max: Option<String>,
+}
+
+impl Column {
+    fn new() -> Self {
+        Self {
+            all_integer: true,
+            all_number: true,
+            all_boolean: true,
+            ..Self::default()
+        }
+    }
+
+    fn observe(&mut self, cell: &str) {
+        let cell = cell.trim();
+        if cell.is_empty() {
+            self.empty += 1;
+            return;
+        }
+        self.values += 1;
+        if self.distinct.len() < DISTINCT_LIMIT {
+            self.distinct.insert(cell.to_owned());
+        }
+        self.all_integer &= cell.parse::<i64>().is_ok();
+        self.all_boolean &= cell.eq_ignore_ascii_case("true") || cell.eq_ignore_ascii_case("false");
+        match cell.parse::<f64>() {
+            Ok(value) if value.is_finite() => {
+                self.sum += value;
+                self.numeric_min = Some(self.numeric_min.map_or(value, |min| min.min(value)));
+                self.numeric_max = Some(self.numeric_max.map_or(value, |max| max.max(value)));
+            }
+            _ => self.all_number = false,
+        }
+        if self.text_min.as_deref().is_none_or(|min| cell < min) {
+            self.text_min = Some(cell.to_owned());
+        }
+        if self.text_max.as_deref().is_none_or(|max| cell > max) {
+            self.text_max = Some(cell.to_owned());
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        if self.values == 0 {
+            Kind::Empty
+        } else if self.all_integer {
+            Kind::Integer
+        } else if self.all_number {
+            Kind::Number
+        } else if self.all_boolean {
+            Kind::Boolean
+        } else {
+            Kind::Text
+        }
+    }
+
+    /// type, values, empty, distinct, min, max, mean.
+    fn cells(&self) -> [String; 7] {
+        let kind = self.kind();
+        let numeric = matches!(kind, Kind::Integer | Kind::Number);
+        let (min, max, mean) = if numeric {
+            #[allow(clippy::cast_precision_loss)] // a mean of at most millions of values
+            let mean = self.sum / self.values as f64;
+            (
+                self.numeric_min.map(number).unwrap_or_default(),
+                self.numeric_max.map(number).unwrap_or_default(),
+                number(mean),
+            )
+        } else {
+            (
+                self.text_min
+                    .as_deref()
+                    .map(|text| cut(text, 60))
+                    .unwrap_or_default(),
+                self.text_max
+                    .as_deref()
+                    .map(|text| cut(text, 60))
+                    .unwrap_or_default(),
+                String::new(),
+            )
+        };
+        let distinct = if self.distinct.len() >= DISTINCT_LIMIT {
+            format!("{DISTINCT_LIMIT}+")
+        } else {
+            self.distinct.len().to_string()
+        };
+        let kind = match kind {
+            Kind::Empty => "empty",
+            Kind::Integer => "integer",
+            Kind::Number => "number",
+            Kind::Boolean => "boolean",
+            Kind::Text => "text",
+        };
+        [
+            kind.to_owned(),
+            self.values.to_string(),
+            self.empty.to_string(),
+            distinct,
+            min,
+            max,
+            mean,
+        ]
+    }
+}
+
+/// Describes each column of CSV data (a workspace file or text): its type (integer, number,
+/// boolean, text, empty), how many values and empty cells it has, how many distinct values,
+/// its minimum and maximum, and the mean of a numeric column.
+#[tool(group = "data")]
+pub fn csv_stats(
+    /// A CSV file in the workspace (give this or `text`).
+    path: Option<String>,
+    /// The CSV itself (give this or `path`).
+    text: Option<String>,
+    /// The delimiter: one ASCII character, or `tab`.
+    #[arg(default = ",".to_owned())]
+    delimiter: String,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(csv_stats_in(context, path.as_deref(), text, &delimiter))
+}
+
+fn csv_stats_in(
+    context: &ToolContext,
+    path: Option<&str>,
+    text: Option<String>,
+    delimiter: &str,
+) -> Result<ToolResult, ToolResult> {
+    let (parsed, total) = parse(context, path, text, delimiter, usize::MAX)?;
+    let mut columns: Vec<Column> = parsed.header.iter().map(|_| Column::new()).collect();
+    for record in &parsed.records {
+        for (column, cell) in columns.iter_mut().zip(record) {
+            column.observe(cell);
+        }
+    }
+    let mut listing = Listing::new(
+        [
+            "column", "type", "values", "empty", "distinct", "min", "max", "mean",
+        ],
+        usize::MAX,
+    );
+    for (name, column) in parsed.header.iter().zip(&columns) {
+        let mut cells = vec![name.clone()];
+        cells.extend(column.cells());
+        listing
+            .push(cells, |cells| {
+                let mut line = format!(
+                    "- {}: {}, {} values, {} empty, {} distinct",
+                    cells[0], cells[1], cells[2], cells[3], cells[4]
+                );
+                if !cells[5].is_empty() {
+                    let _ = write!(line, ", min {}, max {}", cells[5], cells[6]);
+                }
+                if !cells[7].is_empty() {
+                    let _ = write!(line, ", mean {}", cells[7]);
+                }
+                line
+            })
+            .map_err(|error| table_error(&error))?;
+    }
+    let head = format!(
+        "{}: {}, {}{}:",
+        parsed.label,
+        plural(total, "row", "rows"),
+        plural(parsed.header.len(), "column", "columns"),
+        ragged_note(parsed.ragged)
+    );
+    Ok(listing.finish(&head, "Column statistics"))
+}

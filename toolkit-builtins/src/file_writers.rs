@@ -1,0 +1,172 @@
+//! Tools that change the workspace folder. Each needs an operator's approval and is off unless a
+//! run offers it; each is confined to the workspace like the files group.
+
+// `content` (what to write) and `context` (the run's) are each the natural name.
+#![allow(clippy::similar_names)]
+
+use std::io::Write as _;
+
+use cap_std::fs::OpenOptions;
+use toolkit::{ToolContext, ToolResult, tool};
+
+use crate::shared::{refusal, settle};
+use crate::workspace::{RelativePath, Workspace, io_refusal};
+
+/// Largest text written in one call, in bytes.
+const WRITE_LIMIT: usize = 1_000_000;
+
+fn check_size(content: &str) -> Result<(), ToolResult> {
+    if content.len() > WRITE_LIMIT {
+        return Err(ToolResult::error(format!(
+            "Error: the content is {} bytes long; the limit is {WRITE_LIMIT}.",
+            content.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The path of a file to create or change; the workspace root itself is not one.
+fn file_path(raw: &str) -> Result<RelativePath, ToolResult> {
+    let path = RelativePath::parse(raw)?;
+    if path.is_root() {
+        return Err(refusal(
+            "Refused: give the path of a file, not the workspace folder.",
+        ));
+    }
+    Ok(path)
+}
+
+/// Writes a text file in the workspace. Its folder must exist (see `create_directory`); an
+/// existing file is replaced only with `overwrite: true`.
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn write_file(
+    /// The file, relative to the workspace root.
+    path: String,
+    /// The text to write.
+    content: String,
+    /// Replace the file if it exists.
+    #[arg(default = false)]
+    overwrite: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(write_file_in(context, &path, &content, overwrite))
+}
+
+fn write_file_in(
+    context: &ToolContext,
+    path: &str,
+    content: &str,
+    overwrite: bool,
+) -> Result<ToolResult, ToolResult> {
+    check_size(content)?;
+    let workspace = Workspace::open(context)?;
+    let path = file_path(path)?;
+    let mut options = OpenOptions::new();
+    options.write(true);
+    if overwrite {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let mut file = workspace
+        .dir()
+        .open_with(path.as_path(), &options)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::AlreadyExists => refusal(format!(
+                "\"{}\" exists; pass overwrite: true to replace it.",
+                path.shown()
+            )),
+            std::io::ErrorKind::NotFound => refusal(format!(
+                "The folder of \"{}\" does not exist; create it with create_directory first.",
+                path.shown()
+            )),
+            _ => io_refusal(&path, &error),
+        })?;
+    file.write_all(content.as_bytes())
+        .map_err(|error| io_refusal(&path, &error))?;
+    Ok(ToolResult::text(format!(
+        "Wrote {} bytes to \"{}\".",
+        content.len(),
+        path.shown()
+    )))
+}
+
+/// Appends text to a file in the workspace, creating the file if it does not exist (its
+/// folder must).
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn append_file(
+    /// The file, relative to the workspace root.
+    path: String,
+    /// The text to append (add a trailing newline if you want one).
+    content: String,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(append_file_in(context, &path, &content))
+}
+
+fn append_file_in(
+    context: &ToolContext,
+    path: &str,
+    content: &str,
+) -> Result<ToolResult, ToolResult> {
+    check_size(content)?;
+    let workspace = Workspace::open(context)?;
+    let path = file_path(path)?;
+    let mut options = OpenOptions::new();
+    options.append(true).create(true);
+    let mut file = workspace
+        .dir()
+        .open_with(path.as_path(), &options)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => refusal(format!(
+                "The folder of \"{}\" does not exist; create it with create_directory first.",
+                path.shown()
+            )),
+            _ => io_refusal(&path, &error),
+        })?;
+    file.write_all(content.as_bytes())
+        .map_err(|error| io_refusal(&path, &error))?;
+    let size = file
+        .metadata()
+        .map_err(|error| io_refusal(&path, &error))?
+        .len();
+    Ok(ToolResult::text(format!(
+        "Appended {} bytes to \"{}\" (now {size} bytes).",
+        content.len(),
+        path.shown()
+    )))
+}
+
+/// Creates a folder in the workspace, with any missing parent folders.
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn create_directory(
+    /// The folder, relative to the workspace root.
+    path: String,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(create_directory_in(context, &path))
+}
+
+fn create_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, ToolResult> {
+    let workspace = Workspace::open(context)?;
+    let path = file_path(path)?;
+    match workspace.dir().metadata(path.as_path()) {
+        Ok(metadata) => {
+            return Ok(refusal(if metadata.is_dir() {
+                format!("The folder \"{}\" already exists.", path.shown())
+            } else {
+                format!("\"{}\" exists and is not a folder.", path.shown())
+            }));
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(io_refusal(&path, &error)),
+    }
+    workspace
+        .dir()
+        .create_dir_all(path.as_path())
+        .map_err(|error| io_refusal(&path, &error))?;
+    Ok(ToolResult::text(format!(
+        "Created the folder \"{}\".",
+        path.shown()
+    )))
+}

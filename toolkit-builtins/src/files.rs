@@ -1,0 +1,783 @@
+//! Tools over the workspace folder, confined to it (see [`crate::workspace`]).
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobMatcher};
+use regex::RegexBuilder;
+use sha2::{Digest, Sha256, Sha512};
+use toolkit::{ToolContext, ToolResult, tool};
+
+use crate::shared::{
+    Listing, blocking, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
+};
+use crate::text::HashAlgorithm;
+use crate::workspace::{RelativePath, Workspace, io_refusal, shown, timestamp};
+
+/// Entries `list_directory` reports; a folder with more says so.
+const DIRECTORY_LIMIT: usize = 1_000;
+/// Entries listed in the content of `list_directory`.
+const DIRECTORY_IN_CONTENT: usize = 50;
+/// Longest line `read_file` shows, in characters.
+const LINE_LIMIT: usize = 1_000;
+/// Most lines `read_file` shows.
+const READ_LINES_LIMIT: usize = 200;
+/// Largest file `search_files` reads and `file_info` counts lines of, in bytes.
+const SEARCH_FILE_LIMIT: u64 = 2 * 1024 * 1024;
+/// Entries a walk visits before it stops.
+const WALK_LIMIT: usize = 100_000;
+/// Matches of `search_files` listed in the content.
+const MATCHES_IN_CONTENT: usize = 20;
+/// Longest matching line `search_files` reports, in characters.
+const MATCH_LINE_LIMIT: usize = 200;
+/// Entries `tree` draws.
+const TREE_LIMIT: usize = 500;
+/// Most results `find_files` reports.
+const FIND_LIMIT: usize = 500;
+/// Results of `find_files` listed in the content.
+const FIND_IN_CONTENT: usize = 50;
+/// Longest glob or query accepted, in bytes.
+const PATTERN_LIMIT: usize = 500;
+
+/// The sample workspace that ships with this crate (`builtins/sample/workspace`: a README, a CSV,
+/// a JSON file, a log with levels, e-mail addresses and fake secrets, nested notes and a
+/// `.gitignore`), for the playground and examples. The path is the crate's source folder at build
+/// time.
+///
+/// ```
+/// assert!(toolkit_builtins::files::sample_workspace().join("README.md").is_file());
+/// ```
+pub fn sample_workspace() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sample/workspace"))
+}
+
+/// What a directory entry is, without following links.
+fn kind_of(file_type: Option<cap_std::fs::FileType>) -> &'static str {
+    match file_type {
+        Some(kind) if kind.is_symlink() => "symlink",
+        Some(kind) if kind.is_dir() => "folder",
+        Some(kind) if kind.is_file() => "file",
+        Some(_) => "other",
+        None => "unknown",
+    }
+}
+
+/// What a walked entry is; the walker does not follow links.
+fn kind_of_walked(file_type: Option<std::fs::FileType>) -> &'static str {
+    match file_type {
+        Some(kind) if kind.is_symlink() => "symlink",
+        Some(kind) if kind.is_dir() => "folder",
+        Some(kind) if kind.is_file() => "file",
+        Some(_) => "other",
+        None => "unknown",
+    }
+}
+
+/// Lists a folder of the workspace: each entry's name, type (file, folder, symlink), size in
+/// bytes and modification time (UTC). Links are listed, not followed.
+#[tool(group = "files")]
+pub fn list_directory(
+    /// The folder, relative to the workspace root (`.` is the root).
+    #[arg(default = ".".to_owned())]
+    path: String,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(list_directory_in(context, &path))
+}
+
+fn list_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, ToolResult> {
+    let workspace = Workspace::open(context)?;
+    let path = RelativePath::parse(path)?;
+    let folder = if path.is_root() {
+        workspace
+            .dir()
+            .try_clone()
+            .map_err(|error| io_refusal(&path, &error))?
+    } else {
+        workspace
+            .dir()
+            .open_dir(path.as_path())
+            .map_err(|error| match error.raw_os_error() {
+                Some(code) if code == not_a_directory_code() => {
+                    refusal(format!("\"{}\" is not a folder.", path.shown()))
+                }
+                _ => io_refusal(&path, &error),
+            })?
+    };
+    let mut entries = Vec::new();
+    for entry in folder
+        .entries()
+        .map_err(|error| io_refusal(&path, &error))?
+    {
+        let entry = entry.map_err(|error| io_refusal(&path, &error))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let kind = kind_of(entry.file_type().ok());
+        // `DirEntry::metadata` does not follow a link: a link's size is its own.
+        let metadata = entry.metadata().ok();
+        let size = match (&metadata, kind) {
+            (Some(metadata), "file") => metadata.len().to_string(),
+            _ => String::new(),
+        };
+        let modified = metadata
+            .map(|metadata| timestamp(metadata.modified()))
+            .unwrap_or_default();
+        entries.push([name, kind.to_owned(), size, modified]);
+    }
+    if entries.is_empty() {
+        return Ok(refusal(format!(
+            "The folder \"{}\" is empty.",
+            path.shown()
+        )));
+    }
+    entries.sort_by(|a, b| a[0].cmp(&b[0]));
+    let total = entries.len();
+    let mut listing = Listing::new(["name", "type", "size", "modified"], DIRECTORY_IN_CONTENT);
+    for entry in entries.into_iter().take(DIRECTORY_LIMIT) {
+        listing
+            .push(entry.to_vec(), |cells| match cells[1].as_str() {
+                "folder" => format!("- {}/ (folder)", cells[0]),
+                "file" => format!("- {} (file, {} bytes)", cells[0], cells[2]),
+                other => format!("- {} ({other})", cells[0]),
+            })
+            .map_err(|error| table_error(&error))?;
+    }
+    let head = if total > DIRECTORY_LIMIT {
+        format!(
+            "{total} entries in \"{}\"; the first {DIRECTORY_LIMIT} by name:",
+            path.shown()
+        )
+    } else {
+        format!(
+            "{} in \"{}\":",
+            plural(total, "entry", "entries"),
+            path.shown()
+        )
+    };
+    Ok(listing.finish(&head, "Directory listing"))
+}
+
+/// The `errno` of "not a directory" on this platform.
+fn not_a_directory_code() -> i32 {
+    if cfg!(windows) { 267 } else { 20 }
+}
+
+/// Reads lines of a text file in the workspace, numbered from 1: `lines` lines (1 to 200) from
+/// `from_line`. Says how many lines the file has, so the next call can ask for the rest.
+#[tool(group = "files")]
+pub async fn read_file(
+    /// The file, relative to the workspace root.
+    path: String,
+    /// The first line to show (1 is the first line of the file).
+    #[arg(default = 1)]
+    from_line: usize,
+    /// How many lines to show (1 to 200).
+    #[arg(default = 60)]
+    lines: usize,
+    context: &ToolContext,
+) -> ToolResult {
+    if from_line == 0 {
+        return ToolResult::error("Error: from_line must be 1 or more, not 0.");
+    }
+    if let Err(result) = check_range("lines", lines, 1, READ_LINES_LIMIT) {
+        return result;
+    }
+    let workspace = match Workspace::open(context) {
+        Ok(workspace) => workspace,
+        Err(result) => return result,
+    };
+    blocking(move || settle(read_file_in(&workspace, &path, from_line, lines))).await
+}
+
+fn read_file_in(
+    workspace: &Workspace,
+    path: &str,
+    from_line: usize,
+    lines: usize,
+) -> Result<ToolResult, ToolResult> {
+    let path = RelativePath::parse(path)?;
+    let file = workspace.open_file(&path)?;
+    let mut reader = BufReader::new(file);
+    let head = reader
+        .fill_buf()
+        .map_err(|error| io_refusal(&path, &error))?;
+    if looks_binary(head) {
+        return Ok(refusal(format!(
+            "\"{}\" looks like a binary file; read_file shows text only (file_info and file_hash \
+             describe any file).",
+            path.shown()
+        )));
+    }
+    let last = from_line.saturating_add(lines - 1);
+    let mut shown_lines = String::new();
+    let mut total = 0_usize;
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        let read = reader
+            .read_until(b'\n', &mut buffer)
+            .map_err(|error| io_refusal(&path, &error))?;
+        if read == 0 {
+            break;
+        }
+        total += 1;
+        if (from_line..=last).contains(&total) {
+            let line = String::from_utf8_lossy(&buffer);
+            let line = line.trim_end_matches(['\n', '\r']);
+            let _ = write!(shown_lines, "\n{total}: {}", cut(line, LINE_LIMIT));
+        }
+    }
+    if total == 0 {
+        return Ok(refusal(format!("\"{}\" is empty.", path.shown())));
+    }
+    if from_line > total {
+        return Ok(refusal(format!(
+            "\"{}\" has {}; from_line {from_line} is past the end.",
+            path.shown(),
+            plural(total, "line", "lines")
+        )));
+    }
+    Ok(ToolResult::text(format!(
+        "\"{}\", lines {from_line}-{} of {total}:{shown_lines}",
+        path.shown(),
+        last.min(total)
+    )))
+}
+
+/// Describes one file or folder of the workspace: type, size, modification time, permissions,
+/// the target of a link, and the line count of a text file.
+#[tool(group = "files")]
+pub fn file_info(
+    /// The file or folder, relative to the workspace root.
+    path: String,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(file_info_in(context, &path))
+}
+
+fn file_info_in(context: &ToolContext, path: &str) -> Result<ToolResult, ToolResult> {
+    let workspace = Workspace::open(context)?;
+    let path = RelativePath::parse(path)?;
+    // Followed first, so a link whose target lies outside is refused like any other way out.
+    let metadata = workspace
+        .dir()
+        .metadata(path.as_path())
+        .map_err(|error| io_refusal(&path, &error))?;
+    let is_link = !path.is_root()
+        && workspace
+            .dir()
+            .symlink_metadata(path.as_path())
+            .is_ok_and(|link| link.is_symlink());
+    let kind = if metadata.is_dir() {
+        "folder"
+    } else if metadata.is_file() {
+        "file"
+    } else {
+        "other"
+    };
+    let mut rows: Vec<(&str, String)> =
+        vec![("path", path.shown().to_owned()), ("type", kind.to_owned())];
+    if is_link {
+        let target = workspace
+            .dir()
+            .read_link(path.as_path())
+            .map_or_else(|_| String::new(), |target| shown(&target));
+        rows.push(("link to", target));
+    }
+    if metadata.is_file() {
+        rows.push(("size", format!("{} bytes", metadata.len())));
+    }
+    rows.push(("modified", timestamp(metadata.modified())));
+    rows.push(("permissions", permissions(&metadata)));
+    if metadata.is_file() {
+        rows.push(("lines", line_count(&workspace, &path, metadata.len())));
+    }
+    let summary = rows
+        .iter()
+        .map(|(field, value)| format!("{field}: {value}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let table = toolkit::Table::from_rows(
+        ["field", "value"],
+        rows.into_iter()
+            .map(|(field, value)| [field.to_owned(), value]),
+    )
+    .map_err(|error| table_error(&error))?;
+    Ok(ToolResult::text_with(
+        summary,
+        [toolkit::ToolArtifact::table("File information", table)],
+    ))
+}
+
+#[cfg(unix)]
+fn permissions(metadata: &cap_std::fs::Metadata) -> String {
+    use cap_std::fs::PermissionsExt as _;
+    format!("{:o}", metadata.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn permissions(metadata: &cap_std::fs::Metadata) -> String {
+    if metadata.permissions().readonly() {
+        "read-only".to_owned()
+    } else {
+        "read-write".to_owned()
+    }
+}
+
+/// The line count of a text file, or why there is none.
+fn line_count(workspace: &Workspace, path: &RelativePath, size: u64) -> String {
+    if size > SEARCH_FILE_LIMIT {
+        return "not counted (over 2 MiB)".to_owned();
+    }
+    let Ok(file) = workspace.open_file(path) else {
+        return "not readable".to_owned();
+    };
+    let mut bytes = Vec::new();
+    if file
+        .take(SEARCH_FILE_LIMIT)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return "not readable".to_owned();
+    }
+    if looks_binary(&bytes) {
+        return "binary".to_owned();
+    }
+    #[allow(clippy::naive_bytecount)] // at most 2 MiB, not worth a crate
+    let newlines = bytes.iter().filter(|byte| **byte == b'\n').count();
+    let unterminated = usize::from(bytes.last().is_some_and(|byte| *byte != b'\n'));
+    (newlines + unterminated).to_string()
+}
+
+/// Compiles a glob; `None` names the problem.
+fn glob(pattern: &str) -> Result<GlobMatcher, ToolResult> {
+    if pattern.is_empty() {
+        return Err(ToolResult::error("Error: the glob must not be empty."));
+    }
+    if pattern.len() > PATTERN_LIMIT {
+        return Err(ToolResult::error(format!(
+            "Error: the glob is {} bytes long; the limit is {PATTERN_LIMIT}.",
+            pattern.len()
+        )));
+    }
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+        .map_err(|error| ToolResult::error(format!("Error: invalid glob \"{pattern}\": {error}.")))
+}
+
+/// Whether a walked path matches: a glob with a `/` is matched against the path below the
+/// start folder, one without against the file name.
+fn glob_matches(matcher: &GlobMatcher, pattern: &str, below_start: &Path) -> bool {
+    if pattern.contains('/') {
+        matcher.is_match(below_start)
+    } else {
+        below_start
+            .file_name()
+            .is_some_and(|name| matcher.is_match(name))
+    }
+}
+
+/// Finds files and folders whose name matches a glob (`*.csv`, `report-??.txt`), or whose path
+/// below `path` matches a glob with a `/` (`data/**/*.json`). Honours `.gitignore`; links are
+/// listed, not followed.
+#[tool(group = "files")]
+pub async fn find_files(
+    /// The glob.
+    pattern: String,
+    /// The folder to search, relative to the workspace root.
+    #[arg(default = ".".to_owned())]
+    path: String,
+    /// Most results to report (1 to 500).
+    #[arg(default = 100)]
+    max_results: usize,
+    context: &ToolContext,
+) -> ToolResult {
+    if let Err(result) = check_range("max_results", max_results, 1, FIND_LIMIT) {
+        return result;
+    }
+    let matcher = match glob(&pattern) {
+        Ok(matcher) => matcher,
+        Err(result) => return result,
+    };
+    let workspace = match Workspace::open(context) {
+        Ok(workspace) => workspace,
+        Err(result) => return result,
+    };
+    blocking(move || {
+        settle(find_files_in(
+            &workspace,
+            &matcher,
+            &pattern,
+            &path,
+            max_results,
+        ))
+    })
+    .await
+}
+
+fn find_files_in(
+    workspace: &Workspace,
+    matcher: &GlobMatcher,
+    pattern: &str,
+    path: &str,
+    max_results: usize,
+) -> Result<ToolResult, ToolResult> {
+    let path = RelativePath::parse(path)?;
+    let start = workspace.real_folder(&path)?;
+    let mut listing = Listing::new(["path", "type", "size"], FIND_IN_CONTENT);
+    for entry in workspace
+        .walker(&start, None)
+        .filter_map(Result::ok)
+        .take(WALK_LIMIT)
+    {
+        let Some(relative) = workspace.below(entry.path(), &start) else {
+            continue;
+        };
+        let below_start = relative.strip_prefix(&start).unwrap_or(relative);
+        if !glob_matches(matcher, pattern, below_start) {
+            continue;
+        }
+        let kind = kind_of_walked(entry.file_type());
+        let size = match kind {
+            "file" => entry
+                .metadata()
+                .map(|metadata| metadata.len().to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        listing
+            .push(
+                vec![shown(relative), kind.to_owned(), size],
+                |cells| match cells[1].as_str() {
+                    "file" => format!("- {} ({} bytes)", cells[0], cells[2]),
+                    other => format!("- {} ({other})", cells[0]),
+                },
+            )
+            .map_err(|error| table_error(&error))?;
+        if listing.len() == max_results {
+            break;
+        }
+    }
+    if listing.len() == 0 {
+        return Ok(refusal(format!(
+            "Nothing matches \"{pattern}\" in \"{}\".",
+            path.shown()
+        )));
+    }
+    let found = listing.len();
+    let limited = if found == max_results {
+        " (the limit)"
+    } else {
+        ""
+    };
+    let head = format!(
+        "{}{limited} for \"{pattern}\" in \"{}\":",
+        plural(found, "match", "matches"),
+        path.shown()
+    );
+    Ok(listing.finish(&head, "Files found"))
+}
+
+/// Searches the text files under a folder for a literal string or a regular expression (Rust
+/// `regex` syntax) and lists the matching lines. Honours `.gitignore`; skips binary files, files
+/// over 2 MiB and links.
+#[tool(group = "files")]
+#[allow(clippy::too_many_arguments)]
+pub async fn search_files(
+    /// What to look for.
+    query: String,
+    /// Treat `query` as a regular expression rather than a literal string.
+    #[arg(default = false)]
+    regex: bool,
+    /// Match case-insensitively.
+    #[arg(default = false)]
+    case_insensitive: bool,
+    /// The folder to search, relative to the workspace root.
+    #[arg(default = ".".to_owned())]
+    path: String,
+    /// Only search files whose name matches this glob (`*.rs`), or whose path below `path`
+    /// does if it has a `/`.
+    glob: Option<String>,
+    /// Most matching lines to report (1 to 100).
+    #[arg(default = 30)]
+    max_results: usize,
+    context: &ToolContext,
+) -> ToolResult {
+    if query.is_empty() {
+        return ToolResult::error("Error: query must not be empty.");
+    }
+    if query.len() > PATTERN_LIMIT {
+        return ToolResult::error(format!(
+            "Error: the query is {} bytes long; the limit is {PATTERN_LIMIT}.",
+            query.len()
+        ));
+    }
+    if let Err(result) = check_range("max_results", max_results, 1, 100) {
+        return result;
+    }
+    let pattern = if regex {
+        query.clone()
+    } else {
+        regex::escape(&query)
+    };
+    let matcher = match RegexBuilder::new(&pattern)
+        .case_insensitive(case_insensitive)
+        .size_limit(1 << 20)
+        .build()
+    {
+        Ok(matcher) => matcher,
+        Err(error) => return ToolResult::error(format!("Error: invalid pattern: {error}")),
+    };
+    let file_filter = match glob.as_deref().map(self::glob).transpose() {
+        Ok(filter) => filter.map(|matcher| (matcher, glob.unwrap_or_default())),
+        Err(result) => return result,
+    };
+    let workspace = match Workspace::open(context) {
+        Ok(workspace) => workspace,
+        Err(result) => return result,
+    };
+    let search = Search {
+        query,
+        matcher,
+        file_filter,
+        max_results,
+    };
+    blocking(move || settle(search.run(&workspace, &path))).await
+}
+
+struct Search {
+    query: String,
+    matcher: regex::Regex,
+    file_filter: Option<(GlobMatcher, String)>,
+    max_results: usize,
+}
+
+impl Search {
+    fn run(&self, workspace: &Workspace, path: &str) -> Result<ToolResult, ToolResult> {
+        let path = RelativePath::parse(path)?;
+        let start = workspace.real_folder(&path)?;
+        let mut listing = Listing::new(["path", "line", "text"], MATCHES_IN_CONTENT);
+        let mut files_with_matches = 0;
+        'files: for entry in workspace
+            .walker(&start, None)
+            .filter_map(Result::ok)
+            .take(WALK_LIMIT)
+        {
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
+            }
+            let Some(relative) = workspace.below(entry.path(), &start) else {
+                continue;
+            };
+            let below_start = relative.strip_prefix(&start).unwrap_or(relative);
+            if let Some((filter, pattern)) = &self.file_filter
+                && !glob_matches(filter, pattern, below_start)
+            {
+                continue;
+            }
+            let Some(text) = searchable_text(workspace, relative) else {
+                continue;
+            };
+            let shown_path = shown(relative);
+            let mut matched_here = false;
+            for (index, line) in text.lines().enumerate() {
+                if !self.matcher.is_match(line) {
+                    continue;
+                }
+                if !matched_here {
+                    matched_here = true;
+                    files_with_matches += 1;
+                }
+                let cells = vec![
+                    shown_path.clone(),
+                    (index + 1).to_string(),
+                    cut(line.trim(), MATCH_LINE_LIMIT),
+                ];
+                listing
+                    .push(cells, |cells| {
+                        format!("{}:{}: {}", cells[0], cells[1], cells[2])
+                    })
+                    .map_err(|error| table_error(&error))?;
+                if listing.len() == self.max_results {
+                    break 'files;
+                }
+            }
+        }
+        if listing.len() == 0 {
+            return Ok(refusal(format!(
+                "No match for \"{}\" in \"{}\".",
+                self.query,
+                path.shown()
+            )));
+        }
+        let found = listing.len();
+        let limited = if found == self.max_results {
+            " (the limit)"
+        } else {
+            ""
+        };
+        let head = format!(
+            "{}{limited} for \"{}\" in {}:",
+            plural(found, "match", "matches"),
+            self.query,
+            plural(files_with_matches, "file", "files")
+        );
+        Ok(listing.finish(&head, "Matches"))
+    }
+}
+
+/// The text of a walked file, through the capability; `None` for files too large, binary, not
+/// UTF-8 or not readable (a link out of the root among them).
+fn searchable_text(workspace: &Workspace, relative: &Path) -> Option<String> {
+    let file = workspace.dir().open(relative).ok()?;
+    if file.metadata().ok()?.len() > SEARCH_FILE_LIMIT {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(SEARCH_FILE_LIMIT).read_to_end(&mut bytes).ok()?;
+    if looks_binary(&bytes) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Draws the folders and files under a folder as an indented tree, `depth` levels deep (1 to
+/// 5). Honours `.gitignore`; links are shown, not followed.
+#[tool(group = "files")]
+pub async fn tree(
+    /// The folder at the top, relative to the workspace root.
+    #[arg(default = ".".to_owned())]
+    path: String,
+    /// How many levels to show (1 to 5).
+    #[arg(default = 3)]
+    depth: usize,
+    context: &ToolContext,
+) -> ToolResult {
+    if let Err(result) = check_range("depth", depth, 1, 5) {
+        return result;
+    }
+    let workspace = match Workspace::open(context) {
+        Ok(workspace) => workspace,
+        Err(result) => return result,
+    };
+    blocking(move || settle(tree_in(&workspace, &path, depth))).await
+}
+
+fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult, ToolResult> {
+    let path = RelativePath::parse(path)?;
+    let start = workspace.real_folder(&path)?;
+    let start_depth = start.components().count();
+    let mut drawing = format!("{}/", path.shown());
+    let mut table = toolkit::Table::new(["path", "type", "size"]);
+    let (mut folders, mut files, mut others, mut total) = (0, 0, 0, 0);
+    for entry in workspace
+        .walker(&start, Some(depth))
+        .filter_map(Result::ok)
+        .take(WALK_LIMIT)
+    {
+        let Some(relative) = workspace.below(entry.path(), &start) else {
+            continue;
+        };
+        total += 1;
+        if total > TREE_LIMIT {
+            continue;
+        }
+        let kind = kind_of_walked(entry.file_type());
+        let size = match kind {
+            "file" => entry
+                .metadata()
+                .map(|metadata| metadata.len().to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let level = relative.components().count() - start_depth;
+        let name = relative
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        drawing.push('\n');
+        drawing.push_str(&"  ".repeat(level));
+        drawing.push_str(&name);
+        match kind {
+            "folder" => {
+                folders += 1;
+                drawing.push('/');
+            }
+            "file" => files += 1,
+            other => {
+                others += 1;
+                let _ = write!(drawing, " ({other})");
+            }
+        }
+        table
+            .push_row([shown(relative), kind.to_owned(), size])
+            .map_err(|error| table_error(&error))?;
+    }
+    let mut summary = format!(
+        "\n{}, {}",
+        plural(folders, "folder", "folders"),
+        plural(files, "file", "files")
+    );
+    if others > 0 {
+        let _ = write!(summary, ", {}", plural(others, "other", "others"));
+    }
+    if total > TREE_LIMIT {
+        let _ = write!(
+            summary,
+            "; {} more not shown (the tree stops at {TREE_LIMIT}).",
+            total - TREE_LIMIT
+        );
+    } else {
+        summary.push('.');
+    }
+    Ok(ToolResult::text_with(
+        format!("{drawing}{summary}"),
+        [toolkit::ToolArtifact::table("Tree", table)],
+    ))
+}
+
+/// Computes the hex digest of a file in the workspace.
+#[tool(group = "files")]
+pub async fn file_hash(
+    /// The file, relative to the workspace root.
+    path: String,
+    /// The digest algorithm.
+    #[arg(default = HashAlgorithm::Sha256)]
+    algorithm: HashAlgorithm,
+    context: &ToolContext,
+) -> ToolResult {
+    let workspace = match Workspace::open(context) {
+        Ok(workspace) => workspace,
+        Err(result) => return result,
+    };
+    blocking(move || settle(file_hash_in(&workspace, &path, algorithm))).await
+}
+
+fn file_hash_in(
+    workspace: &Workspace,
+    path: &str,
+    algorithm: HashAlgorithm,
+) -> Result<ToolResult, ToolResult> {
+    let path = RelativePath::parse(path)?;
+    let mut file = workspace.open_file(&path)?;
+    let (name, digest, size) = match algorithm {
+        HashAlgorithm::Sha256 => {
+            let mut hasher = Sha256::new();
+            let size =
+                std::io::copy(&mut file, &mut hasher).map_err(|error| io_refusal(&path, &error))?;
+            ("sha256", hex(&hasher.finalize()), size)
+        }
+        HashAlgorithm::Sha512 => {
+            let mut hasher = Sha512::new();
+            let size =
+                std::io::copy(&mut file, &mut hasher).map_err(|error| io_refusal(&path, &error))?;
+            ("sha512", hex(&hasher.finalize()), size)
+        }
+    };
+    Ok(ToolResult::text(format!(
+        "{name}:{digest} \"{}\" ({size} bytes)",
+        path.shown()
+    )))
+}

@@ -1,0 +1,453 @@
+//! Tools over JSON documents, from a workspace file or passed in.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value, json};
+use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, tool};
+
+use crate::shared::{cut, plural, settle, table_error};
+use crate::workspace::source_text;
+
+/// Largest document read, in bytes.
+const DOCUMENT_LIMIT: u64 = 5 * 1024 * 1024;
+/// Longest JSON shown in the content, in characters.
+const SHOWN_LIMIT: usize = 4_000;
+/// Longest table cell, in characters.
+const CELL_LIMIT: usize = 300;
+/// Longest query, in bytes.
+const QUERY_LIMIT: usize = 1_000;
+
+fn document(
+    context: &ToolContext,
+    path: Option<&str>,
+    text: Option<String>,
+) -> Result<(String, Value), ToolResult> {
+    let (label, text) = source_text(context, path, text, DOCUMENT_LIMIT)?;
+    let value = serde_json::from_str(&text).map_err(|error| {
+        ToolResult::error(format!("Error: {label} is not valid JSON: {error}."))
+    })?;
+    Ok((label, value))
+}
+
+/// One step of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(i64),
+}
+
+/// Reads a query: empty or `$` (the whole document), a JSON Pointer (`/servers/0/host`), or a
+/// path (`servers[0].host`, `$.servers[-1]`, `a["key with.dots"]`).
+fn steps(query: &str) -> Result<Vec<Step>, String> {
+    let query = query.trim();
+    if let Some(pointer) = query.strip_prefix('/') {
+        return Ok(pointer
+            .split('/')
+            .map(|token| Step::Key(token.replace("~1", "/").replace("~0", "~")))
+            .collect());
+    }
+    let mut rest = query.strip_prefix('$').unwrap_or(query);
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            rest = after;
+            if rest.is_empty() || rest.starts_with('.') || rest.starts_with('[') {
+                return Err("a `.` must be followed by a key".to_owned());
+            }
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix('[') {
+            let close = after
+                .find(']')
+                .ok_or_else(|| "a `[` without its `]`".to_owned())?;
+            let inside = after[..close].trim();
+            rest = &after[close + 1..];
+            let quoted = inside
+                .strip_prefix('"')
+                .and_then(|key| key.strip_suffix('"'))
+                .or_else(|| {
+                    inside
+                        .strip_prefix('\'')
+                        .and_then(|key| key.strip_suffix('\''))
+                });
+            if let Some(key) = quoted {
+                steps.push(Step::Key(key.to_owned()));
+            } else {
+                let index = inside
+                    .parse::<i64>()
+                    .map_err(|_| format!("`[{inside}]` is neither an index nor a quoted key"))?;
+                steps.push(Step::Index(index));
+            }
+            continue;
+        }
+        let end = rest.find(['.', '[']).unwrap_or(rest.len());
+        steps.push(Step::Key(rest[..end].to_owned()));
+        rest = &rest[end..];
+    }
+    Ok(steps)
+}
+
+/// The query as a path, for messages: `servers[0].host`, `$` for the root.
+fn shown_path(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) if is_plain_key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Key(key) => {
+                let _ = write!(out, "[{}]", Value::String(key.clone()));
+            }
+            Step::Index(index) => {
+                let _ = write!(out, "[{index}]");
+            }
+        }
+    }
+    if out.is_empty() { "$".to_owned() } else { out }
+}
+
+fn is_plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
+/// "a string", "an array of 2 items", ...
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(_) => "a boolean".to_owned(),
+        Value::Number(_) => "a number".to_owned(),
+        Value::String(_) => "a string".to_owned(),
+        Value::Array(items) => format!("an array of {}", plural(items.len(), "item", "items")),
+        Value::Object(map) => format!("an object with {}", plural(map.len(), "key", "keys")),
+    }
+}
+
+/// Walks the steps; on a miss, why, naming the place.
+fn walk<'v>(root: &'v Value, steps: &[Step]) -> Result<&'v Value, String> {
+    let mut here = root;
+    for (done, step) in steps.iter().enumerate() {
+        let place = shown_path(&steps[..done]);
+        here = match (here, step) {
+            (Value::Object(map), Step::Key(key)) => map
+                .get(key)
+                .ok_or_else(|| format!("{place} has no key \"{key}\""))?,
+            (Value::Array(items), Step::Index(index)) => index_into(items, *index)
+                .ok_or_else(|| format!("{place} has {}", plural(items.len(), "item", "items")))?,
+            // A pointer's number token indexes an array.
+            (Value::Array(items), Step::Key(key)) => key
+                .parse::<i64>()
+                .ok()
+                .filter(|index| *index >= 0)
+                .and_then(|index| index_into(items, index))
+                .ok_or_else(|| {
+                    format!(
+                        "{place} is an array of {}, and \"{key}\" is not one of its indexes",
+                        plural(items.len(), "item", "items")
+                    )
+                })?,
+            (other, Step::Key(_)) => {
+                return Err(format!("{place} is {}, not an object", describe(other)));
+            }
+            (other, Step::Index(_)) => {
+                return Err(format!("{place} is {}, not an array", describe(other)));
+            }
+        };
+    }
+    Ok(here)
+}
+
+fn index_into(items: &[Value], index: i64) -> Option<&Value> {
+    let position = if index < 0 {
+        let back = usize::try_from(index.unsigned_abs()).ok()?;
+        items.len().checked_sub(back)?
+    } else {
+        usize::try_from(index).ok()?
+    };
+    items.get(position)
+}
+
+/// A cell for a table: strings as they are, anything else as compact JSON.
+fn cell(value: &Value) -> String {
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    cut(&text, CELL_LIMIT)
+}
+
+/// Picks a value out of a JSON document (a workspace file or text) with a JSON Pointer
+/// (`/servers/0/host`) or a path (`servers[0].host`, `servers[-1]`, `a["key.with.dots"]`; empty
+/// or `$` is the whole document). An array of objects also comes as a table, one row per item;
+/// an object as a table of its keys.
+#[tool(group = "data")]
+pub fn json_query(
+    /// The query.
+    query: String,
+    /// A JSON file in the workspace (give this or `text`).
+    path: Option<String>,
+    /// The JSON document itself (give this or `path`).
+    text: Option<String>,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(json_query_in(context, &query, path.as_deref(), text))
+}
+
+fn json_query_in(
+    context: &ToolContext,
+    query: &str,
+    path: Option<&str>,
+    text: Option<String>,
+) -> Result<ToolResult, ToolResult> {
+    if query.len() > QUERY_LIMIT {
+        return Err(ToolResult::error(format!(
+            "Error: the query is {} bytes long; the limit is {QUERY_LIMIT}.",
+            query.len()
+        )));
+    }
+    let steps = steps(query).map_err(|why| {
+        ToolResult::error(format!("Error: cannot read the query \"{query}\": {why}."))
+    })?;
+    let (label, root) = document(context, path, text)?;
+    let where_ = if query.trim().starts_with('/') {
+        query.trim().to_owned()
+    } else {
+        shown_path(&steps)
+    };
+    let value = match walk(&root, &steps) {
+        Ok(value) => value,
+        Err(why) => {
+            return Ok(ToolResult::text(format!(
+                "Nothing at {where_} in {label}: {why}."
+            )));
+        }
+    };
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    let answer = format!(
+        "{where_} in {label} is {}:\n{}",
+        describe(value),
+        cut(&pretty, SHOWN_LIMIT)
+    );
+    let table = match value {
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
+            Some(("Items", items_table(items)))
+        }
+        Value::Object(map) if !map.is_empty() => Some(("Keys", keys_table(map))),
+        _ => None,
+    };
+    Ok(match table {
+        None => ToolResult::text(answer),
+        Some((label, Ok(table))) => {
+            ToolResult::text_with(answer, [ToolArtifact::table(label, table)])
+        }
+        Some((_, Err(error))) => table_error(&error),
+    })
+}
+
+fn items_table(items: &[Value]) -> Result<Table, toolkit::TableError> {
+    let mut columns: Vec<String> = Vec::new();
+    for item in items {
+        if let Value::Object(map) = item {
+            for key in map.keys() {
+                if !columns.contains(key) {
+                    columns.push(key.clone());
+                }
+            }
+        }
+    }
+    let mut table = Table::new(columns.clone());
+    for item in items {
+        let row: Vec<String> = columns
+            .iter()
+            .map(|column| item.get(column).map(cell).unwrap_or_default())
+            .collect();
+        table.push_row(row)?;
+    }
+    Ok(table)
+}
+
+fn keys_table(map: &Map<String, Value>) -> Result<Table, toolkit::TableError> {
+    Table::from_rows(
+        ["key", "type", "value"],
+        map.iter()
+            .map(|(key, value)| [key.clone(), type_name(value).to_owned(), cell(value)]),
+    )
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(number) if number.is_i64() || number.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// What was seen at one place of a document.
+#[derive(Debug, Default)]
+struct Shape {
+    seen: usize,
+    types: BTreeSet<&'static str>,
+    objects: usize,
+    properties: BTreeMap<String, Shape>,
+    items: Option<Box<Shape>>,
+    example: Option<String>,
+}
+
+impl Shape {
+    fn observe(&mut self, value: &Value) {
+        self.seen += 1;
+        self.types.insert(type_name(value));
+        match value {
+            Value::Object(map) => {
+                self.objects += 1;
+                for (key, child) in map {
+                    self.properties
+                        .entry(key.clone())
+                        .or_default()
+                        .observe(child);
+                }
+            }
+            Value::Array(items) => {
+                let shape = self.items.get_or_insert_with(Box::default);
+                for item in items {
+                    shape.observe(item);
+                }
+            }
+            scalar => {
+                if self.example.is_none() {
+                    self.example = Some(cut(&scalar.to_string(), 60));
+                }
+            }
+        }
+    }
+
+    /// The JSON types, an integer that is sometimes fractional counted as a number.
+    fn type_names(&self) -> Vec<&'static str> {
+        let mut types = self.types.clone();
+        if types.contains("number") {
+            types.remove("integer");
+        }
+        types.into_iter().collect()
+    }
+
+    fn schema(&self) -> Value {
+        let types = self.type_names();
+        let mut schema = Map::new();
+        match types.as_slice() {
+            [] => {}
+            [only] => {
+                schema.insert("type".to_owned(), json!(only));
+            }
+            many => {
+                schema.insert("type".to_owned(), json!(many));
+            }
+        }
+        if self.objects > 0 {
+            let properties: Map<String, Value> = self
+                .properties
+                .iter()
+                .map(|(key, shape)| (key.clone(), shape.schema()))
+                .collect();
+            let required: Vec<&String> = self
+                .properties
+                .iter()
+                .filter(|(_, shape)| shape.seen == self.objects)
+                .map(|(key, _)| key)
+                .collect();
+            schema.insert("properties".to_owned(), Value::Object(properties));
+            if !required.is_empty() {
+                schema.insert("required".to_owned(), json!(required));
+            }
+        }
+        if let Some(items) = &self.items
+            && items.seen > 0
+        {
+            schema.insert("items".to_owned(), items.schema());
+        }
+        Value::Object(schema)
+    }
+
+    /// One row per place, parents first: path, types, times seen, required, example.
+    fn rows(&self, path: &str, required: &str, rows: &mut Vec<[String; 5]>) {
+        rows.push([
+            path.to_owned(),
+            self.type_names().join(" | "),
+            self.seen.to_string(),
+            required.to_owned(),
+            self.example.clone().unwrap_or_default(),
+        ]);
+        for (key, shape) in &self.properties {
+            let child = if is_plain_key(key) {
+                format!("{path}.{key}")
+            } else {
+                format!("{path}[{}]", Value::String(key.clone()))
+            };
+            let required = if shape.seen == self.objects {
+                "yes"
+            } else {
+                "no"
+            };
+            shape.rows(&child, required, rows);
+        }
+        if let Some(items) = &self.items
+            && items.seen > 0
+        {
+            items.rows(&format!("{path}[]"), "", rows);
+        }
+    }
+}
+
+/// Infers a JSON Schema from a JSON document (a workspace file or text): the types seen at each
+/// place, the properties of objects (required when every object has them) and the items of
+/// arrays. The fields also come as a table, one row per place.
+#[tool(group = "data")]
+pub fn json_infer_schema(
+    /// A JSON file in the workspace (give this or `text`).
+    path: Option<String>,
+    /// The JSON document itself (give this or `path`).
+    text: Option<String>,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(json_infer_schema_in(context, path.as_deref(), text))
+}
+
+fn json_infer_schema_in(
+    context: &ToolContext,
+    path: Option<&str>,
+    text: Option<String>,
+) -> Result<ToolResult, ToolResult> {
+    let (label, root) = document(context, path, text)?;
+    let mut shape = Shape::default();
+    shape.observe(&root);
+    let mut schema = shape.schema();
+    if let Value::Object(map) = &mut schema {
+        map.insert(
+            "$schema".to_owned(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
+    }
+    let pretty = serde_json::to_string_pretty(&schema).unwrap_or_else(|_| schema.to_string());
+    let mut rows = Vec::new();
+    shape.rows("$", "", &mut rows);
+    let table = Table::from_rows(["path", "type", "seen", "required", "example"], rows)
+        .map_err(|error| table_error(&error))?;
+    let places = table.rows().len();
+    Ok(ToolResult::text_with(
+        format!(
+            "Schema of {label} ({}):\n{}",
+            plural(places, "place", "places"),
+            cut(&pretty, SHOWN_LIMIT * 2)
+        ),
+        [ToolArtifact::table("Fields", table)],
+    ))
+}

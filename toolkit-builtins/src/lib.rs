@@ -1,0 +1,57 @@
+//! The builtin tools of toolkit, one module per group, each tool a `#[tool]` function, each group
+//! behind a feature of its name (all on by default): `data`, `files`, `network`, `records`,
+//! `system`, `utility`, `writers`.
+//!
+//! Tools read what they work on from the run's context as typed extensions: a [`WorkspaceRoot`]
+//! for the file, data and system tools, a [`Database`] for the records tools and the writers. A
+//! tool whose resource is absent answers with one exact error ([`NO_WORKSPACE`],
+//! [`NO_DATABASE`]).
+//!
+//! Nothing to call: linking the crate registers its tools. A binary that only wants the tools
+//! references the crate so the linker keeps it, then asks the registry:
+//!
+//! ```
+//! use toolkit_builtins as _;
+//!
+//! let registry = toolkit::ToolRegistry::linked().expect("no duplicate names");
+//! assert!(registry.get("regex_test").is_some());
+//! ```
+
+mod resources;
+mod shared;
+
+pub use resources::{Database, NO_DATABASE, NO_WORKSPACE, WorkspaceRoot};
+
+#[cfg(feature = "data")]
+pub mod data;
+#[cfg(feature = "data")]
+pub mod delimited;
+#[cfg(feature = "writers")]
+pub mod file_writers;
+#[cfg(feature = "files")]
+pub mod files;
+#[cfg(feature = "data")]
+pub mod json;
+#[cfg(feature = "network")]
+pub mod network;
+#[cfg(feature = "writers")]
+pub mod record_writers;
+#[cfg(feature = "records")]
+pub mod records;
+#[cfg(feature = "records")]
+pub mod sample;
+#[cfg(any(feature = "records", feature = "writers"))]
+mod sqlite;
+#[cfg(feature = "system")]
+pub mod system;
+#[cfg(any(feature = "data", feature = "files", feature = "utility"))]
+pub mod text;
+#[cfg(feature = "utility")]
+pub mod utility;
+#[cfg(any(
+    feature = "data",
+    feature = "files",
+    feature = "system",
+    feature = "writers"
+))]
+mod workspace;

@@ -1,0 +1,62 @@
+//! What the builtin tools work on, given to a run as typed extensions of its
+//! [`ToolContext`](toolkit::ToolContext). A tool whose resource is absent answers with one exact
+//! error and touches nothing.
+
+use std::path::{Path, PathBuf};
+
+/// The folder the file, data and system tools are confined to.
+///
+/// ```
+/// use toolkit::ToolContext;
+/// use toolkit_builtins::WorkspaceRoot;
+///
+/// let context = ToolContext::new().with_extension(WorkspaceRoot::new("/srv/project"));
+/// assert_eq!(
+///     context.extension::<WorkspaceRoot>().map(WorkspaceRoot::path),
+///     Some(std::path::Path::new("/srv/project"))
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceRoot(PathBuf);
+
+impl WorkspaceRoot {
+    /// The workspace at `root` (opened, and checked, by each call).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self(root.into())
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// The SQLite database the records tools read and the record writers change.
+///
+/// ```
+/// use toolkit::ToolContext;
+/// use toolkit_builtins::Database;
+///
+/// let context = ToolContext::new().with_extension(Database::new("shop.db"));
+/// assert!(context.extension::<Database>().is_some());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Database(PathBuf);
+
+impl Database {
+    /// The database file at `path` (never created by a tool).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self(path.into())
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// What a file tool answers when the run has no [`WorkspaceRoot`].
+pub const NO_WORKSPACE: &str = "Error: no workspace folder is configured for this run.";
+
+/// What a records tool answers when the run has no [`Database`].
+pub const NO_DATABASE: &str = "Error: no database is configured for this run.";

@@ -1,0 +1,178 @@
+//! Helpers the groups of tools share: results, listings, ranges, numbers, blocking work. A build
+//! with only some groups leaves some of them unused.
+#![cfg_attr(
+    not(all(
+        feature = "data",
+        feature = "files",
+        feature = "network",
+        feature = "records",
+        feature = "system",
+        feature = "utility",
+        feature = "writers"
+    )),
+    allow(dead_code)
+)]
+
+use std::fmt::Write as _;
+
+use toolkit::{Table, TableError, ToolArtifact, ToolResult};
+
+/// The result either way: `Err` carries a refusal or an error made early.
+pub(crate) fn settle(outcome: Result<ToolResult, ToolResult>) -> ToolResult {
+    outcome.unwrap_or_else(|result| result)
+}
+
+/// A text result for something the model should reason about (not found, not allowed).
+pub(crate) fn refusal(message: impl Into<String>) -> ToolResult {
+    ToolResult::text(message)
+}
+
+/// Runs blocking work off the async threads so the seam's timeout applies; a panic in the work
+/// is raised again here, where the seam catches it.
+pub(crate) async fn blocking<F>(work: F) -> ToolResult
+where
+    F: FnOnce() -> ToolResult + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result,
+        Err(error) => match error.try_into_panic() {
+            Ok(payload) => std::panic::resume_unwind(payload),
+            Err(_) => ToolResult::error("Error: the work was cancelled."),
+        },
+    }
+}
+
+/// Rows for a table artifact and lines for the content, written from the same cells in one
+/// pass: the first `in_content` rows become content lines, every row goes to the table.
+pub(crate) struct Listing {
+    table: Table,
+    lines: String,
+    rows: usize,
+    in_content: usize,
+}
+
+impl Listing {
+    /// An empty listing with these columns, showing up to `in_content` rows in the content.
+    pub(crate) fn new<C: Into<String>>(
+        columns: impl IntoIterator<Item = C>,
+        in_content: usize,
+    ) -> Self {
+        Self {
+            table: Table::new(columns),
+            lines: String::new(),
+            rows: 0,
+            in_content,
+        }
+    }
+
+    /// Adds a row; `line` renders its content line from the same cells.
+    pub(crate) fn push(
+        &mut self,
+        cells: Vec<String>,
+        line: impl FnOnce(&[String]) -> String,
+    ) -> Result<(), TableError> {
+        if self.rows < self.in_content {
+            let _ = write!(self.lines, "\n{}", line(&cells));
+        }
+        self.rows += 1;
+        self.table.push_row(cells)
+    }
+
+    /// Rows so far.
+    pub(crate) fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// The result: `head`, the content lines, a note of the rows only in the artifact, and the
+    /// table labelled `label`.
+    pub(crate) fn finish(self, head: &str, label: &str) -> ToolResult {
+        let more = if self.rows > self.in_content {
+            format!("\n… {} more in the artifact.", self.rows - self.in_content)
+        } else {
+            String::new()
+        };
+        ToolResult::text_with(
+            format!("{head}{}{more}", self.lines),
+            [ToolArtifact::table(label, self.table)],
+        )
+    }
+}
+
+/// A table-width mismatch, which only a bug here can cause, as an error result.
+pub(crate) fn table_error(error: &TableError) -> ToolResult {
+    ToolResult::error(format!("Error: {error}"))
+}
+
+/// `text` cut to at most `limit` characters, with `…` when cut.
+pub(crate) fn cut(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}
+
+/// `1 file`, `2 files`.
+pub(crate) fn plural(count: usize, one: &str, many: &str) -> String {
+    if count == 1 {
+        format!("{count} {one}")
+    } else {
+        format!("{count} {many}")
+    }
+}
+
+/// Checks that `value` lies in `min..=max`, naming the argument.
+pub(crate) fn check_range(
+    name: &str,
+    value: usize,
+    min: usize,
+    max: usize,
+) -> Result<(), ToolResult> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ToolResult::error(format!(
+            "Error: {name} must be between {min} and {max}, not {value}."
+        )))
+    }
+}
+
+/// Lowercase hex of bytes.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
+}
+
+/// Whether bytes look binary: a NUL in the first 8 KiB.
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(8_192).any(|byte| *byte == 0)
+}
+
+/// A number for people: ten significant digits, no trailing zeros, scientific when very large
+/// or very small.
+pub(crate) fn number(value: f64) -> String {
+    if value.is_nan() {
+        return "NaN".to_owned();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "infinity" } else { "-infinity" }.to_owned();
+    }
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    let magnitude = value.abs().log10().floor();
+    if !(-6.0..15.0).contains(&magnitude) {
+        return format!("{value:e}");
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // within -6..15
+    let decimals = (9.0 - magnitude).max(0.0) as usize;
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
+}

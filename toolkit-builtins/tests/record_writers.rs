@@ -1,0 +1,517 @@
+//! The record writers against a real copy of the sample database: their policy flags, what they
+//! change when they run, and what they refuse. Every call goes through the seam.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use tempfile::TempDir;
+use toolkit::{BoundedResult, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit_builtins as _;
+use toolkit_builtins::sample::create_sample_database;
+
+const WRITERS: [&str; 3] = ["insert_record", "update_record", "delete_record"];
+
+struct Database {
+    _folder: TempDir,
+    path: PathBuf,
+}
+
+fn sample() -> Database {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("sample.db");
+    assert!(create_sample_database(&path).expect("the sample database"));
+    Database {
+        _folder: folder,
+        path,
+    }
+}
+
+fn service() -> ToolLoopService {
+    ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"))
+}
+
+/// A call in a scope that offers every tool, as a run does once the operator approved the call.
+async fn call(database: &Path, tool: &str, arguments: &str) -> BoundedResult {
+    let service = service();
+    let scope = service
+        .scope(ToolContext::new().with_extension(toolkit_builtins::Database::new(database)))
+        .offer_all();
+    service.invoke(&scope, tool, arguments).await
+}
+
+fn content(result: &BoundedResult) -> &str {
+    result.content().as_str()
+}
+
+fn assert_text(result: &BoundedResult, expected: &str) {
+    assert_eq!(content(result), expected);
+    assert!(!result.is_error());
+    assert!(result.artifacts().is_empty());
+}
+
+fn assert_error(result: &BoundedResult, expected: &str) {
+    assert_eq!(content(result), expected);
+    assert!(result.is_error());
+    assert!(result.artifacts().is_empty());
+}
+
+/// Rows of a query, each value as SQLite's own text (`NULL` for null).
+fn rows(database: &Path, sql: &str) -> Vec<String> {
+    let connection = Connection::open(database).expect("the database");
+    let mut statement = connection.prepare(sql).expect("the query");
+    let width = statement.column_count();
+    statement
+        .query_map([], |row| {
+            (0..width)
+                .map(|index| {
+                    let value: rusqlite::types::Value = row.get(index)?;
+                    Ok(match value {
+                        rusqlite::types::Value::Null => "NULL".to_owned(),
+                        rusqlite::types::Value::Integer(value) => value.to_string(),
+                        rusqlite::types::Value::Real(value) => value.to_string(),
+                        rusqlite::types::Value::Text(text) => text,
+                        rusqlite::types::Value::Blob(bytes) => format!("{bytes:?}"),
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(|cells| cells.join("|"))
+        })
+        .expect("the rows")
+        .collect::<Result<_, _>>()
+        .expect("readable rows")
+}
+
+fn count(database: &Path, table: &str) -> i64 {
+    let connection = Connection::open(database).expect("the database");
+    connection
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get(0)
+        })
+        .expect("a count")
+}
+
+fn file_bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("the database file")
+}
+
+#[test]
+fn the_writers_need_approval_and_are_not_offered_by_default() {
+    let registry = ToolRegistry::linked().expect("no duplicate names");
+    for name in WRITERS {
+        let spec = registry.get(name).expect("registered").spec();
+        assert_eq!(spec.group(), "writers", "{name}");
+        let flags = spec.flags();
+        assert!(flags.requires_approval(), "{name}");
+        assert!(!flags.enabled_by_default(), "{name}");
+        assert!(!flags.requires_admin(), "{name}");
+        assert!(!flags.remote(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_does_not_name_the_writers_cannot_call_them() {
+    let db = sample();
+    let before = file_bytes(&db.path);
+    let service = service();
+    let scope =
+        service.scope(ToolContext::new().with_extension(toolkit_builtins::Database::new(&db.path)));
+    let offered: Vec<&str> = scope.offered().collect();
+    for (name, arguments) in [
+        (
+            "insert_record",
+            r#"{"table": "customers", "values": [{"column": "name", "value": "Eve"}]}"#,
+        ),
+        (
+            "update_record",
+            r#"{"table": "customers", "where_equals": [{"column": "id", "value": 1}], "values": [{"column": "name", "value": "Eve"}]}"#,
+        ),
+        (
+            "delete_record",
+            r#"{"table": "order_items", "where_equals": [{"column": "order_id", "value": 1}]}"#,
+        ),
+    ] {
+        assert!(!offered.contains(&name), "{name}");
+        assert!(offered.contains(&"read_records"));
+        let result = service.invoke(&scope, name, arguments).await;
+        assert_error(&result, &format!("Error: tool \"{name}\" not permitted"));
+    }
+    assert_eq!(file_bytes(&db.path), before);
+}
+
+#[tokio::test]
+async fn writers_without_a_database_are_errors_and_create_no_file() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let missing = folder.path().join("missing.db");
+    let service = service();
+    for context in [
+        ToolContext::new(),
+        ToolContext::new().with_extension(toolkit_builtins::Database::new(&missing)),
+    ] {
+        let expected = if context.extension::<toolkit_builtins::Database>().is_some() {
+            "Error: cannot open the database: the file does not exist or cannot be opened."
+        } else {
+            "Error: no database is configured for this run."
+        };
+        let scope = service.scope(context).offer_all();
+        for (tool, arguments) in [
+            (
+                "insert_record",
+                r#"{"table": "orders", "values": [{"column": "id", "value": 1}]}"#,
+            ),
+            (
+                "update_record",
+                r#"{"table": "orders", "where_equals": [{"column": "id", "value": 1}], "values": [{"column": "note", "value": "x"}]}"#,
+            ),
+            (
+                "delete_record",
+                r#"{"table": "orders", "where_equals": [{"column": "id", "value": 1}]}"#,
+            ),
+        ] {
+            assert_error(&service.invoke(&scope, tool, arguments).await, expected);
+        }
+    }
+    assert!(!missing.exists());
+}
+
+// --- insert_record ---
+
+#[tokio::test]
+async fn insert_record_adds_one_row_with_bound_values_and_defaults() {
+    let db = sample();
+    let result = call(
+        &db.path,
+        "insert_record",
+        r#"{"table": "customers", "values": [
+            {"column": "name", "value": "Robert'); DROP TABLE customers; --"},
+            {"column": "Country", "value": "Ísland"},
+            {"column": "created_at", "value": "2025-01-01"},
+            {"column": "notes", "value": null}]}"#,
+    )
+    .await;
+    assert_text(
+        &result,
+        "Inserted 1 row into \"customers\" (rowid 13): \
+         name = \"Robert'); DROP TABLE customers; --\", country = \"Ísland\", \
+         created_at = \"2025-01-01\", notes = null.",
+    );
+    assert_eq!(
+        rows(&db.path, "SELECT * FROM customers WHERE id = 13"),
+        ["13|Robert'); DROP TABLE customers; --|NULL|Ísland|NULL|1|NULL|2025-01-01"]
+    );
+    assert_eq!(count(&db.path, "customers"), 13);
+
+    // Boolean words and numbers land as SQLite stores them.
+    let result = call(
+        &db.path,
+        "insert_record",
+        r#"{"table": "products", "values": [
+            {"column": "sku", "value": "ST-011"}, {"column": "name", "value": "Sticker"},
+            {"column": "category", "value": "gifts"}, {"column": "price", "value": 1.5},
+            {"column": "in_stock", "value": "false"}]}"#,
+    )
+    .await;
+    assert_text(
+        &result,
+        "Inserted 1 row into \"products\" (rowid 11): sku = \"ST-011\", name = \"Sticker\", \
+         category = \"gifts\", price = 1.5, in_stock = \"false\".",
+    );
+    assert_eq!(
+        rows(&db.path, "SELECT * FROM products WHERE id = 11"),
+        ["11|ST-011|Sticker|gifts|1.5|0|NULL"]
+    );
+    let read = call(
+        &db.path,
+        "read_records",
+        r#"{"table": "products", "fields": ["sku", "in_stock"], "where_equals": [{"column": "id", "value": 11}]}"#,
+    )
+    .await;
+    assert_eq!(
+        content(&read),
+        "Rows 1-1 of 1 in \"products\" where id = 11:\nsku | in_stock\nST-011 | false"
+    );
+}
+
+#[tokio::test]
+async fn insert_record_refuses_what_it_cannot_insert_and_changes_nothing() {
+    let db = sample();
+    let before = file_bytes(&db.path);
+    for (arguments, expected) in [
+        (
+            r#"{"table": "shipments", "values": [{"column": "id", "value": 1}]}"#,
+            "Table \"shipments\" does not exist. \
+             Tables: customers, order_items, order_totals, orders, products.",
+        ),
+        (
+            r#"{"table": "order_totals", "values": [{"column": "order_id", "value": 1}]}"#,
+            "\"order_totals\" is a view; only tables can be changed.",
+        ),
+        (
+            r#"{"table": "customers", "values": [{"column": "phone", "value": "123"}]}"#,
+            "Column \"phone\" does not exist in \"customers\". \
+             Columns: id, name, email, country, city, is_active, notes, created_at.",
+        ),
+    ] {
+        assert_text(&call(&db.path, "insert_record", arguments).await, expected);
+    }
+    for (arguments, expected) in [
+        (
+            r#"{"table": "customers", "values": []}"#,
+            "Error: values must set at least one column.",
+        ),
+        (
+            r#"{"table": "customers", "values": [{"column": "name", "value": "A"}, {"column": "NAME", "value": "B"}]}"#,
+            "Error: values sets column \"name\" more than once.",
+        ),
+        (
+            r#"{"table": "customers", "values": [{"column": "country", "value": "Peru"}]}"#,
+            "Error: SQLite: NOT NULL constraint failed: customers.name",
+        ),
+        (
+            r#"{"table": "orders", "values": [{"column": "customer_id", "value": 999}, {"column": "ordered_at", "value": "2025-01-01"}]}"#,
+            "Error: SQLite: FOREIGN KEY constraint failed",
+        ),
+        (
+            r#"{"table": "products", "values": [{"column": "sku", "value": "KB-001"}, {"column": "name", "value": "Copy"}, {"column": "category", "value": "x"}, {"column": "price", "value": 1}]}"#,
+            "Error: SQLite: UNIQUE constraint failed: products.sku",
+        ),
+    ] {
+        assert_error(&call(&db.path, "insert_record", arguments).await, expected);
+    }
+    let too_many: Vec<String> = (0..201)
+        .map(|index| format!(r#"{{"column": "c{index}", "value": 1}}"#))
+        .collect();
+    let arguments = format!(
+        r#"{{"table": "customers", "values": [{}]}}"#,
+        too_many.join(", ")
+    );
+    assert_error(
+        &call(&db.path, "insert_record", &arguments).await,
+        "Error: values sets at most 200 columns, not 201.",
+    );
+    assert_eq!(file_bytes(&db.path), before);
+}
+
+// --- update_record ---
+
+#[tokio::test]
+async fn update_record_changes_only_the_rows_that_match() {
+    let db = sample();
+    let result = call(
+        &db.path,
+        "update_record",
+        r#"{"table": "orders", "where_equals": [{"column": "id", "value": 4}],
+            "values": [{"column": "status", "value": "shipped"}, {"column": "shipped", "value": true}]}"#,
+    )
+    .await;
+    assert_text(
+        &result,
+        "Updated 1 row in \"orders\" where id = 4: status = \"shipped\", shipped = true.",
+    );
+    assert_eq!(
+        rows(
+            &db.path,
+            "SELECT id, status, shipped FROM orders WHERE id IN (3, 4, 5) ORDER BY id"
+        ),
+        ["3|shipped|1", "4|shipped|1", "5|delivered|1"]
+    );
+
+    let result = call(
+        &db.path,
+        "update_record",
+        r#"{"table": "customers", "where_equals": [{"column": "country", "value": "France"}],
+            "values": [{"column": "city", "value": "Lyon"}, {"column": "notes", "value": null}]}"#,
+    )
+    .await;
+    assert_text(
+        &result,
+        "Updated 2 rows in \"customers\" where country = \"France\": city = \"Lyon\", notes = null.",
+    );
+    assert_eq!(
+        rows(
+            &db.path,
+            "SELECT id, city, notes FROM customers WHERE city = 'Lyon' ORDER BY id"
+        ),
+        ["6|Lyon|NULL", "10|Lyon|NULL"]
+    );
+    assert_eq!(
+        rows(
+            &db.path,
+            "SELECT count(*) FROM customers WHERE city = 'Paris'"
+        ),
+        ["0"]
+    );
+
+    assert_text(
+        &call(
+            &db.path,
+            "update_record",
+            r#"{"table": "orders", "where_equals": [{"column": "id", "value": 99}], "values": [{"column": "status", "value": "paid"}]}"#,
+        )
+        .await,
+        "No rows in \"orders\" where id = 99; nothing was updated.",
+    );
+}
+
+#[tokio::test]
+async fn update_record_refuses_without_a_filter_and_changes_nothing() {
+    let db = sample();
+    let before = file_bytes(&db.path);
+    assert_text(
+        &call(
+            &db.path,
+            "update_record",
+            r#"{"table": "customers", "where_equals": [], "values": [{"column": "name", "value": "Eve"}]}"#,
+        )
+        .await,
+        "Refused: update_record needs at least one filter in where_equals; it does not change every row.",
+    );
+    // The filter is a required argument: leaving it out never reaches the tool.
+    let result = call(
+        &db.path,
+        "update_record",
+        r#"{"table": "customers", "values": [{"column": "name", "value": "Eve"}]}"#,
+    )
+    .await;
+    assert!(result.is_error());
+    assert!(
+        content(&result).contains("where_equals"),
+        "{}",
+        content(&result)
+    );
+    for (arguments, expected) in [
+        (
+            r#"{"table": "customers", "where_equals": [{"column": "id", "value": 1}], "values": []}"#,
+            "Error: values must set at least one column.",
+        ),
+        (
+            r#"{"table": "customers", "values": [{"column": "name", "value": "Eve"}], "where_equals": [
+                {"column": "id", "value": 1}, {"column": "id", "value": 1}, {"column": "id", "value": 1},
+                {"column": "id", "value": 1}, {"column": "id", "value": 1}, {"column": "id", "value": 1}]}"#,
+            "Error: where_equals takes at most 5 filters, not 6.",
+        ),
+        (
+            r#"{"table": "orders", "where_equals": [{"column": "id", "value": 1}], "values": [{"column": "status", "value": "lost"}]}"#,
+            "Error: SQLite: CHECK constraint failed: status IN ('pending', 'paid', 'shipped', 'delivered', 'cancelled')",
+        ),
+    ] {
+        assert_error(&call(&db.path, "update_record", arguments).await, expected);
+    }
+    assert_text(
+        &call(
+            &db.path,
+            "update_record",
+            r#"{"table": "order_totals", "where_equals": [{"column": "order_id", "value": 1}], "values": [{"column": "status", "value": "paid"}]}"#,
+        )
+        .await,
+        "\"order_totals\" is a view; only tables can be changed.",
+    );
+    assert_eq!(file_bytes(&db.path), before);
+}
+
+// --- delete_record ---
+
+#[tokio::test]
+async fn delete_record_deletes_only_the_rows_that_match() {
+    let db = sample();
+    let result = call(
+        &db.path,
+        "delete_record",
+        r#"{"table": "order_items", "where_equals": [{"column": "order_id", "value": 1}, {"column": "product_id", "value": 2}]}"#,
+    )
+    .await;
+    assert_text(
+        &result,
+        "Deleted 1 row from \"order_items\" where order_id = 1 and product_id = 2.",
+    );
+    assert_eq!(
+        rows(&db.path, "SELECT * FROM order_items WHERE order_id = 1"),
+        ["1|1|1|89.9"]
+    );
+    assert_eq!(count(&db.path, "order_items"), 37);
+
+    // Foreign keys are enforced: an order's items go with it ...
+    assert_text(
+        &call(
+            &db.path,
+            "delete_record",
+            r#"{"table": "orders", "where_equals": [{"column": "id", "value": 6}]}"#,
+        )
+        .await,
+        "Deleted 1 row from \"orders\" where id = 6.",
+    );
+    assert_eq!(count(&db.path, "orders"), 19);
+    assert_eq!(count(&db.path, "order_items"), 34);
+    // ... and a customer with orders stays.
+    assert_error(
+        &call(
+            &db.path,
+            "delete_record",
+            r#"{"table": "customers", "where_equals": [{"column": "id", "value": 1}]}"#,
+        )
+        .await,
+        "Error: SQLite: FOREIGN KEY constraint failed",
+    );
+    assert_eq!(count(&db.path, "customers"), 12);
+
+    assert_text(
+        &call(
+            &db.path,
+            "delete_record",
+            r#"{"table": "orders", "where_equals": [{"column": "note", "value": null}, {"column": "status", "value": "pending"}]}"#,
+        )
+        .await,
+        "Deleted 3 rows from \"orders\" where note is null and status = \"pending\".",
+    );
+    assert_eq!(
+        rows(
+            &db.path,
+            "SELECT count(*) FROM orders WHERE status = 'pending'"
+        ),
+        ["0"]
+    );
+    assert_text(
+        &call(
+            &db.path,
+            "delete_record",
+            r#"{"table": "orders", "where_equals": [{"column": "id", "value": 99}]}"#,
+        )
+        .await,
+        "No rows in \"orders\" where id = 99; nothing was deleted.",
+    );
+}
+
+#[tokio::test]
+async fn delete_record_refuses_without_a_filter_and_changes_nothing() {
+    let db = sample();
+    let before = file_bytes(&db.path);
+    for (arguments, expected) in [
+        (
+            r#"{"table": "order_items", "where_equals": []}"#,
+            "Refused: delete_record needs at least one filter in where_equals; it does not delete every row.",
+        ),
+        (
+            r#"{"table": "order_items", "where_equals": [{"column": "sku", "value": "KB-001"}]}"#,
+            "Column \"sku\" does not exist in \"order_items\". \
+             Columns: order_id, product_id, quantity, unit_price.",
+        ),
+        (
+            r#"{"table": "order_totals", "where_equals": [{"column": "order_id", "value": 1}]}"#,
+            "\"order_totals\" is a view; only tables can be changed.",
+        ),
+        (
+            r#"{"table": "sqlite_schema", "where_equals": [{"column": "name", "value": "orders"}]}"#,
+            "Table \"sqlite_schema\" does not exist. \
+             Tables: customers, order_items, order_totals, orders, products.",
+        ),
+    ] {
+        assert_text(&call(&db.path, "delete_record", arguments).await, expected);
+    }
+    let result = call(&db.path, "delete_record", r#"{"table": "order_items"}"#).await;
+    assert!(result.is_error());
+    assert!(
+        content(&result).contains("where_equals"),
+        "{}",
+        content(&result)
+    );
+    assert_eq!(file_bytes(&db.path), before);
+}

@@ -1,0 +1,325 @@
+//! The utility group: arithmetic, units, digests, Base64, UUIDs, URLs and dates, through the
+//! seam.
+
+mod workspace_fixture;
+
+use serde_json::json;
+use toolkit_builtins as _;
+use workspace_fixture::Fixture;
+
+fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
+    cells.iter().map(|cell| (*cell).to_owned()).collect()
+}
+
+#[tokio::test]
+async fn calculate_evaluates_expressions() {
+    let fixture = Fixture::new();
+    for (expression, answer) in [
+        ("2 * (3 + 4)", "2 * (3 + 4) = 14"),
+        ("7 / 2", "7 / 2 = 3"),
+        ("7.0 / 2", "7.0 / 2 = 3.5"),
+        ("sqrt(16) + 1", "sqrt(16) + 1 = 5"),
+        ("2 ^ 10", "2 ^ 10 = 1024"),
+        ("pi", "pi = 3.141592654"),
+        ("round(e * 100) / 100", "round(e * 100) / 100 = 2.72"),
+        ("max(3, 9, 4)", "max(3, 9, 4) = 9"),
+        ("1 > 2 || 3 >= 3", "1 > 2 || 3 >= 3 = true"),
+        ("  10 % 4  ", "10 % 4 = 2"),
+    ] {
+        let outcome = fixture
+            .call("calculate", json!({"expression": expression}))
+            .await;
+        assert_eq!(outcome.text(), answer, "{expression}");
+    }
+    // A long chain of unary minus is evaluated, not a crash.
+    let negations = format!("{}1", "-".repeat(400));
+    let outcome = fixture
+        .call("calculate", json!({"expression": negations}))
+        .await;
+    assert_eq!(outcome.text(), format!("{negations} = 1"));
+}
+
+#[tokio::test]
+async fn calculate_refuses_what_is_not_arithmetic() {
+    let fixture = Fixture::new();
+    let call = |expression: String| fixture.call("calculate", json!({"expression": expression}));
+    assert_eq!(
+        call("a = 1".to_owned()).await.error(),
+        "Error: cannot evaluate: assignments are not allowed; write the value itself."
+    );
+    assert_eq!(
+        call("   ".to_owned()).await.error(),
+        "Error: the expression is empty."
+    );
+    assert_eq!(
+        call(format!("{}1{}", "(".repeat(33), ")".repeat(33)))
+            .await
+            .error(),
+        "Error: parentheses nest 33 deep; the limit is 32."
+    );
+    assert_eq!(
+        call("1+".repeat(250) + "1").await.error(),
+        "Error: the expression is 501 bytes long; the limit is 500."
+    );
+    let unknown = call("x + 1".to_owned()).await;
+    assert!(
+        unknown.error().starts_with("Error: cannot evaluate: "),
+        "{}",
+        unknown.content
+    );
+    let division = call("1 / 0".to_owned()).await;
+    assert!(
+        division.error().starts_with("Error: cannot evaluate: "),
+        "{}",
+        division.content
+    );
+}
+
+#[tokio::test]
+async fn convert_units_converts_within_a_dimension() {
+    let fixture = Fixture::new();
+    for (value, from, to, answer) in [
+        (5.0, "km", "mi", "5 km = 3.106855961 mi"),
+        (1.0, "mile", "km", "1 mile = 1.609344 km"),
+        (100.0, "C", "F", "100 C = 212 F"),
+        (-40.0, "°F", "celsius", "-40 °F = -40 celsius"),
+        (0.0, "K", "C", "0 K = -273.15 C"),
+        (1.0, "GiB", "MB", "1 GiB = 1073.741824 MB"),
+        (8.0, "bits", "byte", "8 bits = 1 byte"),
+        (2.5, "h", "min", "2.5 h = 150 min"),
+        (1.0, "kWh", "J", "1 kWh = 3600000 J"),
+        (1.0, "atm", "psi", "1 atm = 14.69594878 psi"),
+        (100.0, "km/h", "mph", "100 km/h = 62.13711922 mph"),
+        (1.0, "acre", "m2", "1 acre = 4046.856422 m2"),
+        (1.0, "gal", "l", "1 gal = 3.785411784 l"),
+        (1.0, "lb", "g", "1 lb = 453.59237 g"),
+    ] {
+        let outcome = fixture
+            .call(
+                "convert_units",
+                json!({"value": value, "from": from, "to": to}),
+            )
+            .await;
+        assert_eq!(outcome.text(), answer);
+    }
+}
+
+#[tokio::test]
+async fn convert_units_explains_what_it_cannot_do() {
+    let fixture = Fixture::new();
+    let call = |value: f64, from: &str, to: &str| {
+        fixture.call(
+            "convert_units",
+            json!({"value": value, "from": from, "to": to}),
+        )
+    };
+    assert_eq!(
+        call(1.0, "kg", "m").await.error(),
+        "Error: cannot convert kg (mass) to m (length)."
+    );
+    assert_eq!(
+        call(1.0, "parsec", "m").await.error(),
+        "Error: unknown unit \"parsec\"; try a symbol such as km, mi, kg, lb, s, h, MB, GiB, ha, l, gal, km/h, C, F, K, kWh, bar or psi."
+    );
+    assert_eq!(
+        call(-300.0, "C", "K").await.error(),
+        "Error: -300 C is below absolute zero."
+    );
+}
+
+#[tokio::test]
+async fn hash_text_digests_text() {
+    let fixture = Fixture::new();
+    assert_eq!(
+        fixture
+            .call("hash_text", json!({"text": "abc"}))
+            .await
+            .text(),
+        "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(
+        fixture
+            .call("hash_text", json!({"text": "abc", "algorithm": "sha512"}))
+            .await
+            .text(),
+        "sha512:ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+    );
+}
+
+#[tokio::test]
+async fn base64_encodes_and_decodes() {
+    let fixture = Fixture::new();
+    let call = |arguments| fixture.call("base64", arguments);
+    assert_eq!(call(json!({"text": "hello?"})).await.text(), "aGVsbG8/");
+    assert_eq!(
+        call(json!({"text": "hello?", "alphabet": "url_safe"}))
+            .await
+            .text(),
+        "aGVsbG8_"
+    );
+    assert_eq!(
+        call(json!({"text": "aGVs\nbG8", "mode": "decode"}))
+            .await
+            .text(),
+        "hello"
+    );
+    assert_eq!(
+        call(json!({"text": "aGVsbG8=", "mode": "decode"}))
+            .await
+            .text(),
+        "hello"
+    );
+    assert_eq!(
+        call(json!({"text": "/w==", "mode": "decode"})).await.text(),
+        "1 byte, not UTF-8 text; hex: ff"
+    );
+    assert_eq!(
+        call(json!({"text": "!!!!", "mode": "decode"}))
+            .await
+            .error(),
+        "Error: not valid Base64: Invalid symbol 33, offset 0."
+    );
+}
+
+#[tokio::test]
+async fn uuid_generates_versions_4_and_7() {
+    let fixture = Fixture::new();
+    let outcome = fixture.call("uuid", json!({"count": 3})).await;
+    let ids: Vec<&str> = outcome.text().lines().collect();
+    assert_eq!(ids.len(), 3);
+    let shape =
+        regex::Regex::new("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+            .expect("regex");
+    assert!(ids.iter().all(|id| shape.is_match(id)), "{ids:?}");
+    assert!(ids[0] != ids[1] && ids[1] != ids[2]);
+    let outcome = fixture
+        .call("uuid", json!({"version": "v7", "count": 5}))
+        .await;
+    let ids: Vec<&str> = outcome.text().lines().collect();
+    assert!(ids.iter().all(|id| id.as_bytes()[14] == b'7'), "{ids:?}");
+    assert!(
+        ids.windows(2).all(|pair| pair[0] < pair[1]),
+        "time-ordered: {ids:?}"
+    );
+    assert_eq!(
+        fixture.call("uuid", json!({"count": 101})).await.error(),
+        "Error: count must be between 1 and 100, not 101."
+    );
+    assert_eq!(
+        fixture.call("uuid", json!({"count": 0})).await.error(),
+        "Error: count must be between 1 and 100, not 0."
+    );
+}
+
+#[tokio::test]
+async fn url_parse_splits_a_url_and_masks_its_secrets() {
+    let fixture = Fixture::new();
+    let outcome = fixture
+        .call(
+            "url_parse",
+            json!({"url": "https://ada:pw@example.com:8443/a/b?q=1&token=abc&x=%C3%A9#top"}),
+        )
+        .await;
+    assert_eq!(
+        outcome.content,
+        "scheme: https\nusername: ada\npassword: [REDACTED]\nhost: example.com\nport: 8443\npath: /a/b\nquery: q=1&token=[REDACTED]&x=%C3%A9\nfragment: top\n3 query parameters: q=1, token=[REDACTED], x=é"
+    );
+    assert_eq!(outcome.artifacts.len(), 2);
+    let parts = outcome.artifacts[0].as_table().expect("a table");
+    assert_eq!(outcome.artifacts[0].label(), "URL parts");
+    assert_eq!(parts.columns(), strings(["part", "value"]));
+    assert_eq!(
+        parts.rows(),
+        vec![
+            strings(["scheme", "https"]),
+            strings(["username", "ada"]),
+            strings(["password", "[REDACTED]"]),
+            strings(["host", "example.com"]),
+            strings(["port", "8443"]),
+            strings(["path", "/a/b"]),
+            strings(["query", "q=1&token=[REDACTED]&x=%C3%A9"]),
+            strings(["fragment", "top"]),
+        ]
+    );
+    assert_eq!(outcome.artifacts[1].label(), "Query parameters");
+    assert_eq!(
+        outcome.artifacts[1].as_table().expect("a table").rows(),
+        vec![
+            strings(["q", "1"]),
+            strings(["token", "[REDACTED]"]),
+            strings(["x", "é"])
+        ]
+    );
+    let artifacts = serde_json::to_string(&outcome.artifacts).expect("serialise");
+    assert!(!artifacts.contains("pw@") && !artifacts.contains("abc"));
+
+    let outcome = fixture
+        .call("url_parse", json!({"url": "https://example.com"}))
+        .await;
+    assert_eq!(
+        outcome.content,
+        "scheme: https\nhost: example.com\nport: 443 (default)\npath: /"
+    );
+    assert_eq!(outcome.label(), "URL parts");
+    assert_eq!(
+        fixture
+            .call("url_parse", json!({"url": "example.com"}))
+            .await
+            .error(),
+        "Error: not a valid URL: relative URL without a base."
+    );
+}
+
+#[tokio::test]
+async fn date_diff_counts_calendar_units_and_totals() {
+    let fixture = Fixture::new();
+    let call =
+        |start: &str, end: &str| fixture.call("date_diff", json!({"start": start, "end": end}));
+    for (start, end, answer) in [
+        (
+            "2024-01-31",
+            "2024-03-01",
+            "From 2024-01-31 to 2024-03-01: 1 month, 1 day (in all 30 days).",
+        ),
+        (
+            "2020-02-29",
+            "2024-02-28",
+            "From 2020-02-29 to 2024-02-28: 3 years, 11 months, 30 days (in all 1460 days).",
+        ),
+        (
+            "2024-03-01",
+            "2024-01-31",
+            "From 2024-03-01 to 2024-01-31: minus 1 month, 1 day (in all -30 days).",
+        ),
+        (
+            "2024-05-05",
+            "2024-05-05",
+            "From 2024-05-05 to 2024-05-05: no time (in all 0 days).",
+        ),
+        (
+            "2024-01-01T08:00",
+            "2024-01-02T09:30:15",
+            "From 2024-01-01T08:00 to 2024-01-02T09:30:15: 1 day, 1 hour, 30 minutes, 15 seconds (in all 91815 seconds).",
+        ),
+        (
+            "2024-03-30T12:00:00Z",
+            "2024-03-31T12:00:00Z",
+            "From 2024-03-30T12:00:00Z to 2024-03-31T12:00:00Z: 1 day (in all 86400 seconds).",
+        ),
+        (
+            "2024-03-30T12:00[Europe/Paris]",
+            "2024-03-31T12:00[Europe/Paris]",
+            "From 2024-03-30T12:00[Europe/Paris] to 2024-03-31T12:00[Europe/Paris]: 1 day (in all 82800 seconds).",
+        ),
+    ] {
+        assert_eq!(call(start, end).await.text(), answer);
+    }
+    assert_eq!(
+        call("2024-01-01", "2024-01-01T00:00Z").await.error(),
+        "Error: compare like with like: both with an offset or zone, or neither."
+    );
+    assert_eq!(
+        call("2024-13-01", "2024-01-01").await.error(),
+        "Error: cannot read \"2024-13-01\" as a date (2024-01-31), a date-time (2024-01-31T09:30) or an instant (2024-01-31T09:30:00Z)."
+    );
+}
