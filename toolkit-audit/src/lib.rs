@@ -1,0 +1,37 @@
+//! # toolkit-audit
+//!
+//! The persisted audit copy of [`toolkit`] runs: [`SqliteAudit`] is a [`Sink`](toolkit::Sink) a
+//! service's recorder gives every event to. Each finished step is one row, committed (SQLite in
+//! WAL mode, synchronous) before the recorder shows the step to anyone, so a process killed
+//! mid-run loses no step it had reported as finished.
+//!
+//! What a row keeps depends on the [`Privacy`] level: `metadata` keeps names, timings, flags,
+//! sizes and the artifacts' count and types; `redacted` also keeps arguments, contents and
+//! artifacts with secret-shaped strings and e-mail addresses masked and every string capped;
+//! `full` keeps all.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry};
+//! use toolkit_audit::{Privacy, SqliteAudit};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let folder = std::env::temp_dir().join(format!("toolkit-audit-doc-{}", std::process::id()));
+//! let audit = Arc::new(SqliteAudit::open(&folder.join("audit.sqlite3"), Privacy::Metadata)?);
+//! let service = ToolLoopService::new(ToolRegistry::new()).with_sink(audit.clone());
+//! let scope = service.scope(ToolContext::new());
+//! service.call_observed(&scope, "doc", &ToolCall::new("1", "nope", "{}")).await;
+//!
+//! let runs = audit.runs(10)?;
+//! assert_eq!(runs[0].kind, "call");
+//! assert_eq!(runs[0].title.as_deref(), Some("nope"));
+//! # std::fs::remove_dir_all(&folder)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod privacy;
+mod sqlite;
+
+pub use privacy::{Privacy, REDACTED_STRING_LIMIT, UnknownPrivacy};
+pub use sqlite::{AuditError, RunRow, SqliteAudit, StepRow};

@@ -1,0 +1,449 @@
+//! The audit copy in SQLite: one row per run, one per finished step.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde_json::Value;
+use toolkit::{RunEvent, RunKind, RunStep, Sink, SinkError, SinkFuture, ToolInvocation};
+
+use crate::privacy::Privacy;
+
+/// The audit copy could not be opened, written or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// SQLite refused.
+    #[error("audit copy: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Its folder could not be created.
+    #[error("audit copy: cannot create its folder: {0}")]
+    Io(#[from] std::io::Error),
+    /// Artifacts would not serialise (cannot happen for toolkit's typed artifacts).
+    #[error("audit copy: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// One run as the history lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct RunRow {
+    /// The run's id.
+    pub run_id: String,
+    /// `run` (a loop) or `call` (one call outside a loop).
+    pub kind: String,
+    /// The question (as the privacy level allows), or the called tool's name.
+    pub title: Option<String>,
+    /// When it began (UTC, ISO 8601).
+    pub started_at: String,
+    /// Why it stopped, once it has.
+    pub termination: Option<String>,
+    /// The privacy level its rows were kept at.
+    pub privacy: String,
+    /// How many steps are kept.
+    pub steps: i64,
+}
+
+/// One finished step as kept.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct StepRow {
+    /// Its position in the run.
+    pub index: i64,
+    /// `request`, `llm`, `tool`, `suspended` or `resumed`.
+    pub kind: String,
+    /// The tool's name, for a tool step.
+    pub name: Option<String>,
+    /// How long it took, in milliseconds.
+    pub duration_ms: Option<f64>,
+    /// Whether the tool's result was an error.
+    pub is_error: bool,
+    /// The arguments (not at `metadata`).
+    pub arguments: Option<String>,
+    /// The wire string, or the model's text (not at `metadata`).
+    pub content: Option<String>,
+    /// The content's length in bytes, at every level.
+    pub content_bytes: i64,
+    /// How many artifacts the step had.
+    pub artifact_count: i64,
+    /// Their types, in order.
+    pub artifact_types: Vec<String>,
+    /// The artifacts as `[{type, label, data}]` (not at `metadata`).
+    pub artifacts: Option<Value>,
+}
+
+/// The audit copy: a SQLite file in WAL mode, and a [`Sink`] for a service's recorder.
+#[derive(Clone)]
+pub struct SqliteAudit {
+    connection: Arc<Mutex<Connection>>,
+    privacy: Privacy,
+}
+
+impl fmt::Debug for SqliteAudit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteAudit")
+            .field("privacy", &self.privacy)
+            .finish_non_exhaustive()
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    title TEXT,
+    started_at TEXT NOT NULL,
+    termination TEXT,
+    privacy TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT,
+    duration_ms REAL,
+    is_error INTEGER NOT NULL DEFAULT 0,
+    arguments TEXT,
+    content TEXT,
+    content_bytes INTEGER NOT NULL DEFAULT 0,
+    artifact_count INTEGER NOT NULL DEFAULT 0,
+    artifact_types TEXT NOT NULL DEFAULT '[]',
+    artifacts TEXT,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+);
+";
+
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+impl SqliteAudit {
+    /// Opens (or creates) the audit copy at `path`, its folder too, in WAL mode.
+    pub fn open(path: &Path, privacy: Privacy) -> Result<Self, AuditError> {
+        if let Some(folder) = path
+            .parent()
+            .filter(|folder| !folder.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(folder)?;
+        }
+        let connection = Connection::open(path)?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        let _mode: String =
+            connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        // Each row is its own transaction, synced at commit: a finished step survives a kill.
+        connection.execute_batch("PRAGMA synchronous = FULL;")?;
+        connection.execute_batch(SCHEMA)?;
+        Ok(Self {
+            connection: Arc::new(Mutex::new(connection)),
+            privacy,
+        })
+    }
+
+    /// The level rows are written at.
+    pub fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with<T>(
+        &self,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, AuditError> {
+        let connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        Ok(work(&connection)?)
+    }
+
+    /// What `event` asks to keep, as this privacy level keeps it.
+    fn write_for(&self, event: &RunEvent) -> Result<Option<Write>, AuditError> {
+        let write = match event {
+            RunEvent::RunStarted {
+                run_id,
+                kind,
+                title,
+                ..
+            } => Write::Begin {
+                run_id: run_id.to_string(),
+                kind: kind.as_str(),
+                // A call's title is the tool's name, which is metadata; a loop's is its question.
+                title: match kind {
+                    RunKind::Call => Some(title.clone()),
+                    _ => self.privacy.keep(title),
+                },
+            },
+            RunEvent::ToolInvoked {
+                run_id,
+                index,
+                invocation,
+                ..
+            } => Write::Step {
+                run_id: run_id.to_string(),
+                index: *index,
+                row: self.tool_row(invocation)?,
+            },
+            RunEvent::StepFinished {
+                run_id,
+                index,
+                step,
+                ..
+            } => Write::Step {
+                run_id: run_id.to_string(),
+                index: *index,
+                row: self.step_row(step)?,
+            },
+            RunEvent::Done {
+                run_id,
+                termination,
+                ..
+            } => Write::Finish {
+                run_id: run_id.to_string(),
+                termination: termination.as_str(),
+            },
+            _ => return Ok(None),
+        };
+        Ok(Some(write))
+    }
+
+    fn tool_row(&self, invocation: &ToolInvocation) -> Result<NewRow, AuditError> {
+        let artifacts = invocation.artifacts();
+        let types: Vec<&str> = artifacts
+            .iter()
+            .map(|artifact| artifact.kind().as_str())
+            .collect();
+        let kept = match self.privacy {
+            Privacy::Metadata => None,
+            _ => self.privacy.keep_value(serde_json::to_value(artifacts)?),
+        };
+        Ok(NewRow {
+            kind: "tool",
+            name: Some(invocation.name().to_owned()),
+            duration_ms: Some(invocation.duration().as_secs_f64() * 1000.0),
+            is_error: invocation.is_error(),
+            arguments: self.privacy.keep(invocation.arguments()),
+            content: self.privacy.keep(invocation.content()),
+            content_bytes: invocation.content().len(),
+            artifact_types: serde_json::to_string(&types)?,
+            artifact_count: types.len(),
+            artifacts: kept.map(|value| value.to_string()),
+        })
+    }
+
+    fn step_row(&self, step: &RunStep) -> Result<NewRow, AuditError> {
+        let (duration_ms, content, arguments) = match step {
+            RunStep::Tool(invocation) => return self.tool_row(invocation),
+            RunStep::Request {
+                messages, tools, ..
+            } => (
+                None,
+                format!("{messages} messages, {} tools offered", tools.len()),
+                None,
+            ),
+            RunStep::Llm {
+                content,
+                tool_calls,
+                error,
+                duration,
+                ..
+            } => (
+                Some(duration.as_secs_f64() * 1000.0),
+                error.clone().unwrap_or_else(|| content.clone()),
+                Some(serde_json::to_string(tool_calls)?),
+            ),
+            RunStep::Suspended { pending, .. } => {
+                (None, String::new(), Some(serde_json::to_string(pending)?))
+            }
+            RunStep::Resumed {
+                approved, refused, ..
+            } => (
+                None,
+                format!("{} approved, {} refused", approved.len(), refused.len()),
+                None,
+            ),
+            _ => (None, String::new(), None),
+        };
+        Ok(NewRow {
+            kind: step.kind().as_str(),
+            name: None,
+            duration_ms,
+            is_error: false,
+            arguments: arguments.and_then(|text| self.privacy.keep(&text)),
+            content: self.privacy.keep(&content),
+            content_bytes: content.len(),
+            artifact_types: "[]".to_owned(),
+            artifact_count: 0,
+            artifacts: None,
+        })
+    }
+
+    /// The most recent runs first, at most `limit`.
+    pub fn runs(&self, limit: usize) -> Result<Vec<RunRow>, AuditError> {
+        self.with(|db| {
+            let mut statement = db.prepare(
+                "SELECT runs.run_id, kind, title, started_at, termination, privacy, \
+                 (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.run_id) \
+                 FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?1",
+            )?;
+            let rows = statement.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], run_row)?;
+            rows.collect()
+        })
+    }
+
+    /// One run and its kept steps in order; `None` for an unknown id.
+    pub fn run(&self, run_id: &str) -> Result<Option<(RunRow, Vec<StepRow>)>, AuditError> {
+        self.with(|db| {
+            let run = db
+                .query_row(
+                    "SELECT run_id, kind, title, started_at, termination, privacy, \
+                     (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.run_id) \
+                     FROM runs WHERE run_id = ?1",
+                    [run_id],
+                    run_row,
+                )
+                .optional()?;
+            let Some(run) = run else {
+                return Ok(None);
+            };
+            let mut statement = db.prepare(
+                "SELECT idx, kind, name, duration_ms, is_error, arguments, content, content_bytes, \
+                 artifact_count, artifact_types, artifacts FROM steps WHERE run_id = ?1 ORDER BY idx",
+            )?;
+            let steps = statement
+                .query_map([run_id], step_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(Some((run, steps)))
+        })
+    }
+}
+
+impl Sink for SqliteAudit {
+    /// Keeps run starts, finished steps and run ends; commits each on the blocking pool before
+    /// the recorder shows the event to anyone.
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+        let write = self.write_for(event);
+        let connection = Arc::clone(&self.connection);
+        let privacy = self.privacy;
+        Box::pin(async move {
+            let Some(write) = write.map_err(SinkError::new)? else {
+                return Ok(());
+            };
+            tokio::task::spawn_blocking(move || {
+                let connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
+                write.apply(&connection, privacy)
+            })
+            .await
+            .map_err(SinkError::new)?
+            .map_err(SinkError::new)
+        })
+    }
+}
+
+/// One write the audit copy makes.
+enum Write {
+    Begin {
+        run_id: String,
+        kind: &'static str,
+        title: Option<String>,
+    },
+    Step {
+        run_id: String,
+        index: usize,
+        row: NewRow,
+    },
+    Finish {
+        run_id: String,
+        termination: &'static str,
+    },
+}
+
+impl Write {
+    fn apply(self, db: &Connection, privacy: Privacy) -> rusqlite::Result<()> {
+        match self {
+            Write::Begin {
+                run_id,
+                kind,
+                title,
+            } => db.execute(
+                &format!(
+                    "INSERT OR IGNORE INTO runs (run_id, kind, title, started_at, privacy) \
+                     VALUES (?1, ?2, ?3, {NOW}, ?4)"
+                ),
+                params![run_id, kind, title, privacy.as_str()],
+            )?,
+            Write::Step { run_id, index, row } => db.execute(
+                &format!(
+                    "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
+                     arguments, content, content_bytes, artifact_count, artifact_types, artifacts, \
+                     finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {NOW})"
+                ),
+                params![
+                    run_id,
+                    i64::try_from(index).unwrap_or(i64::MAX),
+                    row.kind,
+                    row.name,
+                    row.duration_ms,
+                    row.is_error,
+                    row.arguments,
+                    row.content,
+                    i64::try_from(row.content_bytes).unwrap_or(i64::MAX),
+                    i64::try_from(row.artifact_count).unwrap_or(i64::MAX),
+                    row.artifact_types,
+                    row.artifacts,
+                ],
+            )?,
+            Write::Finish {
+                run_id,
+                termination,
+            } => db.execute(
+                "UPDATE runs SET termination = ?2 WHERE run_id = ?1",
+                params![run_id, termination],
+            )?,
+        };
+        Ok(())
+    }
+}
+
+fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok(RunRow {
+        run_id: row.get(0)?,
+        kind: row.get(1)?,
+        title: row.get(2)?,
+        started_at: row.get(3)?,
+        termination: row.get(4)?,
+        privacy: row.get(5)?,
+        steps: row.get(6)?,
+    })
+}
+
+fn step_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
+    let types: String = row.get(9)?;
+    let artifacts: Option<String> = row.get(10)?;
+    Ok(StepRow {
+        index: row.get(0)?,
+        kind: row.get(1)?,
+        name: row.get(2)?,
+        duration_ms: row.get(3)?,
+        is_error: row.get(4)?,
+        arguments: row.get(5)?,
+        content: row.get(6)?,
+        content_bytes: row.get(7)?,
+        artifact_count: row.get(8)?,
+        artifact_types: serde_json::from_str(&types).unwrap_or_default(),
+        // A row this version cannot read still shows, as text.
+        artifacts: artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
+    })
+}
+
+struct NewRow {
+    kind: &'static str,
+    name: Option<String>,
+    duration_ms: Option<f64>,
+    is_error: bool,
+    arguments: Option<String>,
+    content: Option<String>,
+    content_bytes: usize,
+    artifact_types: String,
+    artifact_count: usize,
+    artifacts: Option<String>,
+}
