@@ -11,7 +11,7 @@ use rmcp::{RoleClient, ServiceExt};
 use toolkit::bound::echo;
 use toolkit::{
     ArgumentError, ExecutePermit, Tool, ToolContext, ToolFlags, ToolFuture, ToolRegistry,
-    ToolResult, ToolSpec,
+    ToolResult, ToolSpec, check_tool_name,
 };
 
 /// How long a server may take to start and list its tools before it counts as not available.
@@ -108,9 +108,9 @@ pub async fn add_mcp_tools(registry: &mut ToolRegistry, servers: &[McpServerConf
         let connection = Arc::new(connection);
         for tool in tools {
             let name = tool.name.to_string();
-            if !is_tool_name(&name) {
+            if let Err(invalid) = check_tool_name(&name) {
                 outcome.warn(format!(
-                    "MCP server \"{server}\": tool \"{}\" is dropped: a tool name is 1 to 64 of A-Z, a-z, 0-9, _ and -.",
+                    "MCP server \"{server}\": tool \"{}\" is dropped: {invalid}.",
                     echo(&name)
                 ));
                 continue;
@@ -139,13 +139,6 @@ impl McpTools {
         tracing::warn!("{warning}");
         self.warnings.push(warning);
     }
-}
-
-fn is_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
 /// A live client session with one server.
@@ -226,10 +219,7 @@ impl RemoteTool {
             schema,
         )
         .with_group(format!("mcp:{server}"))
-        .with_flags(ToolFlags {
-            remote: true,
-            ..ToolFlags::default()
-        })
+        .with_flags(ToolFlags::new().with_remote(true))
         .defined_at(format!("MCP server \"{server}\""));
         Self { spec, connection }
     }
@@ -420,13 +410,5 @@ mod tests {
         let result = reply_to_result(reply(vec![ContentBlock::text("boom")], true));
         assert!(result.is_error());
         assert_eq!(result.content(), "boom");
-    }
-
-    #[test]
-    fn tool_names_are_checked() {
-        assert!(is_tool_name("echo_text-2"));
-        assert!(!is_tool_name(""));
-        assert!(!is_tool_name("a b"));
-        assert!(!is_tool_name(&"x".repeat(65)));
     }
 }

@@ -58,7 +58,7 @@ impl McpToolServer {
             .filter(|name| {
                 registry
                     .get(name)
-                    .is_some_and(|tool| !tool.spec().flags().requires_approval)
+                    .is_some_and(|tool| !tool.spec().flags().requires_approval())
             })
             .map(str::to_owned)
             .collect();
@@ -200,10 +200,8 @@ mod tests {
             .expect("new name");
         registry
             .register(Says(
-                ToolSpec::new("guarded", "Says after approval.", schema).with_flags(ToolFlags {
-                    requires_approval: true,
-                    ..ToolFlags::default()
-                }),
+                ToolSpec::new("guarded", "Says after approval.", schema)
+                    .with_flags(ToolFlags::new().with_requires_approval(true)),
             ))
             .expect("new name");
         McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())

@@ -2,12 +2,10 @@
 
 mod support;
 
-use std::sync::Arc;
-
-use builtins as _; // a tool named like a builtin must lose to it
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{RunRequest, Termination, ToolLoopService, ToolRegistry};
+use toolkit_builtins as _; // a tool named like a builtin must lose to it
 use toolkit_mcp::{McpServerConfig, add_mcp_tools};
 
 fn python_server(python: &std::path::Path) -> McpServerConfig {
@@ -15,6 +13,13 @@ fn python_server(python: &std::path::Path) -> McpServerConfig {
         "py",
         python.to_str().expect("UTF-8 path"),
         [support::script("server.py").to_str().expect("UTF-8 path")],
+    )
+}
+
+/// The server offers `dotted.name`: a name MCP allows and providers do not.
+fn dotted_warning(server: &str) -> String {
+    format!(
+        "MCP server \"{server}\": tool \"dotted.name\" is dropped: '.' is not allowed in a tool name; use A-Z, a-z, 0-9, `_` and `-`."
     )
 }
 
@@ -47,12 +52,13 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
             format!(
                 "MCP server \"py\": tool \"calculate\" is dropped: a tool of that name is already registered (defined at {calculate_place})."
             ),
+            dotted_warning("py"),
             "MCP server \"gone\" is not available: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2); it adds no tools.".to_owned(),
         ]
     );
     assert_eq!(registry.len(), builtins + 4);
     let shout = registry.get("shout").expect("added").spec();
-    assert!(shout.flags().remote);
+    assert!(shout.flags().remote());
     assert_eq!(shout.group(), "mcp:py");
     assert_eq!(shout.description(), "Upper-cases a text.");
     assert_eq!(shout.input_schema()["required"], json!(["text"]));
@@ -73,13 +79,13 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
     ]})
     .to_string();
     let provider = ScriptedProvider::from_json(&script).expect("a valid script");
-    let service = ToolLoopService::new(registry).with_provider(Arc::new(provider));
-    let options = toolkit::RunOptions {
-        max_iterations: 6,
-        ..toolkit::RunOptions::default()
-    };
+    let service = ToolLoopService::new(registry);
+    let options = toolkit::RunOptions::default().with_max_iterations(6);
     let result = service
-        .run(RunRequest::new("Use the Python tools.").with_options(options))
+        .run(
+            &provider,
+            RunRequest::new("Use the Python tools.").with_options(options),
+        )
         .await
         .expect("the run ends");
 
@@ -88,7 +94,7 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
     let calls: Vec<(&str, &str, bool)> = result
         .trace
         .invocations()
-        .map(|call| (call.name.as_str(), call.content.as_str(), call.is_error))
+        .map(|call| (call.name(), call.content(), call.is_error()))
         .collect();
     assert_eq!(
         calls,
@@ -128,7 +134,7 @@ async fn mcp_tools_count_against_the_run_budget_of_remote_calls() {
         added.added(),
         ["shout", "picture", "fail", "calculate", "die"]
     );
-    assert!(added.warnings().is_empty());
+    assert_eq!(added.warnings(), [dotted_warning("py")]);
     let script = json!({"turns": [
         {"tool_calls": [{"name": "shout", "arguments": {"text": "one"}}]},
         {"tool_calls": [{"name": "shout", "arguments": {"text": "two"}}]},
@@ -136,19 +142,19 @@ async fn mcp_tools_count_against_the_run_budget_of_remote_calls() {
     ]})
     .to_string();
     let provider = ScriptedProvider::from_json(&script).expect("a valid script");
-    let service = ToolLoopService::new(registry).with_provider(Arc::new(provider));
-    let options = toolkit::RunOptions {
-        remote_budget: 1,
-        ..toolkit::RunOptions::default()
-    };
+    let service = ToolLoopService::new(registry);
+    let options = toolkit::RunOptions::default().with_remote_budget(1);
     let result = service
-        .run(RunRequest::new("Shout twice.").with_options(options))
+        .run(
+            &provider,
+            RunRequest::new("Shout twice.").with_options(options),
+        )
         .await
         .expect("the run ends");
     let contents: Vec<&str> = result
         .trace
         .invocations()
-        .map(|call| call.content.as_str())
+        .map(toolkit::ToolInvocation::content)
         .collect();
     assert_eq!(
         contents,
@@ -190,7 +196,7 @@ async fn python_server_over_streamable_http_joins_by_url() {
     let mut registry = ToolRegistry::new();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let added = add_mcp_tools(&mut registry, &[McpServerConfig::url("pyhttp", url)]).await;
-    assert!(added.warnings().is_empty(), "{:?}", added.warnings());
+    assert_eq!(added.warnings(), [dotted_warning("pyhttp")]);
     assert_eq!(
         added.added(),
         ["shout", "picture", "fail", "calculate", "die"]

@@ -1,7 +1,10 @@
 """An MCP client on the official Python SDK, driven by toolkit-mcp's tests.
 
-    client.py stdio SERVER_BINARY RAW_LOG   # start the server, tee its stdout to RAW_LOG
+    client.py stdio RAW_LOG COMMAND [ARG...]   # start the server, tee its stdout to RAW_LOG
     client.py http URL
+
+The stdio server gets the variable TOOLKIT_MCP_TEST_SERVE=stdio (a test binary that is its own
+server reads it) and nothing else from the environment but what the SDK passes on.
 
 Lists the server's tools, then makes the calls read as JSON from stdin
 (`[{"name": ..., "arguments": {...}}, ...]`), and prints one JSON document:
@@ -19,12 +22,12 @@ from mcp import Client, StdioServerParameters
 def server_for(argv):
     mode = argv[1]
     if mode == "stdio":
-        binary, raw_log = argv[2], argv[3]
+        raw_log, command = argv[2], argv[3:]
         # `tee` keeps every byte the server writes to its stdout, for the test to inspect.
         return StdioServerParameters(
             command="sh",
-            args=["-c", '"$0" | tee "$1"', binary, raw_log],
-            env={"TOOLKIT_MCP_TEST_CANARY": "1"},
+            args=["-c", '"$@" | tee "$0"', raw_log, *command],
+            env={"TOOLKIT_MCP_TEST_SERVE": "stdio"},
         )
     if mode == "http":
         return argv[2]

@@ -4,7 +4,8 @@
     server.py http PORT   # over streamable HTTP at http://127.0.0.1:PORT/mcp
 
 Offers: `shout` (text), `picture` (a caption and one image block), `fail` (an error result),
-`calculate` (a name a builtin has: it must be dropped), and `die` (ends the process mid-call).
+`calculate` (a name a builtin has: it must be dropped), `die` (ends the process mid-call), and
+`dotted.name` (a name MCP allows and providers do not: it must be dropped).
 """
 
 import os
@@ -43,6 +44,12 @@ def calculate(expression: str) -> str:
 def die() -> str:
     """Ends the server process while the call is in flight."""
     os._exit(3)
+
+
+@server.tool(name="dotted.name")
+def dotted() -> str:
+    """Named with a dot."""
+    return "dotted"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,13 @@
-//! Finding the Python interpreter with the official MCP SDK that `scripts/test` installs.
+//! What the interoperability tests share: the Python interpreter with the official MCP SDK that
+//! `scripts/test` installs, its client script, and how to read what the client saw. Each test
+//! target uses part of it.
+#![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
 
 /// The virtual environment's interpreter, relative to the workspace root.
 const VENV_PYTHON: &str = "target/mcp-venv/bin/python";
@@ -29,11 +35,66 @@ pub fn python() -> Option<PathBuf> {
 
 /// A script of `toolkit-mcp/tests/python`.
 pub fn script(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/python")
-        .join(name)
+    workspace_root().join("toolkit-mcp/tests/python").join(name)
 }
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs `client.py` with these arguments and calls; gives its JSON output and its raw stdout.
+pub fn run_client(python: &Path, arguments: &[&str], calls: &Value) -> (Value, String) {
+    let mut child = Command::new(python)
+        .arg(script("client.py"))
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start the Python client");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(calls.to_string().as_bytes())
+        .expect("send the calls");
+    let output = child.wait_with_output().expect("the Python client ends");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    assert!(output.status.success(), "client failed: {stdout}");
+    let parsed = serde_json::from_str(&stdout).expect("client prints JSON");
+    (parsed, stdout)
+}
+
+/// The reply to one call as the Python client saw it: exactly one text block, nothing else.
+pub fn reply(output: &Value, index: usize) -> (String, bool) {
+    let call = &output["calls"][index];
+    assert_eq!(
+        call["structured_content"],
+        Value::Null,
+        "call {index}: {call}"
+    );
+    assert_eq!(call["meta"], Value::Null, "call {index}: {call}");
+    let content = call["content"].as_array().expect("content blocks");
+    assert_eq!(content.len(), 1, "call {index}: {call}");
+    assert_eq!(content[0]["type"], "text", "call {index}: {call}");
+    assert_eq!(
+        content[0].as_object().map(serde_json::Map::len),
+        Some(2),
+        "only type and text: {call}"
+    );
+    (
+        content[0]["text"].as_str().expect("text").to_owned(),
+        call["is_error"].as_bool().expect("is_error"),
+    )
+}
+
+pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
+/// A path for a scratch file of this test process.
+pub fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("toolkit-mcp-{}-{name}", std::process::id()))
 }

@@ -1,0 +1,80 @@
+//! The shipped `toolkit-mcp` binary under the official Python MCP SDK's client over stdio: it
+//! lists the builtins a single call may use and answers exactly as the seam does in process.
+
+#[path = "../../toolkit-mcp/tests/support/mod.rs"]
+mod support;
+
+use serde_json::{Value, json};
+use support::{python, reply, run_client, temp_path};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit_builtins::WorkspaceRoot;
+
+#[test]
+fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
+    let Some(python) = python() else {
+        return;
+    };
+    let raw_log = temp_path("cli-raw.log");
+    let calls = json!([
+        {"name": "calculate", "arguments": {"expression": "2 + 3 * 4"}},
+        {"name": "list_directory", "arguments": {"path": "notes"}},
+        {"name": "no_such_tool", "arguments": {}},
+        {"name": "write_file", "arguments": {"path": "x.txt", "content": "y"}},
+    ]);
+    let (output, _) = run_client(
+        &python,
+        &[
+            "stdio",
+            raw_log.to_str().expect("UTF-8 path"),
+            env!("CARGO_BIN_EXE_toolkit-mcp"),
+        ],
+        &calls,
+    );
+    let _ = std::fs::remove_file(&raw_log);
+
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let context = ToolContext::new().with_extension(WorkspaceRoot::new(
+        toolkit_builtins::files::sample_workspace(),
+    ));
+    let scope = service.scope(context);
+    let expected: Vec<Value> = scope
+        .offered()
+        .filter_map(|name| service.registry().get(name))
+        .filter(|tool| !tool.spec().flags().requires_approval())
+        .map(|tool| {
+            let spec = tool.spec();
+            json!({"name": spec.name(), "description": spec.description(), "input_schema": spec.input_schema()})
+        })
+        .collect();
+    assert_eq!(output["tools"], Value::Array(expected));
+
+    assert_eq!(reply(&output, 0), ("2 + 3 * 4 = 14".to_owned(), false));
+    assert_eq!(
+        reply(&output, 2),
+        ("Error: unknown tool \"no_such_tool\"".to_owned(), true)
+    );
+    assert_eq!(
+        reply(&output, 3),
+        ("Error: tool \"write_file\" not permitted".to_owned(), true)
+    );
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let listing =
+        runtime.block_on(service.invoke(&scope, "list_directory", r#"{"path": "notes"}"#));
+    assert_eq!(
+        reply(&output, 1),
+        (listing.content().as_str().to_owned(), false)
+    );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
+        .args(["--http", "port"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).lines().next(),
+        Some("toolkit-mcp: --http needs a port number (0 to 65535)")
+    );
+}
