@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use toolkit::ToolContext;
+use toolkit_builtins::{Database, WorkspaceRoot};
 
 /// The script played by `run` and the inspector's loop when no other is given: it lists the
 /// sample database's tables, reads a few customers, sums the orders per customer with SQL and
@@ -49,10 +50,12 @@ pub fn default_audit_path() -> PathBuf {
 
 /// What the tools work on: the sample workspace, and the sample database in [`data_dir`]
 /// (created on first use).
-pub fn sample_context() -> Result<ToolContext, builtins::sample::SampleError> {
+pub fn sample_context() -> Result<ToolContext, toolkit_builtins::sample::SampleError> {
     let database = data_dir().join("sample.db");
-    builtins::sample::create_sample_database(&database)?;
+    toolkit_builtins::sample::create_sample_database(&database)?;
     Ok(ToolContext::new()
-        .with_workspace(builtins::files::sample_workspace())
-        .with_database(database))
+        .with_extension(WorkspaceRoot::new(
+            toolkit_builtins::files::sample_workspace(),
+        ))
+        .with_extension(Database::new(database)))
 }

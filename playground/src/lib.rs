@@ -6,11 +6,11 @@
 //!
 //! The inspector shows what a tool sent to the model (its wire string) apart from what only people
 //! see (its artifacts), renders every value as inert text, and keeps an audit copy of every
-//! finished step in SQLite.
+//! finished step in SQLite (a [`toolkit_audit::SqliteAudit`] sink on the service's recorder).
 //!
 //! ```no_run
 //! # async fn start() -> Result<(), Box<dyn std::error::Error>> {
-//! use builtins as _; // links the builtin tools
+//! use toolkit_builtins as _; // links the builtin tools
 //! let state = playground::server::AppState::embedded(None, None)?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:7878").await?;
 //! playground::server::serve(listener, state).await?;
@@ -18,7 +18,6 @@
 //! # }
 //! ```
 
-pub mod audit;
 pub mod defaults;
 pub mod server;
 pub mod terminal;

@@ -12,14 +12,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use builtins as _; // links the builtin tools
 use clap::{Args, Parser, Subcommand};
-use playground::audit::{Audit, Privacy};
 use playground::defaults::{DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context};
-use playground::server::{AppState, LiveModel};
+use playground::server::{AppState, Line, LiveModel, Notice};
 use playground::terminal;
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
-use toolkit::{RunRequest, ToolLoopService, ToolRegistry};
+use toolkit::{RunEvent, RunRequest, RunStep, ToolCall, ToolLoopService, ToolRegistry};
+use toolkit_audit::{Privacy, SqliteAudit};
+use toolkit_builtins as _; // links the builtin tools
 
 #[derive(Parser)]
 #[command(
@@ -176,9 +176,9 @@ fn registry() -> Result<ToolRegistry, Failure> {
     ToolRegistry::linked().map_err(|error| Failure::runtime(error.to_string()))
 }
 
-fn open_audit(args: &AuditArgs) -> Result<Arc<Audit>, Failure> {
+fn open_audit(args: &AuditArgs) -> Result<Arc<SqliteAudit>, Failure> {
     let path = args.audit.clone().unwrap_or_else(default_audit_path);
-    let audit = Audit::open(&path, args.privacy)
+    let audit = SqliteAudit::open(&path, args.privacy)
         .map_err(|error| Failure::runtime(format!("{} ({})", error, path.display())))?;
     Ok(Arc::new(audit))
 }
@@ -213,30 +213,14 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
 }
 
 /// Serves the registry over MCP. On stdio, stdout is the protocol: everything else goes to
-/// stderr. Every call's event (its artifacts included) is written to the audit copy, where
-/// `playground serve` shows it in the runs history.
+/// stderr. Every call (its artifacts included) is kept in the audit copy by the service's
+/// recorder, where `playground serve` shows it in the runs history.
 fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
     let audit = open_audit(&args.audit)?;
     let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let service = Arc::new(ToolLoopService::new(registry()?));
+    let service = Arc::new(ToolLoopService::new(registry()?).with_sink(audit));
     let runtime = runtime()?;
     runtime.block_on(async {
-        let mut events = service.subscribe();
-        let writer = tokio::spawn(async move {
-            loop {
-                match events.recv().await {
-                    Ok(event) => {
-                        if let Err(error) = audit.record_event(&event) {
-                            eprintln!("playground mcp: cannot write the audit copy: {error}");
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                        eprintln!("playground mcp: the audit copy missed {missed} events");
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                }
-            }
-        });
         let served = match args.http {
             None => toolkit_mcp::serve_stdio(service, context).await,
             Some(port) => {
@@ -249,8 +233,6 @@ fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
                 .await
             }
         };
-        // The writer ends once the last event is written and the service is gone.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), writer).await;
         served.map_err(|error| Failure::runtime(format!("MCP: {error}")))?;
         Ok(ExitCode::SUCCESS)
     })
@@ -266,16 +248,16 @@ fn list() -> Result<ExitCode, Failure> {
     for spec in registry.specs() {
         let flags = spec.flags();
         let mut names = Vec::new();
-        if flags.requires_approval {
+        if flags.requires_approval() {
             names.push("requires_approval");
         }
-        if flags.requires_admin {
+        if flags.requires_admin() {
             names.push("requires_admin");
         }
-        if !flags.enabled_by_default {
+        if !flags.enabled_by_default() {
             names.push("not_enabled_by_default");
         }
-        if flags.remote {
+        if flags.remote() {
             names.push("remote");
         }
         println!(
@@ -304,24 +286,25 @@ fn call(name: &str, json: &str) -> Result<ExitCode, Failure> {
     let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
     let service = ToolLoopService::new(registry);
     let runtime = runtime()?;
-    let result = runtime.block_on(async {
+    let call = ToolCall::new("call_1", name, json);
+    let (wire, record) = runtime.block_on(async {
         let scope = service.scope(context);
-        service.invoke(&scope, name, json).await
+        service.call_observed(&scope, "cli", &call).await
     });
     println!(
         "== wire content (what the model sees){}, {:?}",
-        if result.is_error() { ", error" } else { "" },
-        result.duration()
+        if wire.is_error() { ", error" } else { "" },
+        record.duration()
     );
-    println!("{}", terminal::inert(result.content().as_str(), true));
+    println!("{}", terminal::inert(wire.as_str(), true));
     println!(
         "== artifacts (run-only, never sent to the model): {}",
-        result.artifacts().len()
+        record.artifacts().len()
     );
-    for artifact in result.artifacts() {
+    for artifact in record.artifacts() {
         print!("{}", terminal::render(artifact));
     }
-    Ok(if result.is_error() {
+    Ok(if wire.is_error() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -348,18 +331,15 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     };
     let audit = open_audit(&args.audit)?;
     let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let service = Arc::new(ToolLoopService::new(registry()?).with_provider(provider));
+    let service = Arc::new(ToolLoopService::new(registry()?).with_sink(audit));
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
-    let request = RunRequest::new(question.clone()).with_context(context);
+    let request = RunRequest::new(question).with_context(context);
     let runtime = runtime()?;
     let mut final_line = None;
     runtime.block_on(async {
-        let mut lines = playground::server::stream_run(service, request, Some(audit), &question);
+        let mut lines = playground::server::stream_run(service, provider, request);
         while let Some(line) = lines.recv().await {
-            let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
-                continue;
-            };
-            if let Some(done) = progress(&event) {
+            if let Some(done) = progress(&line) {
                 final_line = Some(done);
                 break;
             }
@@ -376,54 +356,64 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
 }
 
 /// Prints a line per finished step; at the end, whether the run answered and its final text.
-fn progress(event: &serde_json::Value) -> Option<(bool, String)> {
-    let text =
-        |value: &serde_json::Value| terminal::inert(value.as_str().unwrap_or_default(), false);
-    let index = event["index"].as_u64().unwrap_or_default();
-    match event["event"].as_str().unwrap_or_default() {
-        "step_finished" => {
-            let step = &event["step"];
-            match step["kind"].as_str().unwrap_or_default() {
-                "llm" => println!(
-                    "[{index}] llm: {} tool calls ({:.1} ms){}",
-                    step["tool_calls"].as_array().map_or(0, Vec::len),
-                    step["duration"].as_f64().unwrap_or_default(),
-                    step.get("error")
-                        .map(|error| format!(" failed: {}", text(error)))
-                        .unwrap_or_default()
-                ),
-                "request" => println!(
-                    "[{index}] request: {} tools offered",
-                    step["tools"].as_array().map_or(0, Vec::len)
-                ),
-                other => println!("[{index}] {other}"),
-            }
+fn progress(line: &Line) -> Option<(bool, String)> {
+    let text = |value: &str| terminal::inert(value, false);
+    let event = match line {
+        Line::Event(event) => event,
+        Line::Notice(Notice::Error { message }) => {
+            eprintln!("error: {}", text(message));
+            return None;
         }
-        "tool_invoked" => {
-            let call = &event["invocation"];
-            let content = text(&call["content"]);
+        Line::Notice(Notice::NotStarted) => {
+            return Some((false, "the run did not start".to_owned()));
+        }
+    };
+    match &**event {
+        RunEvent::StepFinished { index, step, .. } => match step {
+            RunStep::Llm {
+                tool_calls,
+                duration,
+                error,
+                ..
+            } => println!(
+                "[{index}] llm: {} tool calls ({:.1} ms){}",
+                tool_calls.len(),
+                duration.as_secs_f64() * 1000.0,
+                error
+                    .as_deref()
+                    .map(|error| format!(" failed: {}", text(error)))
+                    .unwrap_or_default()
+            ),
+            RunStep::Request { tools, .. } => {
+                println!("[{index}] request: {} tools offered", tools.len());
+            }
+            other => println!("[{index}] {}", other.kind().as_str()),
+        },
+        RunEvent::ToolInvoked {
+            index, invocation, ..
+        } => {
+            let content = text(invocation.content());
             let first = content.split("\\u{a}").next().unwrap_or_default();
             println!(
                 "[{index}] tool {}{}: {first} | {} artifacts (run-only) ({:.1} ms)",
-                text(&call["name"]),
-                if call["is_error"].as_bool() == Some(true) {
-                    " failed"
-                } else {
-                    ""
-                },
-                call["artifacts"].as_array().map_or(0, Vec::len),
-                call["duration"].as_f64().unwrap_or_default()
+                text(invocation.name()),
+                if invocation.is_error() { " failed" } else { "" },
+                invocation.artifacts().len(),
+                invocation.duration().as_secs_f64() * 1000.0
             );
         }
-        "error" => eprintln!("error: {}", text(&event["message"])),
-        "done" => {
-            let termination = event["termination"].as_str().unwrap_or_default();
-            let ok = matches!(termination, "answered" | "max_iterations");
-            println!("== {termination}");
-            return Some((
-                ok,
-                terminal::inert(event["content"].as_str().unwrap_or_default(), true),
-            ));
+        RunEvent::Error { message, .. } => eprintln!("error: {}", text(message)),
+        RunEvent::Done {
+            termination,
+            content,
+            ..
+        } => {
+            let ok = matches!(
+                termination,
+                toolkit::Termination::Answered | toolkit::Termination::MaxIterations
+            );
+            println!("== {}", termination.as_str());
+            return Some((ok, terminal::inert(content, true)));
         }
         _ => {}
     }

@@ -1,29 +1,34 @@
 //! The web inspector: a small axum server for the embedded page, the tool list, one-call
 //! invocations, loops streamed as NDJSON events, and the runs history from the audit copy.
 //!
+//! One service serves every call and run; its recorder keeps each step in the audit copy
+//! before the page sees it. Handlers take typed JSON bodies and answer typed JSON.
+//!
 //! Every response carries a strict Content-Security-Policy: the page's own script and style
 //! only, no inline script, no eval, nothing from elsewhere.
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use axum::Json;
 use axum::Router;
 use axum::body::Body;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
 use toolkit::{
-    DuplicateTool, RunEvent, RunRequest, ToolContext, ToolInvocation, ToolLoopService, ToolRegistry,
+    RegistryError, RunEvent, RunRequest, ToolCall, ToolContext, ToolInvocation, ToolLoopService,
+    ToolRegistry,
 };
+use toolkit_audit::SqliteAudit;
 
-use crate::audit::Audit;
 use crate::defaults::{DEFAULT_QUESTION, DEFAULT_SCRIPT};
 
 /// The policy sent on every response.
@@ -37,9 +42,6 @@ const APP_JS: &str = include_str!("../assets/app.js");
 const STYLE_CSS: &str = include_str!("../assets/style.css");
 const FAVICON_SVG: &str = include_str!("../assets/favicon.svg");
 
-/// Builds a fresh registry for each loop (a loop's service owns its registry).
-pub type RegistryFactory = Arc<dyn Fn() -> Result<ToolRegistry, DuplicateTool> + Send + Sync>;
-
 /// An OpenAI-compatible server for live loops.
 #[derive(Clone, Debug)]
 pub struct LiveModel {
@@ -49,57 +51,55 @@ pub struct LiveModel {
     pub model: String,
 }
 
-/// What the server works with.
+/// What the server works with: one service for every call and run (its recorder feeds the
+/// audit copy), the context tools see, and the audit copy to read the history from.
 #[derive(Clone)]
 pub struct AppState {
-    registry: RegistryFactory,
     service: Arc<ToolLoopService>,
     context: ToolContext,
-    audit: Option<Arc<Audit>>,
+    audit: Option<Arc<SqliteAudit>>,
     live: Option<LiveModel>,
 }
 
 /// The server could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    /// Two tools share a name.
+    /// A tool could not be registered.
     #[error(transparent)]
-    Duplicate(#[from] DuplicateTool),
+    Registry(#[from] RegistryError),
     /// The sample database could not be made.
     #[error(transparent)]
-    Sample(#[from] builtins::sample::SampleError),
+    Sample(#[from] toolkit_builtins::sample::SampleError),
 }
 
 impl AppState {
-    /// The state over tools from `registry`, working on `context`.
+    /// The state over `registry`, its tools working on `context`; every call and run is kept in
+    /// `audit` when there is one.
     pub fn new(
-        registry: RegistryFactory,
+        registry: ToolRegistry,
         context: ToolContext,
-        audit: Option<Arc<Audit>>,
+        audit: Option<Arc<SqliteAudit>>,
         live: Option<LiveModel>,
-    ) -> Result<Self, DuplicateTool> {
-        let service = Arc::new(ToolLoopService::new(registry()?));
-        Ok(Self {
-            registry,
-            service,
+    ) -> Self {
+        let mut service = ToolLoopService::new(registry);
+        if let Some(audit) = &audit {
+            service = service.with_sink(audit.clone());
+        }
+        Self {
+            service: Arc::new(service),
             context,
             audit,
             live,
-        })
+        }
     }
 
     /// The embedded default: the linked tools over the sample workspace and database.
     pub fn embedded(
-        audit: Option<Arc<Audit>>,
+        audit: Option<Arc<SqliteAudit>>,
         live: Option<LiveModel>,
     ) -> Result<Self, SetupError> {
         let context = crate::defaults::sample_context()?;
-        Ok(Self::new(
-            Arc::new(ToolRegistry::linked),
-            context,
-            audit,
-            live,
-        )?)
+        Ok(Self::new(ToolRegistry::linked()?, context, audit, live))
     }
 }
 
@@ -168,53 +168,76 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-fn json_response(status: StatusCode, value: &Value) -> Response {
+fn bad_request(message: impl Into<String>) -> Response {
     (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        value.to_string(),
+        StatusCode::BAD_REQUEST,
+        Json(ErrorBody {
+            error: message.into(),
+        }),
     )
         .into_response()
 }
 
-fn bad_request(message: impl Into<String>) -> Response {
-    json_response(StatusCode::BAD_REQUEST, &json!({ "error": message.into() }))
+#[derive(Serialize)]
+struct ErrorBody {
+    error: String,
+}
+
+/// A body that is not the JSON a handler takes, as our JSON error.
+fn rejected(rejection: &JsonRejection) -> Response {
+    bad_request(format!("invalid request: {}", rejection.body_text()))
+}
+
+#[derive(Serialize)]
+struct ToolView<'a> {
+    name: &'a str,
+    description: &'a str,
+    group: &'a str,
+    flags: FlagsView,
+    input_schema: &'a serde_json::Value,
+}
+
+#[derive(Serialize)]
+#[allow(clippy::struct_excessive_bools)] // the flags as the page reads them
+struct FlagsView {
+    requires_approval: bool,
+    requires_admin: bool,
+    enabled_by_default: bool,
+    remote: bool,
 }
 
 async fn tools(State(state): State<AppState>) -> Response {
-    let tools: Vec<Value> = state
+    let tools: Vec<ToolView<'_>> = state
         .service
         .registry()
         .specs()
         .map(|spec| {
             let flags = spec.flags();
-            json!({
-                "name": spec.name(),
-                "description": spec.description(),
-                "group": spec.group(),
-                "flags": {
-                    "requires_approval": flags.requires_approval,
-                    "requires_admin": flags.requires_admin,
-                    "enabled_by_default": flags.enabled_by_default,
-                    "remote": flags.remote,
+            ToolView {
+                name: spec.name(),
+                description: spec.description(),
+                group: spec.group(),
+                flags: FlagsView {
+                    requires_approval: flags.requires_approval(),
+                    requires_admin: flags.requires_admin(),
+                    enabled_by_default: flags.enabled_by_default(),
+                    remote: flags.remote(),
                 },
-                "input_schema": spec.input_schema(),
-            })
+                input_schema: spec.input_schema(),
+            }
         })
         .collect();
-    json_response(StatusCode::OK, &Value::Array(tools))
+    Json(tools).into_response()
 }
 
 async fn config(State(state): State<AppState>) -> Response {
-    json_response(
-        StatusCode::OK,
-        &json!({
-            "default_script": DEFAULT_SCRIPT,
-            "default_question": DEFAULT_QUESTION,
-            "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
-            "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
-        }),
-    )
+    Json(json!({
+        "default_script": DEFAULT_SCRIPT,
+        "default_question": DEFAULT_QUESTION,
+        "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
+        "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
+    }))
+    .into_response()
 }
 
 #[derive(Deserialize)]
@@ -224,67 +247,31 @@ struct InvokeBody {
     arguments: Option<String>,
 }
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-fn new_id(prefix: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_nanos());
-    format!(
-        "{prefix}-{nanos:x}-{}",
-        NEXT_ID.fetch_add(1, Ordering::Relaxed)
-    )
+/// One call, answered as the step the page renders: its index in its run and the call's record.
+#[derive(Serialize)]
+struct InvokeReply {
+    index: usize,
+    invocation: ToolInvocation,
 }
 
-async fn invoke(State(state): State<AppState>, body: String) -> Response {
-    let body: InvokeBody = match serde_json::from_str(&body) {
+async fn invoke(
+    State(state): State<AppState>,
+    body: Result<Json<InvokeBody>, JsonRejection>,
+) -> Response {
+    let Json(body) = match body {
         Ok(body) => body,
-        Err(error) => return bad_request(format!("invalid request: {error}")),
+        Err(rejection) => return rejected(&rejection),
     };
     let arguments = body.arguments.unwrap_or_else(|| "{}".to_owned());
     let scope = state.service.scope(state.context.clone());
-    let result = state.service.invoke(&scope, &body.name, &arguments).await;
-    let invocation = ToolInvocation {
-        call_id: "call_1".to_owned(),
-        name: body.name.clone(),
-        arguments,
-        content: result.content().as_str().to_owned(),
-        is_error: result.is_error(),
-        artifacts: result.artifacts().to_vec(),
-        duration: result.duration(),
-    };
-    let run_id = new_id("invoke");
-    if let Some(audit) = &state.audit {
-        let kept = audit
-            .begin_run(&run_id, "invoke", Some(&body.name))
-            .and_then(|()| audit.record_invocation(&run_id, 0, &invocation))
-            .and_then(|()| {
-                audit.finish_run(
-                    &run_id,
-                    if invocation.is_error {
-                        "error"
-                    } else {
-                        "answered"
-                    },
-                )
-            });
-        if let Err(error) = kept {
-            tracing_line(&error.to_string());
-        }
-    }
-    let event = RunEvent::ToolInvoked {
-        run_id,
+    let call = ToolCall::new("call_1", body.name, arguments);
+    // Recorded like any run: the audit copy keeps it before the page sees it.
+    let (_, invocation) = state.service.call_observed(&scope, "invoke", &call).await;
+    Json(InvokeReply {
         index: 0,
         invocation,
-    };
-    match serde_json::to_value(&event) {
-        Ok(value) => json_response(StatusCode::OK, &value),
-        Err(error) => bad_request(error.to_string()),
-    }
-}
-
-fn tracing_line(message: &str) {
-    eprintln!("playground: {message}");
+    })
+    .into_response()
 }
 
 #[derive(Deserialize)]
@@ -297,10 +284,13 @@ struct RunBody {
     question: Option<String>,
 }
 
-async fn run(State(state): State<AppState>, body: String) -> Response {
-    let body: RunBody = match serde_json::from_str(&body) {
+async fn run(
+    State(state): State<AppState>,
+    body: Result<Json<RunBody>, JsonRejection>,
+) -> Response {
+    let Json(body) = match body {
         Ok(body) => body,
-        Err(error) => return bad_request(format!("invalid request: {error}")),
+        Err(rejection) => return rejected(&rejection),
     };
     let provider: Arc<dyn Provider> = match body.mode.as_deref().unwrap_or("scripted") {
         "scripted" => {
@@ -323,22 +313,17 @@ async fn run(State(state): State<AppState>, body: String) -> Response {
         }
         other => return bad_request(format!("unknown mode {other:?}: expected scripted or live")),
     };
-    let registry = match (state.registry)() {
-        Ok(registry) => registry,
-        Err(error) => return bad_request(error.to_string()),
-    };
-    let service = Arc::new(ToolLoopService::new(registry).with_provider(provider));
     let question = body
         .question
         .filter(|question| !question.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
-    let request = RunRequest::new(question.clone()).with_context(state.context.clone());
-    let lines = stream_run(service, request, state.audit.clone(), &question);
+    let request = RunRequest::new(question).with_context(state.context.clone());
+    let lines = stream_run(Arc::clone(&state.service), provider, request);
     let stream = futures_util::stream::unfold(lines, |mut lines| async move {
         lines
             .recv()
             .await
-            .map(|line| (Ok::<_, Infallible>(line), lines))
+            .map(|line| (Ok::<_, Infallible>(ndjson(&line)), lines))
     });
     (
         [(header::CONTENT_TYPE, "application/x-ndjson")],
@@ -347,86 +332,125 @@ async fn run(State(state): State<AppState>, body: String) -> Response {
         .into_response()
 }
 
-/// Runs the loop in the background; each event, as one NDJSON line, goes to the audit copy (when
-/// it reports a finished step) and to the returned channel.
-/// The run's `title` (its question) is kept as the privacy level allows.
+/// One line of a run's stream: one of the run's events, or what the stream itself has to say.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Line {
+    /// An event of the run, as the recorder made it.
+    Event(Arc<RunEvent>),
+    /// Something about the stream, not the run.
+    Notice(Notice),
+}
+
+/// What the stream says of itself, in the events' shape (`{"event": "error", ...}`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Notice {
+    /// Events were lost, or the run could not start.
+    Error {
+        /// What happened.
+        message: String,
+    },
+    /// The run could not start: the stream ends here.
+    NotStarted,
+}
+
+/// A line as NDJSON: the one place lines become text.
+pub fn ndjson(line: &Line) -> String {
+    let mut text = serde_json::to_string(line).unwrap_or_else(|error| {
+        json!({"event": "error", "message": format!("a line could not be written: {error}")})
+            .to_string()
+    });
+    text.push('\n');
+    text
+}
+
+/// Runs the loop in the background and gives its lines: the run's events as the recorder makes
+/// them (the audit copy, when the service has one, kept each step first), then the end of the
+/// stream. Other runs of the same service are not in it.
 pub fn stream_run(
     service: Arc<ToolLoopService>,
+    provider: Arc<dyn Provider>,
     request: RunRequest,
-    audit: Option<Arc<Audit>>,
-    title: &str,
-) -> mpsc::UnboundedReceiver<String> {
-    let title = title.to_owned();
+) -> mpsc::UnboundedReceiver<Line> {
     let (sender, receiver) = mpsc::unbounded_channel();
+    let run_id = request.run_id().clone();
     let mut events = service.subscribe();
     let forward = sender.clone();
     tokio::spawn(async move {
         loop {
             let event = match events.recv().await {
                 Ok(event) => event,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                    let line = json!({"event": "error", "run_id": "", "message": format!("the inspector missed {missed} events")});
-                    let _ = forward.send(format!("{line}\n"));
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    let message = format!("the inspector missed {missed} events");
+                    let _ = forward.send(Line::Notice(Notice::Error { message }));
                     continue;
                 }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                Err(broadcast::error::RecvError::Closed) => break,
             };
-            if let Some(audit) = &audit {
-                let kept = match &*event {
-                    RunEvent::RunStarted { run_id } => audit.begin_run(run_id, "run", Some(&title)),
-                    other => audit.record_event(other),
-                };
-                if let Err(error) = kept {
-                    tracing_line(&error.to_string());
-                }
+            if event.run_id() != &run_id {
+                continue;
             }
-            if let Ok(line) = serde_json::to_string(&*event) {
-                let _ = forward.send(format!("{line}\n"));
-            }
-            if matches!(*event, RunEvent::Done { .. }) {
+            let done = matches!(*event, RunEvent::Done { .. });
+            let _ = forward.send(Line::Event(event));
+            if done {
                 break;
             }
         }
     });
     tokio::spawn(async move {
-        if let Err(error) = service.run(request).await {
-            let line = json!({"event": "error", "run_id": "", "message": error.to_string()});
-            let _ = sender.send(format!("{line}\n"));
-            let done = json!({"event": "done", "run_id": "", "termination": "provider_error", "content": ""});
-            let _ = sender.send(format!("{done}\n"));
+        if let Err(error) = service.run(provider.as_ref(), request).await {
+            let message = error.to_string();
+            let _ = sender.send(Line::Notice(Notice::Error { message }));
+            let _ = sender.send(Line::Notice(Notice::NotStarted));
         }
     });
     receiver
 }
 
 async fn runs(State(state): State<AppState>) -> Response {
-    let Some(audit) = &state.audit else {
-        return json_response(StatusCode::OK, &json!({"runs": [], "audit": null}));
+    let Some(audit) = state.audit.clone() else {
+        return Json(json!({"runs": [], "audit": null})).into_response();
     };
-    match audit.runs(200) {
-        Ok(runs) => json_response(
-            StatusCode::OK,
-            &json!({"runs": runs, "audit": audit.privacy().as_str()}),
-        ),
-        Err(error) => json_response(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &json!({"error": error.to_string()}),
-        ),
+    match tokio::task::spawn_blocking(move || audit.runs(200).map(|runs| (runs, audit))).await {
+        Ok(Ok((runs, audit))) => {
+            Json(json!({"runs": runs, "audit": audit.privacy().as_str()})).into_response()
+        }
+        Ok(Err(error)) => server_error(&error.to_string()),
+        Err(error) => server_error(&error.to_string()),
     }
 }
 
 async fn run_detail(State(state): State<AppState>, Path(run_id): Path<String>) -> Response {
-    let Some(audit) = &state.audit else {
-        return json_response(StatusCode::NOT_FOUND, &json!({"error": "no audit copy"}));
+    let Some(audit) = state.audit.clone() else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(ErrorBody {
+                error: "no audit copy".to_owned(),
+            }),
+        )
+            .into_response();
     };
-    match audit.run(&run_id) {
-        Ok(Some((run, steps))) => {
-            json_response(StatusCode::OK, &json!({"run": run, "steps": steps}))
-        }
-        Ok(None) => json_response(StatusCode::NOT_FOUND, &json!({"error": "unknown run"})),
-        Err(error) => json_response(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &json!({"error": error.to_string()}),
-        ),
+    match tokio::task::spawn_blocking(move || audit.run(&run_id)).await {
+        Ok(Ok(Some((run, steps)))) => Json(json!({"run": run, "steps": steps})).into_response(),
+        Ok(Ok(None)) => (
+            StatusCode::NOT_FOUND,
+            Json(ErrorBody {
+                error: "unknown run".to_owned(),
+            }),
+        )
+            .into_response(),
+        Ok(Err(error)) => server_error(&error.to_string()),
+        Err(error) => server_error(&error.to_string()),
     }
+}
+
+fn server_error(message: &str) -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        Json(ErrorBody {
+            error: message.to_owned(),
+        }),
+    )
+        .into_response()
 }

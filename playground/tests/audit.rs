@@ -1,110 +1,13 @@
-//! The audit copy: what each privacy level keeps, exactly, and that a process killed mid-run
-//! loses no step it had finished.
+//! The audit copy of the playground's runs: a process killed mid-run loses no step it had
+//! finished. (What each privacy level keeps is tested in `toolkit-audit`.)
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use playground::audit::{Audit, Privacy};
 use serde_json::json;
-use toolkit::{Table, ToolArtifact, ToolInvocation};
-
-fn invocation() -> ToolInvocation {
-    let table = Table::from_rows(
-        ["who", "key"],
-        [["ada@example.com", "sk-abcdefghijklmnopqrstuvwx1234"]],
-    )
-    .expect("two columns");
-    ToolInvocation {
-        call_id: "call_1".to_owned(),
-        name: "lookup".to_owned(),
-        arguments: r#"{"email": "ada@example.com"}"#.to_owned(),
-        content: format!("found ada@example.com {}", "x".repeat(300)),
-        is_error: false,
-        artifacts: vec![
-            ToolArtifact::table("People", table),
-            ToolArtifact::text("Note", "mail bob@example.org"),
-        ],
-        duration: Duration::from_millis(12),
-    }
-}
-
-fn keep(privacy: Privacy) -> playground::audit::StepRow {
-    let folder = tempfile::tempdir().expect("temp dir");
-    let audit = Audit::open(&folder.path().join("a.sqlite3"), privacy).expect("open");
-    audit
-        .begin_run("r1", "run", Some("ask ada@example.com"))
-        .expect("run");
-    audit
-        .record_invocation("r1", 3, &invocation())
-        .expect("step");
-    let (run, mut steps) = audit.run("r1").expect("read").expect("the run");
-    assert_eq!(run.privacy, privacy.as_str());
-    assert_eq!(steps.len(), 1);
-    let step = steps.remove(0);
-    assert_eq!(
-        (step.index, step.kind.as_str(), step.name.as_deref()),
-        (3, "tool", Some("lookup"))
-    );
-    assert_eq!(step.duration_ms, Some(12.0));
-    assert_eq!(step.content_bytes, 322);
-    assert_eq!(step.artifact_count, 2);
-    assert_eq!(step.artifact_types, ["table", "text"]);
-    match privacy {
-        Privacy::Metadata => assert_eq!(run.title, None),
-        Privacy::Redacted => assert_eq!(run.title.as_deref(), Some("ask [EMAIL]")),
-        Privacy::Full => assert_eq!(run.title.as_deref(), Some("ask ada@example.com")),
-    }
-    step
-}
-
-#[test]
-fn metadata_keeps_count_and_types_only() {
-    let step = keep(Privacy::Metadata);
-    assert_eq!(
-        (step.arguments, step.content, step.artifacts),
-        (None, None, None)
-    );
-}
-
-#[test]
-fn redacted_masks_secrets_and_emails_and_caps_strings() {
-    let step = keep(Privacy::Redacted);
-    assert_eq!(step.arguments.as_deref(), Some(r#"{"email": "[EMAIL]"}"#));
-    let content = step.content.expect("content kept");
-    assert_eq!(content, format!("found [EMAIL] {}…[cut]", "x".repeat(186)));
-    assert_eq!(
-        step.artifacts,
-        Some(json!([
-            {"type": "table", "label": "People", "data": {"columns": ["who", "key"], "rows": [["[EMAIL]", "[REDACTED]"]]}},
-            {"type": "text", "label": "Note", "data": {"text": "mail [EMAIL]"}},
-        ]))
-    );
-}
-
-#[test]
-fn full_keeps_everything() {
-    let step = keep(Privacy::Full);
-    let original = invocation();
-    assert_eq!(step.arguments.as_deref(), Some(original.arguments.as_str()));
-    assert_eq!(step.content.as_deref(), Some(original.content.as_str()));
-    assert_eq!(
-        step.artifacts,
-        Some(serde_json::to_value(&original.artifacts).expect("json"))
-    );
-}
-
-#[test]
-fn privacy_names_parse_and_others_are_refused() {
-    assert_eq!("metadata".parse::<Privacy>(), Ok(Privacy::Metadata));
-    assert_eq!("redacted".parse::<Privacy>(), Ok(Privacy::Redacted));
-    assert_eq!("full".parse::<Privacy>(), Ok(Privacy::Full));
-    assert_eq!(
-        "all".parse::<Privacy>().map_err(|error| error.to_string()),
-        Err("unknown privacy level \"all\": expected metadata, redacted or full".to_owned())
-    );
-}
+use toolkit_audit::{Privacy, SqliteAudit};
 
 /// An OpenAI-compatible server that answers the first request with one `text_stats` call and
 /// never answers the second, so the run hangs after a finished tool step.
@@ -195,7 +98,7 @@ fn a_killed_run_keeps_every_finished_step() {
     child.kill().expect("kill");
     let _ = child.wait();
 
-    let audit = Audit::open(&audit_path, Privacy::Full).expect("reopens");
+    let audit = SqliteAudit::open(&audit_path, Privacy::Full).expect("reopens");
     let runs = audit.runs(10).expect("runs");
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].termination, None); // it never finished

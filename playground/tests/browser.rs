@@ -4,10 +4,10 @@
 
 mod common;
 
-use builtins as _; // links the builtin tools
 use common::{Browser, browser, call_over_mcp, start_playground};
 use serde_json::{Value, json};
 use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
+use toolkit_builtins as _; // links the builtin tools
 
 /// Markup, handlers, URLs and tricks that must all show up as the same literal text.
 const XSS: &[&str] = &[
@@ -169,8 +169,12 @@ async fn run_raw(browser: &Browser, name: &str, arguments: &str) -> Value {
 
 fn context(playground: &common::Playground) -> ToolContext {
     ToolContext::new()
-        .with_workspace(builtins::files::sample_workspace())
-        .with_database(playground.folder.path().join("sample.db"))
+        .with_extension(toolkit_builtins::WorkspaceRoot::new(
+            toolkit_builtins::files::sample_workspace(),
+        ))
+        .with_extension(toolkit_builtins::Database::new(
+            playground.folder.path().join("sample.db"),
+        ))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -422,31 +426,25 @@ async fn unknown_artifact_types_and_wrong_shapes_render_as_json_text() {
         {"type": "text", "label": "not text", "data": {"text": 7}},
         "<script>window.__pwned=1</script>",
     ]);
-    let invocation = toolkit::ToolInvocation {
-        call_id: "call_1".to_owned(),
-        name: "imported".to_owned(),
-        arguments: "{}".to_owned(),
-        content: "wire".to_owned(),
-        is_error: false,
-        artifacts: Vec::new(),
-        duration: std::time::Duration::from_millis(3),
-    };
-    playground
-        .audit
-        .begin_run("imported-1", "invoke", Some("imported"))
-        .expect("run");
-    playground
-        .audit
-        .record_invocation("imported-1", 0, &invocation)
-        .expect("step");
+    // Written as another writer would: straight into the audit file.
     let connection =
         rusqlite::Connection::open(playground.folder.path().join("audit.sqlite3")).expect("open");
     connection
         .execute(
-            "UPDATE steps SET artifacts = ?1, artifact_count = 4 WHERE run_id = 'imported-1'",
+            "INSERT INTO runs (run_id, kind, title, started_at, privacy) \
+             VALUES ('imported-1', 'call', 'imported', '2026-01-01T00:00:00.000Z', 'full')",
+            [],
+        )
+        .expect("run");
+    connection
+        .execute(
+            "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, arguments, content, \
+             content_bytes, artifact_count, artifact_types, artifacts, finished_at) VALUES \
+             ('imported-1', 0, 'tool', 'imported', 3.0, 0, '{}', 'wire', 4, 4, '[]', ?1, \
+             '2026-01-01T00:00:00.000Z')",
             [odd.to_string()],
         )
-        .expect("update");
+        .expect("step");
 
     let browser = Browser::start(&chromium, &driver).await;
     browser

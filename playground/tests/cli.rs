@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use builtins as _;
+use toolkit_builtins as _;
 
 fn playground(args: &[&str]) -> (Output, String, String) {
     let data = tempfile::tempdir().expect("temp dir");

@@ -2,8 +2,8 @@
 
 mod common;
 
-use builtins as _;
 use serde_json::{Value, json};
+use toolkit_builtins as _;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_response_carries_the_strict_csp() {
@@ -47,12 +47,26 @@ async fn every_response_carries_the_strict_csp() {
     }
     let bad = client
         .post(format!("{}/api/invoke", playground.url))
+        .header("content-type", "application/json")
         .body("{nope")
         .send()
         .await
         .expect("answer");
     assert_eq!(bad.status(), 400);
     assert!(bad.headers().contains_key("content-security-policy"));
+    // A body that does not say it is JSON is refused too (a form post from another page is not).
+    let plain = client
+        .post(format!("{}/api/invoke", playground.url))
+        .header("content-type", "text/plain")
+        .body(r#"{"name": "uuid"}"#)
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(plain.status(), 400);
+    assert_eq!(
+        plain.json::<Value>().await.expect("json"),
+        json!({"error": "invalid request: Expected request with `Content-Type: application/json`"})
+    );
     assert!(
         playground::server::CONTENT_SECURITY_POLICY
             .starts_with("default-src 'self'; script-src 'self';")
@@ -93,7 +107,7 @@ async fn a_scripted_loop_streams_ndjson_events() {
     let script = r#"{"turns": [{"tool_calls": [{"name": "text_stats", "arguments": {"text": "a b"}}]}, {"content": "two words"}]}"#;
     let body = client
         .post(format!("{}/api/run", playground.url))
-        .body(json!({"mode": "scripted", "script": script, "question": "count"}).to_string())
+        .json(&json!({"mode": "scripted", "script": script, "question": "count"}))
         .send()
         .await
         .expect("answer")
@@ -130,14 +144,14 @@ async fn a_scripted_loop_streams_ndjson_events() {
     assert_eq!(events[9]["content"], json!("two words"));
     let bad = client
         .post(format!("{}/api/run", playground.url))
-        .body(json!({"mode": "scripted", "script": "{}"}).to_string())
+        .json(&json!({"mode": "scripted", "script": "{}"}))
         .send()
         .await
         .expect("answer");
     assert_eq!(bad.status(), 400);
     let live = client
         .post(format!("{}/api/run", playground.url))
-        .body(json!({"mode": "live"}).to_string())
+        .json(&json!({"mode": "live"}))
         .send()
         .await
         .expect("answer");

@@ -4,7 +4,7 @@
 mod common;
 
 use common::call_over_mcp;
-use playground::audit::{Audit, Privacy};
+use toolkit_audit::{Privacy, SqliteAudit};
 
 #[test]
 fn an_mcp_call_answers_with_content_only_and_its_artifacts_reach_the_audit_copy() {
@@ -21,7 +21,7 @@ fn an_mcp_call_answers_with_content_only_and_its_artifacts_reach_the_audit_copy(
     assert!(result.get("structuredContent").is_none() && result.get("_meta").is_none());
     assert!(!reply.to_string().contains("\"artifacts\""));
 
-    let audit = Audit::open(&audit_path, Privacy::Full).expect("reopens");
+    let audit = SqliteAudit::open(&audit_path, Privacy::Full).expect("reopens");
     let runs = audit.runs(10).expect("runs");
     assert_eq!(runs.len(), 1);
     assert!(runs[0].run_id.starts_with("mcp_"), "{}", runs[0].run_id);
@@ -34,4 +34,31 @@ fn an_mcp_call_answers_with_content_only_and_its_artifacts_reach_the_audit_copy(
     assert_eq!(tool.content.as_deref(), Some(text));
     assert_eq!(tool.artifact_count, 1);
     assert_eq!(tool.artifact_types, ["table"]);
+}
+
+#[test]
+fn two_mcp_processes_on_one_audit_file_keep_both_steps() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let audit_path = data.path().join("audit.sqlite3");
+    // Two servers at once on the same file, as two hosts would start them.
+    let (first, second) = std::thread::scope(|threads| {
+        let first = threads.spawn(|| call_over_mcp(&audit_path, data.path(), "text_stats"));
+        let second = threads.spawn(|| call_over_mcp(&audit_path, data.path(), "uuid"));
+        (first.join().expect("first"), second.join().expect("second"))
+    });
+    assert_eq!(first["result"]["isError"], true, "{first}");
+    assert_eq!(second["result"]["isError"], false, "{second}");
+
+    let audit = SqliteAudit::open(&audit_path, Privacy::Full).expect("reopens");
+    let runs = audit.runs(10).expect("runs");
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let mut tools = Vec::new();
+    for run in &runs {
+        assert!(run.run_id.starts_with("mcp_"), "{}", run.run_id);
+        let (_, steps) = audit.run(&run.run_id).expect("reads").expect("the run");
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        tools.push(steps[0].name.clone().expect("a tool step"));
+    }
+    tools.sort();
+    assert_eq!(tools, ["text_stats", "uuid"]);
 }

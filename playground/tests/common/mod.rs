@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use playground::audit::{Audit, Privacy};
 use playground::server::AppState;
 use serde_json::{Value, json};
 use toolkit::{ToolContext, ToolRegistry};
+use toolkit_audit::{Privacy, SqliteAudit};
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -64,26 +64,28 @@ pub fn screenshot_dir() -> PathBuf {
 /// the sample workspace, a fresh sample database and an audit copy at `full`.
 pub struct Playground {
     pub url: String,
-    pub audit: Arc<Audit>,
+    pub audit: Arc<SqliteAudit>,
     pub folder: tempfile::TempDir,
 }
 
 pub async fn start_playground() -> Playground {
     let folder = tempfile::tempdir().expect("temp dir");
     let database = folder.path().join("sample.db");
-    builtins::sample::create_sample_database(&database).expect("sample database");
+    toolkit_builtins::sample::create_sample_database(&database).expect("sample database");
     let context = ToolContext::new()
-        .with_workspace(builtins::files::sample_workspace())
-        .with_database(database);
-    let audit =
-        Arc::new(Audit::open(&folder.path().join("audit.sqlite3"), Privacy::Full).expect("audit"));
+        .with_extension(toolkit_builtins::WorkspaceRoot::new(
+            toolkit_builtins::files::sample_workspace(),
+        ))
+        .with_extension(toolkit_builtins::Database::new(database));
+    let audit = Arc::new(
+        SqliteAudit::open(&folder.path().join("audit.sqlite3"), Privacy::Full).expect("audit"),
+    );
     let state = AppState::new(
-        Arc::new(ToolRegistry::linked),
+        ToolRegistry::linked().expect("no duplicates"),
         context,
         Some(Arc::clone(&audit)),
         None,
-    )
-    .expect("state");
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("listen");
