@@ -2,15 +2,178 @@
 
 use proptest::prelude::*;
 use toolkit::bound::{
-    ARTIFACT_BUDGET, CONTENT_LIMIT, OMITTED_LABEL, TRUNCATION_MARKER, bound_artifacts,
-    bound_content, cut_artifacts, cut_content,
+    ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE, OMITTED_LABEL, TRUNCATION_MARKER,
+    artifacts_len, bound_artifacts, bound_content, cut_artifacts, cut_content, echo,
 };
-use toolkit::{Table, ToolArtifact, artifacts_len};
+use toolkit::{Table, ToolArtifact};
 
+/// What the kept artifacts of a cut list may fill: the budget less the marker's reserve.
+const ROOM: usize = ARTIFACT_BUDGET - MARKER_RESERVE;
+
+/// The size that counts, measured by `serde_json` itself, never by the meter under test.
 fn json_len(artifacts: &[ToolArtifact]) -> usize {
     serde_json::to_vec(artifacts)
         .expect("artifacts serialise")
         .len()
+}
+
+/// `artifact` with its data emptied: a table with its columns and no rows, or an empty text.
+fn frame(artifact: &ToolArtifact) -> ToolArtifact {
+    match artifact.as_table() {
+        Some(table) => ToolArtifact::table(artifact.label(), Table::new(table.columns())),
+        None => ToolArtifact::text(artifact.label(), ""),
+    }
+}
+
+/// `head` (a cut of `original`) grown by one row or one character.
+fn one_more(head: &ToolArtifact, original: &ToolArtifact) -> ToolArtifact {
+    if let (Some(cut), Some(full)) = (head.as_table(), original.as_table()) {
+        let rows = &full.rows()[..=cut.rows().len()];
+        let table = Table::from_rows(full.columns(), rows.iter().cloned()).expect("same width");
+        return ToolArtifact::table(original.label(), table);
+    }
+    let (cut, full) = (head.as_text().unwrap(), original.as_text().unwrap());
+    let next = full[cut.len()..]
+        .chars()
+        .next()
+        .expect("a cut text is shorter");
+    ToolArtifact::text(original.label(), &full[..cut.len() + next.len_utf8()])
+}
+
+/// What the marker says, built from the counts alone.
+fn expected_marker(original: &[ToolArtifact], kept: &[ToolArtifact], whole: usize) -> String {
+    let misfit = &original[whole];
+    let label = echo(misfit.label());
+    let kind = misfit.kind().as_str();
+    let text = match (kept.get(whole), misfit.as_table()) {
+        (None, _) => format!("Artifact \"{label}\" ({kind}) was dropped. "),
+        (Some(head), Some(table)) => {
+            let (cut, of) = (head.as_table().unwrap().rows().len(), table.rows().len());
+            format!(
+                "Artifact \"{label}\" ({kind}) was cut to its first {cut} of {of} rows ({} rows omitted). ",
+                of - cut
+            )
+        }
+        (Some(head), None) => {
+            let (cut, of) = (
+                head.as_text().unwrap().len(),
+                misfit.as_text().unwrap().len(),
+            );
+            format!(
+                "Artifact \"{label}\" ({kind}) was cut to its first {cut} of {of} bytes ({} bytes omitted). ",
+                of - cut
+            )
+        }
+    };
+    let later = match original.len() - whole - 1 {
+        0 => String::new(),
+        1 => "1 later artifact was dropped. ".to_owned(),
+        later => format!("{later} later artifacts were dropped. "),
+    };
+    text + &later + "Artifacts are limited to 50000 bytes of serialised JSON per tool result."
+}
+
+/// The bound keeps *as much as fits*, not only less than the budget: a list within the budget
+/// passes as it is; of a list over it, the artifacts that fit the room whole are kept whole, the
+/// first that does not is cut so that one more row or character would not fit (or dropped when
+/// not even its label does), every later one is dropped, and the marker says exactly that.
+fn check_keeps_as_much_as_fits(
+    original: &[ToolArtifact],
+    bounded: &[ToolArtifact],
+) -> Result<(), String> {
+    let bounded_len = json_len(bounded);
+    if bounded_len > ARTIFACT_BUDGET {
+        return Err(format!("the bounded list takes {bounded_len} bytes"));
+    }
+    if json_len(original) <= ARTIFACT_BUDGET {
+        return if bounded == original {
+            Ok(())
+        } else {
+            Err("a list within the budget was changed".to_owned())
+        };
+    }
+    let (marker, kept) = bounded.split_last().ok_or("no marker")?;
+    if marker.label() != OMITTED_LABEL {
+        return Err(format!("the last artifact is {:?}", marker.label()));
+    }
+    let whole = kept
+        .iter()
+        .zip(original)
+        .take_while(|(kept, original)| kept == original)
+        .count();
+    if json_len(&original[..=whole]) <= ROOM {
+        return Err(format!(
+            "artifact {whole} fits whole but was not kept whole"
+        ));
+    }
+    let mut grown = original[..whole].to_vec();
+    match kept.len() - whole {
+        0 => grown.push(frame(&original[whole])),
+        1 => {
+            let head = &kept[whole];
+            let misfit = &original[whole];
+            if head.label() != misfit.label() || head.kind() != misfit.kind() {
+                return Err(format!("artifact {whole} was replaced, not cut"));
+            }
+            let is_head = match (head.as_table(), misfit.as_table()) {
+                (Some(cut), Some(full)) => {
+                    cut.columns() == full.columns()
+                        && full.rows().starts_with(cut.rows())
+                        && cut.rows().len() < full.rows().len()
+                }
+                _ => misfit
+                    .as_text()
+                    .unwrap()
+                    .starts_with(head.as_text().unwrap()),
+            };
+            if !is_head {
+                return Err(format!("artifact {whole} is not a head of the original"));
+            }
+            grown.push(one_more(head, misfit));
+        }
+        extra => return Err(format!("{extra} artifacts after the whole ones")),
+    }
+    let kept_len = json_len(kept);
+    if kept_len > ROOM {
+        return Err(format!(
+            "the kept artifacts take {kept_len} bytes, past the room"
+        ));
+    }
+    let grown_len = json_len(&grown);
+    if grown_len <= ROOM {
+        return Err(format!(
+            "one more row or character ({grown_len} bytes) would still have fitted"
+        ));
+    }
+    let expected = expected_marker(original, kept, whole);
+    if marker.as_text() != Some(expected.as_str()) {
+        return Err(format!(
+            "the marker says {:?}, not {expected:?}",
+            marker.as_text()
+        ));
+    }
+    Ok(())
+}
+
+fn assert_keeps_as_much_as_fits(original: &[ToolArtifact]) -> Vec<ToolArtifact> {
+    let bounded = bound_artifacts(original.to_vec());
+    if let Err(problem) = check_keeps_as_much_as_fits(original, &bounded) {
+        panic!("{problem}");
+    }
+    bounded
+}
+
+/// A text artifact labelled `label` whose JSON, as a list of one, takes exactly `len` bytes.
+fn text_of_len(label: &str, filler: char, len: usize) -> ToolArtifact {
+    let frame = json_len(&[ToolArtifact::text(label, "")]);
+    let count = (len - frame) / filler.len_utf8();
+    let artifact = ToolArtifact::text(label, filler.to_string().repeat(count));
+    assert_eq!(
+        json_len(std::slice::from_ref(&artifact)),
+        len,
+        "filler must divide"
+    );
+    artifact
 }
 
 #[test]
@@ -120,6 +283,244 @@ fn escapes_count_as_the_bytes_serde_writes() {
 }
 
 #[test]
+fn several_artifacts_of_exactly_the_budget_pass_and_one_byte_more_is_cut_to_the_room() {
+    let table = Table::from_rows(
+        ["naïve", "quote\"d", "tab\t"],
+        [["é€🦀", "\u{1}\\", "\u{2028}"], ["plain", "", "\n\r"]],
+    )
+    .unwrap();
+    let notes = ToolArtifact::text("notes", "line\nwith \"quotes\" and \u{7f} and ж");
+    let sized = |filler: usize| {
+        vec![
+            ToolArtifact::table("table", table.clone()),
+            notes.clone(),
+            ToolArtifact::text("pad", "x".repeat(filler)),
+        ]
+    };
+    let base = json_len(&sized(0));
+    let exact = sized(ARTIFACT_BUDGET - base);
+    assert_eq!(json_len(&exact), 50_000);
+    assert_eq!(artifacts_len(&exact, ARTIFACT_BUDGET), Some(50_000));
+    assert!(cut_artifacts(&exact).is_none());
+    assert_eq!(bound_artifacts(exact.clone()), exact);
+
+    let over = sized(ARTIFACT_BUDGET - base + 1);
+    assert_eq!(json_len(&over), 50_001);
+    assert_eq!(artifacts_len(&over, ARTIFACT_BUDGET), None);
+    let bounded = assert_keeps_as_much_as_fits(&over);
+    let (marker, kept) = bounded.split_last().unwrap();
+    assert_eq!(&kept[..2], &over[..2]);
+    // ASCII filler: the cut fills the room to the byte.
+    assert_eq!(json_len(kept), ROOM);
+    let pad = over[2].as_text().unwrap().len();
+    assert_eq!(kept[2].as_text().unwrap().len(), pad - (50_001 - ROOM));
+    assert_eq!(
+        marker.as_text().unwrap(),
+        format!(
+            "Artifact \"pad\" (text) was cut to its first {} of {pad} bytes (1025 bytes omitted). \
+             Artifacts are limited to 50000 bytes of serialised JSON per tool result.",
+            pad - 1025
+        )
+    );
+}
+
+#[test]
+fn a_prefix_that_fills_the_room_exactly_is_kept_whole() {
+    let first = text_of_len("a", 'x', ROOM);
+    let list = [first.clone(), ToolArtifact::text("b", "y".repeat(10_000))];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(bounded.len(), 2);
+    assert_eq!(bounded[0], first);
+    assert_eq!(
+        bounded[1].as_text().unwrap(),
+        "Artifact \"b\" (text) was dropped. \
+         Artifacts are limited to 50000 bytes of serialised JSON per tool result."
+    );
+}
+
+#[test]
+fn a_prefix_one_byte_past_the_room_loses_exactly_one_byte() {
+    let first = text_of_len("a", 'x', ROOM + 1);
+    let len = first.as_text().unwrap().len();
+    let list = [first, ToolArtifact::text("b", "y".repeat(2_000))];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(bounded.len(), 2);
+    assert_eq!(bounded[0].as_text().unwrap().len(), len - 1);
+    assert_eq!(json_len(&bounded[..1]), ROOM);
+    assert_eq!(
+        bounded[1].as_text().unwrap(),
+        format!(
+            "Artifact \"a\" (text) was cut to its first {} of {len} bytes (1 bytes omitted). \
+             1 later artifact was dropped. \
+             Artifacts are limited to 50000 bytes of serialised JSON per tool result.",
+            len - 1
+        )
+    );
+}
+
+#[test]
+fn a_second_artifact_that_misses_the_room_by_its_separator_is_cut_by_one_byte() {
+    let first = ToolArtifact::text("a", "first");
+    // With the separator before it, the second artifact fills the room and one byte more.
+    let second_len = ROOM + 1 - json_len(std::slice::from_ref(&first)) - 1 + 2;
+    let second = text_of_len("b", 'x', second_len);
+    assert_eq!(json_len(&[first.clone(), second.clone()]), ROOM + 1);
+    let list = [
+        first.clone(),
+        second,
+        ToolArtifact::text("c", "z".repeat(2_000)),
+    ];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(bounded[0], first);
+    assert_eq!(json_len(&bounded[..2]), ROOM);
+    assert!(
+        bounded[2]
+            .as_text()
+            .unwrap()
+            .contains("(1 bytes omitted). 1 later artifact was dropped.")
+    );
+}
+
+#[test]
+fn a_cut_after_several_artifacts_counts_every_separator() {
+    // Three small artifacts, then a text that must be cut: the room holds the three, their
+    // three separators (one before the cut text), and the head, to the byte.
+    let small = [
+        ToolArtifact::text("one", "1"),
+        ToolArtifact::table("two", Table::from_rows(["c"], [["2"], ["22"]]).unwrap()),
+        ToolArtifact::text("three", "333"),
+    ];
+    let mut list = small.to_vec();
+    list.push(ToolArtifact::text("big", "z".repeat(60_000)));
+    list.push(ToolArtifact::text("after", "dropped"));
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(&bounded[..3], &small);
+    assert_eq!(json_len(&bounded[..4]), ROOM);
+    let expected_head =
+        ROOM - json_len(&small) - 1 - json_len(&[ToolArtifact::text("big", "")]) + 2;
+    assert_eq!(bounded[3].as_text().unwrap().len(), expected_head);
+    assert!(
+        bounded[4]
+            .as_text()
+            .unwrap()
+            .contains("1 later artifact was dropped.")
+    );
+}
+
+#[test]
+fn a_multibyte_text_is_cut_before_the_character_that_would_not_fit() {
+    let frame = json_len(&[ToolArtifact::text("euro", "")]);
+    // One character more than the room holds, whatever the remainder.
+    let count = (ROOM - frame) / 3 + 1;
+    let list = [
+        ToolArtifact::text("euro", "€".repeat(count)),
+        ToolArtifact::text("next", "n".repeat(5_000)),
+    ];
+    assert!(json_len(&list) > ARTIFACT_BUDGET);
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(bounded[0].as_text().unwrap(), "€".repeat(count - 1));
+}
+
+#[test]
+fn a_table_keeps_every_leading_row_that_fits_and_an_escaped_row_counts_its_escapes() {
+    let rows = (0..4_000).map(|id| [format!("{id:04}"), "\"\u{1}é".to_owned()]);
+    let table = Table::from_rows(["id", "cell"], rows).unwrap();
+    let list = [ToolArtifact::table("rows", table)];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    // Each row is `["0000","\"\u0001é"]`: 4 + 2 + 2 + 6 + 2 + 2 + 3 brackets and commas.
+    let row = json_len(&[ToolArtifact::table(
+        "rows",
+        Table::from_rows(["id", "cell"], [["0000", "\"\u{1}é"]]).unwrap(),
+    )]) - json_len(&[ToolArtifact::table("rows", Table::new(["id", "cell"]))]);
+    assert_eq!(row, 21);
+    let skeleton = json_len(&[ToolArtifact::table("rows", Table::new(["id", "cell"]))]);
+    // Rows after the first take one more byte, their separator.
+    let expected = (ROOM - skeleton - row) / (row + 1) + 1;
+    assert_eq!(bounded[0].as_table().unwrap().rows().len(), expected);
+}
+
+#[test]
+fn a_table_whose_columns_alone_do_not_fit_is_dropped_and_an_empty_head_is_kept_when_they_do() {
+    let wide: Vec<String> = (0..10_000).map(|index| format!("column {index}")).collect();
+    let list = [ToolArtifact::table("wide", Table::new(wide))];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(bounded.len(), 1);
+    assert_eq!(
+        bounded[0].as_text().unwrap(),
+        "Artifact \"wide\" (table) was dropped. \
+         Artifacts are limited to 50000 bytes of serialised JSON per tool result."
+    );
+
+    // Columns that fit, a first row that does not: the head keeps the columns and no row.
+    let row = vec!["r".repeat(60_000)];
+    let list = [ToolArtifact::table(
+        "tall",
+        Table::from_rows(["only"], [row]).unwrap(),
+    )];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    assert_eq!(bounded[0].as_table().unwrap().columns(), ["only"]);
+    assert!(bounded[0].as_table().unwrap().rows().is_empty());
+}
+
+#[test]
+fn the_meter_agrees_with_serde_on_every_ascii_byte_and_stops_exactly_at_its_cap() {
+    let every: String = (0u8..=0x7f).map(char::from).collect();
+    let list = [
+        ToolArtifact::text(every.clone(), every.clone()),
+        ToolArtifact::table(
+            "t",
+            Table::from_rows(
+                [every.clone()],
+                [[every.clone()], ["é€🦀\u{2028}".to_owned()]],
+            )
+            .unwrap(),
+        ),
+        ToolArtifact::table("empty", Table::new(Vec::<String>::new())),
+    ];
+    let len = json_len(&list);
+    assert_eq!(artifacts_len(&list, usize::MAX), Some(len));
+    assert_eq!(artifacts_len(&list, len), Some(len));
+    assert_eq!(artifacts_len(&list, len - 1), None);
+    assert_eq!(artifacts_len(&[], 2), Some(2));
+    assert_eq!(artifacts_len(&[], 1), None);
+    for artifact in &list {
+        let one = std::slice::from_ref(artifact);
+        assert_eq!(artifacts_len(one, usize::MAX), Some(json_len(one)));
+    }
+}
+
+#[test]
+fn content_at_the_limit_is_not_copied_and_past_it_keeps_the_longest_head_that_fits() {
+    let head_room = CONTENT_LIMIT - TRUNCATION_MARKER.len();
+    assert_eq!(head_room, 49_958);
+    for len in [0, head_room, head_room + 1, CONTENT_LIMIT] {
+        assert_eq!(cut_content(&"a".repeat(len)), None, "{len} bytes");
+    }
+    assert_eq!(
+        cut_content(&"a".repeat(CONTENT_LIMIT + 1)),
+        Some(format!("{}{TRUNCATION_MARKER}", "a".repeat(head_room)))
+    );
+    // 2-, 3- and 4-byte characters: the head ends on the last whole character that fits.
+    for (character, kept) in [('é', 24_979), ('€', 16_652), ('🦀', 12_489)] {
+        let content = character.to_string().repeat(CONTENT_LIMIT);
+        let cut = cut_content(&content).expect("past the limit");
+        assert_eq!(
+            cut,
+            format!("{}{TRUNCATION_MARKER}", character.to_string().repeat(kept)),
+            "{character}"
+        );
+        assert!(cut.len() <= CONTENT_LIMIT);
+        assert!(cut.len() + character.len_utf8() > CONTENT_LIMIT);
+    }
+    // Mixed: an ASCII head, then a 4-byte character straddling the cut.
+    let content = format!("{}🦀{}", "a".repeat(head_room - 2), "b".repeat(100));
+    assert_eq!(
+        cut_content(&content),
+        Some(format!("{}{TRUNCATION_MARKER}", "a".repeat(head_room - 2)))
+    );
+}
+
+#[test]
 fn content_bound_keeps_short_content_and_cuts_long_content() {
     assert_eq!(
         bound_content("a".repeat(CONTENT_LIMIT)),
@@ -203,6 +604,8 @@ proptest! {
         prop_assert!(bounded_len <= ARTIFACT_BUDGET, "bounded list is {} bytes", bounded_len);
         prop_assert_eq!(artifacts_len(&bounded, usize::MAX), Some(bounded_len));
 
+        let maximal = check_keeps_as_much_as_fits(&artifacts, &bounded);
+        prop_assert!(maximal.is_ok(), "{}", maximal.unwrap_err());
         if original_len <= ARTIFACT_BUDGET {
             prop_assert_eq!(bounded, artifacts);
         } else {

@@ -595,3 +595,91 @@ fn a_duplicate_name_is_an_error_naming_both_places() {
     registry.register(Impostor(fresh)).unwrap();
     assert!(registry.get("echo_two").is_some());
 }
+
+#[test]
+fn a_result_reads_back_what_it_was_made_of() {
+    let shown = ToolResult::text_with("two", [ToolArtifact::text("A", "a")]);
+    assert_eq!(
+        (shown.content(), shown.is_error(), shown.artifacts().len()),
+        ("two", false, 1)
+    );
+    let failed = ToolResult::error("Error: no");
+    assert_eq!(
+        (
+            failed.content(),
+            failed.is_error(),
+            failed.artifacts().len()
+        ),
+        ("Error: no", true, 0)
+    );
+    assert_eq!(ToolResult::text_lossy(b"a\xffb").content(), "a\u{FFFD}b");
+}
+
+#[tokio::test]
+async fn a_wire_string_reads_as_its_text_and_carries_the_error_flag() {
+    let service = service();
+    let scope = service.scope(ToolContext::new());
+    let said = service
+        .invoke(&scope, "echo", r#"{"text":"hi \"you\""}"#)
+        .await;
+    let wire = said.content();
+    assert!(!wire.is_error());
+    assert_eq!(&**wire, "hi \"you\"");
+    assert_eq!(AsRef::<str>::as_ref(wire), "hi \"you\"");
+    assert_eq!(format!("{wire:?}"), r#""hi \"you\"""#);
+    let failed = service.invoke(&scope, "nope", "{}").await;
+    assert!(failed.content().is_error());
+    assert_eq!(&**failed.content(), "Error: unknown tool \"nope\"");
+}
+
+#[tokio::test]
+async fn arguments_of_exactly_the_limit_are_decoded_and_one_byte_more_is_refused() {
+    let service = service();
+    let scope = service.scope(ToolContext::new());
+    let frame = r#"{"text":""}"#.len();
+    let exact = format!(
+        r#"{{"text":"{}"}}"#,
+        "a".repeat(toolkit::ARGUMENT_LIMIT - frame)
+    );
+    assert_eq!(exact.len(), 1_048_576);
+    let decoded = service.invoke(&scope, "echo", &exact).await;
+    assert!(!decoded.is_error());
+    assert_eq!(decoded.content().len(), CONTENT_LIMIT);
+    let over = format!(
+        r#"{{"text":"{}"}}"#,
+        "a".repeat(toolkit::ARGUMENT_LIMIT - frame + 1)
+    );
+    assert_eq!(
+        call(&service, &scope, "echo", &over).await,
+        (
+            "Error: invalid arguments for tool \"echo\": 1048577 bytes of arguments; the limit is 1048576.".to_owned(),
+            true
+        )
+    );
+}
+
+#[test]
+fn debug_of_a_scope_and_a_service_names_what_they_hold() {
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Impostor(toolkit::ToolSpec::new(
+            "only",
+            "The only tool.",
+            serde_json::json!({"type": "object"}),
+        )))
+        .unwrap();
+    let service = ToolLoopService::new(registry);
+    let scope = service
+        .scope(ToolContext::new().with_admin(true))
+        .with_remote_budget(3)
+        .with_timeout(Duration::from_secs(2));
+    assert_eq!(
+        format!("{scope:?}"),
+        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, context: ToolContext { admin: true, extensions: [] }, .. }"#
+    );
+    assert!(scope.context().is_admin());
+    assert_eq!(
+        format!("{service:?}"),
+        r#"ToolLoopService { seam: Seam { registry: ["only"] }, recorder: Recorder { sinks: 0, subscribers: 0 }, .. }"#
+    );
+}
