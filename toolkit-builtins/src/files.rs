@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256, Sha512};
 use toolkit::{ToolContext, ToolResult, tool};
 
 use crate::shared::{
-    Listing, blocking, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
+    Listing, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
 };
 use crate::text::HashAlgorithm;
 use crate::workspace::{RelativePath, Workspace, io_refusal, shown, timestamp};
@@ -165,7 +165,7 @@ fn not_a_directory_code() -> i32 {
 /// Reads lines of a text file in the workspace, numbered from 1: `lines` lines (1 to 200) from
 /// `from_line`. Says how many lines the file has, so the next call can ask for the rest.
 #[tool(group = "files")]
-pub async fn read_file(
+pub fn read_file(
     /// The file, relative to the workspace root.
     path: String,
     /// The first line to show (1 is the first line of the file).
@@ -186,7 +186,7 @@ pub async fn read_file(
         Ok(workspace) => workspace,
         Err(result) => return result,
     };
-    blocking(move || settle(read_file_in(&workspace, &path, from_line, lines))).await
+    settle(read_file_in(&workspace, &path, from_line, lines))
 }
 
 fn read_file_in(
@@ -383,7 +383,7 @@ fn glob_matches(matcher: &GlobMatcher, pattern: &str, below_start: &Path) -> boo
 /// below `path` matches a glob with a `/` (`data/**/*.json`). Honours `.gitignore`; links are
 /// listed, not followed.
 #[tool(group = "files")]
-pub async fn find_files(
+pub fn find_files(
     /// The glob.
     pattern: String,
     /// The folder to search, relative to the workspace root.
@@ -405,16 +405,13 @@ pub async fn find_files(
         Ok(workspace) => workspace,
         Err(result) => return result,
     };
-    blocking(move || {
-        settle(find_files_in(
-            &workspace,
-            &matcher,
-            &pattern,
-            &path,
-            max_results,
-        ))
-    })
-    .await
+    settle(find_files_in(
+        &workspace,
+        &matcher,
+        &pattern,
+        &path,
+        max_results,
+    ))
 }
 
 fn find_files_in(
@@ -485,7 +482,7 @@ fn find_files_in(
 /// over 2 MiB and links.
 #[tool(group = "files")]
 #[allow(clippy::too_many_arguments)]
-pub async fn search_files(
+pub fn search_files(
     /// What to look for.
     query: String,
     /// Treat `query` as a regular expression rather than a literal string.
@@ -544,7 +541,7 @@ pub async fn search_files(
         file_filter,
         max_results,
     };
-    blocking(move || settle(search.run(&workspace, &path))).await
+    settle(search.run(&workspace, &path))
 }
 
 struct Search {
@@ -646,7 +643,7 @@ fn searchable_text(workspace: &Workspace, relative: &Path) -> Option<String> {
 /// Draws the folders and files under a folder as an indented tree, `depth` levels deep (1 to
 /// 5). Honours `.gitignore`; links are shown, not followed.
 #[tool(group = "files")]
-pub async fn tree(
+pub fn tree(
     /// The folder at the top, relative to the workspace root.
     #[arg(default = ".".to_owned())]
     path: String,
@@ -662,7 +659,7 @@ pub async fn tree(
         Ok(workspace) => workspace,
         Err(result) => return result,
     };
-    blocking(move || settle(tree_in(&workspace, &path, depth))).await
+    settle(tree_in(&workspace, &path, depth))
 }
 
 fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult, ToolResult> {
@@ -740,7 +737,7 @@ fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult
 
 /// Computes the hex digest of a file in the workspace.
 #[tool(group = "files")]
-pub async fn file_hash(
+pub fn file_hash(
     /// The file, relative to the workspace root.
     path: String,
     /// The digest algorithm.
@@ -752,7 +749,7 @@ pub async fn file_hash(
         Ok(workspace) => workspace,
         Err(result) => return result,
     };
-    blocking(move || settle(file_hash_in(&workspace, &path, algorithm))).await
+    settle(file_hash_in(&workspace, &path, algorithm))
 }
 
 fn file_hash_in(

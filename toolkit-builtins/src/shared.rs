@@ -27,21 +27,6 @@ pub(crate) fn refusal(message: impl Into<String>) -> ToolResult {
     ToolResult::text(message)
 }
 
-/// Runs blocking work off the async threads so the seam's timeout applies; a panic in the work
-/// is raised again here, where the seam catches it.
-pub(crate) async fn blocking<F>(work: F) -> ToolResult
-where
-    F: FnOnce() -> ToolResult + Send + 'static,
-{
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result,
-        Err(error) => match error.try_into_panic() {
-            Ok(payload) => std::panic::resume_unwind(payload),
-            Err(_) => ToolResult::error("Error: the work was cancelled."),
-        },
-    }
-}
-
 /// Rows for a table artifact and lines for the content, written from the same cells in one
 /// pass: the first `in_content` rows become content lines, every row goes to the table.
 pub(crate) struct Listing {

@@ -17,7 +17,7 @@ use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, tool};
 use toolkit::secrets;
 
 use crate::resources::WorkspaceRoot;
-use crate::shared::{Listing, blocking, check_range, cut, plural, refusal, settle, table_error};
+use crate::shared::{Listing, check_range, cut, plural, refusal, settle, table_error};
 use crate::workspace::{RelativePath, Workspace, io_refusal};
 
 /// Longest value shown, in characters.
@@ -115,11 +115,11 @@ pub fn get_env_raw(
 /// Reports the host: operating system, kernel, architecture, uptime, CPUs, load, memory and
 /// swap, and the free space of the disk holding the workspace.
 #[tool(group = "system")]
-pub async fn system_status(context: &ToolContext) -> ToolResult {
+pub fn system_status(context: &ToolContext) -> ToolResult {
     let workspace = context
         .extension::<WorkspaceRoot>()
         .map(|root| root.path().to_path_buf());
-    blocking(move || status_of_host(workspace)).await
+    status_of_host(workspace)
 }
 
 fn status_of_host(workspace: Option<PathBuf>) -> ToolResult {
@@ -258,7 +258,7 @@ pub enum ProcessOrder {
 /// Lists the host's processes: id, name, resident memory, CPU use and status, largest first by
 /// default. Command lines are not shown. For admin callers only.
 #[tool(group = "system", requires_admin)]
-pub async fn list_processes(
+pub fn list_processes(
     /// Only processes whose name contains this (case-insensitive).
     name_contains: Option<String>,
     /// The order of the rows.
@@ -275,7 +275,7 @@ pub async fn list_processes(
     if let Err(result) = check_range("limit", limit, 1, 200) {
         return result;
     }
-    blocking(move || processes(name_contains.as_deref(), sort_by, limit)).await
+    processes(name_contains.as_deref(), sort_by, limit)
 }
 
 fn processes(name_contains: Option<&str>, sort_by: ProcessOrder, limit: usize) -> ToolResult {
@@ -410,7 +410,7 @@ fn level_of(line: &str) -> Option<LogLevel> {
 /// level or containing a text. E-mail addresses and secret-shaped strings (tokens, passwords,
 /// keys) are masked before anything is shown or matched.
 #[tool(group = "system")]
-pub async fn fetch_logs(
+pub fn fetch_logs(
     /// The log file, relative to the workspace root.
     path: String,
     /// How many lines to return (1 to 500), counted from the end.
@@ -434,7 +434,7 @@ pub async fn fetch_logs(
         level,
         contains: contains.map(|text| text.to_lowercase()),
     };
-    blocking(move || settle(filter.tail(&workspace, &path))).await
+    settle(filter.tail(&workspace, &path))
 }
 
 struct LogFilter {

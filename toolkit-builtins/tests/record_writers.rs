@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use tempfile::TempDir;
-use toolkit::{BoundedResult, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins as _;
+
+mod operator;
 use toolkit_builtins::sample::create_sample_database;
 
 const WRITERS: [&str; 3] = ["insert_record", "update_record", "delete_record"];
@@ -30,29 +32,29 @@ fn service() -> ToolLoopService {
     ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"))
 }
 
-/// A call in a scope that offers every tool, as a run does once the operator approved the call.
-async fn call(database: &Path, tool: &str, arguments: &str) -> BoundedResult {
-    let service = service();
-    let scope = service
-        .scope(ToolContext::new().with_extension(toolkit_builtins::Database::new(database)))
-        .offer_all();
-    service.invoke(&scope, tool, arguments).await
+/// One call's outcome: content, error flag, artifacts.
+type Outcome = (String, bool, Vec<toolkit::ToolArtifact>);
+
+/// A call as a run makes it once the operator approved it.
+async fn call(database: &Path, tool: &str, arguments: &str) -> Outcome {
+    let context = ToolContext::new().with_extension(toolkit_builtins::Database::new(database));
+    operator::approved_call(&service(), context, tool, arguments).await
 }
 
-fn content(result: &BoundedResult) -> &str {
-    result.content().as_str()
+fn content(result: &Outcome) -> &str {
+    &result.0
 }
 
-fn assert_text(result: &BoundedResult, expected: &str) {
+fn assert_text(result: &Outcome, expected: &str) {
     assert_eq!(content(result), expected);
-    assert!(!result.is_error());
-    assert!(result.artifacts().is_empty());
+    assert!(!result.1);
+    assert!(result.2.is_empty());
 }
 
-fn assert_error(result: &BoundedResult, expected: &str) {
+fn assert_error(result: &Outcome, expected: &str) {
     assert_eq!(content(result), expected);
-    assert!(result.is_error());
-    assert!(result.artifacts().is_empty());
+    assert!(result.1);
+    assert!(result.2.is_empty());
 }
 
 /// Rows of a query, each value as SQLite's own text (`NULL` for null).
@@ -133,7 +135,11 @@ async fn a_run_that_does_not_name_the_writers_cannot_call_them() {
         assert!(!offered.contains(&name), "{name}");
         assert!(offered.contains(&"read_records"));
         let result = service.invoke(&scope, name, arguments).await;
-        assert_error(&result, &format!("Error: tool \"{name}\" not permitted"));
+        assert_eq!(
+            result.content().as_str(),
+            format!("Error: tool \"{name}\" not permitted")
+        );
+        assert!(result.is_error() && result.artifacts().is_empty());
     }
     assert_eq!(file_bytes(&db.path), before);
 }
@@ -152,7 +158,6 @@ async fn writers_without_a_database_are_errors_and_create_no_file() {
         } else {
             "Error: no database is configured for this run."
         };
-        let scope = service.scope(context).offer_all();
         for (tool, arguments) in [
             (
                 "insert_record",
@@ -167,7 +172,8 @@ async fn writers_without_a_database_are_errors_and_create_no_file() {
                 r#"{"table": "orders", "where_equals": [{"column": "id", "value": 1}]}"#,
             ),
         ] {
-            assert_error(&service.invoke(&scope, tool, arguments).await, expected);
+            let outcome = operator::approved_call(&service, context.clone(), tool, arguments).await;
+            assert_error(&outcome, expected);
         }
     }
     assert!(!missing.exists());
@@ -372,7 +378,7 @@ async fn update_record_refuses_without_a_filter_and_changes_nothing() {
         r#"{"table": "customers", "values": [{"column": "name", "value": "Eve"}]}"#,
     )
     .await;
-    assert!(result.is_error());
+    assert!(result.1);
     assert!(
         content(&result).contains("where_equals"),
         "{}",
@@ -507,7 +513,7 @@ async fn delete_record_refuses_without_a_filter_and_changes_nothing() {
         assert_text(&call(&db.path, "delete_record", arguments).await, expected);
     }
     let result = call(&db.path, "delete_record", r#"{"table": "order_items"}"#).await;
-    assert!(result.is_error());
+    assert!(result.1);
     assert!(
         content(&result).contains("where_equals"),
         "{}",

@@ -1,6 +1,6 @@
 //! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, and the flags
-//! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, each bare (true) or
-//! `= true` / `= false`.
+//! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`, each bare
+//! (true) or `= true` / `= false`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -8,13 +8,13 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str =
-    "`name`, `group`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`";
+const KEYS: &str = "`name`, `group`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
 
-/// A flag's value as written.
+/// A flag's value as written, and where its key is.
 #[derive(Clone, Copy)]
 pub struct Flag {
     pub value: bool,
+    pub span: proc_macro2::Span,
 }
 
 #[derive(Default)]
@@ -25,6 +25,7 @@ pub struct ToolAttr {
     pub requires_admin: Option<Flag>,
     pub enabled_by_default: Option<Flag>,
     pub remote: Option<Flag>,
+    pub inline: Option<Flag>,
 }
 
 impl ToolAttr {
@@ -68,6 +69,7 @@ impl ToolAttr {
                 flag_value,
             ),
             "remote" => set(&mut self.remote, meta, "remote", flag_value),
+            "inline" => set(&mut self.inline, meta, "inline", flag_value),
             other => {
                 // Consume a value so the rest of the attribute still parses.
                 if meta.input.peek(syn::Token![=]) {
@@ -121,14 +123,18 @@ fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Er
 }
 
 fn flag_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<Flag, syn::Error> {
+    let span = syn::spanned::Spanned::span(&meta.path);
     if !meta.input.peek(syn::Token![=]) {
-        return Ok(Flag { value: true });
+        return Ok(Flag { value: true, span });
     }
     match meta.value()?.parse()? {
         Expr::Lit(ExprLit {
             lit: Lit::Bool(flag),
             ..
-        }) => Ok(Flag { value: flag.value }),
+        }) => Ok(Flag {
+            value: flag.value,
+            span,
+        }),
         other => Err(syn::Error::new_spanned(
             other,
             format!("`{key}` takes `true` or `false`, or no value for `true`"),

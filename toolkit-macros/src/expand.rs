@@ -234,19 +234,10 @@ fn run(sig: &syn::Signature, call_args: &[TokenStream]) -> TokenStream {
     }
 }
 
-fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
-    let func = &input.func;
-    let fn_name = &func.sig.ident;
-    let name = attr
-        .name
-        .as_ref()
-        .map_or_else(|| unraw(fn_name), syn::LitStr::value);
-    let group = attr
-        .group
-        .as_ref()
-        .map_or_else(|| "default".to_owned(), syn::LitStr::value);
-    let description = description(&input.docs);
-    // Only the flags a key changes from the defaults of `ToolFlags::new()`.
+/// The spec's flags (as `with_*` calls on `ToolFlags::new()`, only those a key changes) and
+/// where the tool runs: an `async fn` on the calling task, an `inline` one on the calling
+/// thread, any other on a worker.
+fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
     let flags = [
         (
             "with_requires_approval",
@@ -271,6 +262,29 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         let method = format_ident!("{}", method);
         quote!(.#method(#value))
     });
+    let execution = if sig.asyncness.is_some() {
+        quote!(Async)
+    } else if flag(attr.inline, false) {
+        quote!(Inline)
+    } else {
+        quote!(Blocking)
+    };
+    (quote!(#(#flags)*), execution)
+}
+
+fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
+    let func = &input.func;
+    let fn_name = &func.sig.ident;
+    let name = attr
+        .name
+        .as_ref()
+        .map_or_else(|| unraw(fn_name), syn::LitStr::value);
+    let group = attr
+        .group
+        .as_ref()
+        .map_or_else(|| "default".to_owned(), syn::LitStr::value);
+    let description = description(&input.docs);
+    let (flags, execution) = policy(attr, &func.sig);
 
     let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));
     let Arguments {
@@ -319,17 +333,25 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
                             #name,
                             #description,
                             #group,
-                            ::toolkit::ToolFlags::new() #(#flags)*,
+                            ::toolkit::ToolFlags::new() #flags,
+                            ::toolkit::Execution::#execution,
                             ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
                         )
                     })
+                }
+
+                fn check_arguments(
+                    &self,
+                    arguments: &str,
+                ) -> ::core::result::Result<(), ::toolkit::ArgumentError> {
+                    ::toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
                 }
 
                 fn execute<'a>(
                     &'a self,
                     arguments: &'a str,
                     context: &'a ::toolkit::ToolContext,
-                    _permit: ::toolkit::ExecutePermit,
+                    _permit: &::toolkit::ExecutePermit,
                 ) -> ::toolkit::ToolFuture<'a> {
                     let _ = context;
                     let arguments: __ToolkitArguments = match ::toolkit::__private::parse_arguments(arguments) {

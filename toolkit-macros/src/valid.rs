@@ -48,6 +48,9 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
             ),
         );
     }
+    if let Some(error) = inline_on_async(attr, sig) {
+        combine(&mut errors, error);
+    }
     if let Some(constness) = &sig.constness {
         combine(
             &mut errors,
@@ -162,6 +165,16 @@ fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error>
             Ok(())
         }
     }
+}
+
+/// `inline` on an `async fn`, which runs on the calling task anyway.
+fn inline_on_async(attr: &ToolAttr, sig: &syn::Signature) -> Option<syn::Error> {
+    let inline = attr.inline.filter(|inline| inline.value)?;
+    sig.asyncness?;
+    Some(syn::Error::new(
+        inline.span,
+        "`inline` is for a plain `fn` whose work is tiny; an `async fn` already runs on the calling task",
+    ))
 }
 
 /// `[A-Za-z0-9_-]{1,64}`, or what is wrong: the rule `toolkit::check_tool_name` applies at run

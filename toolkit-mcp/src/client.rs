@@ -246,7 +246,7 @@ impl Tool for RemoteTool {
         &'a self,
         arguments: &'a str,
         _context: &'a ToolContext,
-        _permit: ExecutePermit,
+        _permit: &ExecutePermit,
     ) -> ToolFuture<'a> {
         let arguments = match serde_json::from_str::<serde_json::Value>(arguments) {
             Ok(serde_json::Value::Object(arguments)) => arguments,

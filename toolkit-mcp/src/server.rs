@@ -186,7 +186,7 @@ mod tests {
             &'a self,
             _arguments: &'a str,
             _context: &'a ToolContext,
-            _permit: ExecutePermit,
+            _permit: &ExecutePermit,
         ) -> ToolFuture<'a> {
             ToolFuture::Ready(Ok(ToolResult::text("said")))
         }

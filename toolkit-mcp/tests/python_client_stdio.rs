@@ -75,7 +75,7 @@ impl Tool for Canary {
         &'a self,
         _arguments: &'a str,
         _context: &'a ToolContext,
-        _permit: ExecutePermit,
+        _permit: &ExecutePermit,
     ) -> ToolFuture<'a> {
         let table = Table::from_rows(
             ["secret", "note"],

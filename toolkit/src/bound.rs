@@ -4,8 +4,10 @@
 //! O(budget), never O(size): content is cut in place, and artifacts are measured with a
 //! [meter](crate::meter) that stops counting once past the budget.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::filter::ContentFilter;
 use crate::meter::{self, Meter};
 use crate::result::{self, ArtifactData, ToolArtifact};
 
@@ -42,6 +44,30 @@ pub const MARKER_RESERVE: usize = 1024;
 /// ```
 pub fn bound_content(content: String) -> String {
     cut_content(&content).unwrap_or(content)
+}
+
+/// Bytes past [`CONTENT_LIMIT`] a content filter sees, so that what straddles the cut is seen
+/// whole; content longer than the limit and the margin is cut before it is filtered.
+pub const FILTER_MARGIN: usize = 16 * 1024;
+
+/// Filters content, then bounds it like [`bound_content`]. The filter sees at most
+/// [`CONTENT_LIMIT`] + [`FILTER_MARGIN`] bytes, so its cost does not grow with the content; what
+/// lay beyond is cut whatever the filter made of the rest.
+pub fn bound_filtered_content(content: String, filter: &dyn ContentFilter) -> String {
+    let window = CONTENT_LIMIT + FILTER_MARGIN;
+    if content.len() <= window {
+        return match filter.filter(&content) {
+            Cow::Borrowed(_) => bound_content(content),
+            Cow::Owned(filtered) => bound_content(filtered),
+        };
+    }
+    let head = &content[..floor_char_boundary(&content, window)];
+    let filtered = filter.filter(head);
+    let cut = floor_char_boundary(&filtered, CONTENT_LIMIT - TRUNCATION_MARKER.len());
+    let mut bounded = String::with_capacity(cut + TRUNCATION_MARKER.len());
+    bounded.push_str(&filtered[..cut]);
+    bounded.push_str(TRUNCATION_MARKER);
+    bounded
 }
 
 /// The bounded copy of content longer than [`CONTENT_LIMIT`], or `None` when it fits as it is.

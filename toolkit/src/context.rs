@@ -24,7 +24,8 @@ use std::sync::Arc;
 #[derive(Clone, Default)]
 pub struct ToolContext {
     admin: bool,
-    extensions: HashMap<TypeId, Extension>,
+    // Shared: a context is cloned for every call that runs on a worker thread.
+    extensions: Arc<HashMap<TypeId, Extension>>,
 }
 
 #[derive(Clone)]
@@ -50,7 +51,7 @@ impl ToolContext {
     /// value of the same type).
     #[must_use]
     pub fn with_extension<T: Any + Send + Sync>(mut self, value: T) -> Self {
-        self.extensions.insert(
+        Arc::make_mut(&mut self.extensions).insert(
             TypeId::of::<T>(),
             Extension {
                 value: Arc::new(value),

@@ -66,6 +66,7 @@ struct ReadmeDoctests;
 pub mod bound;
 mod context;
 mod declaration;
+mod filter;
 mod meter;
 mod name;
 mod registry;
@@ -76,6 +77,7 @@ mod seam;
 pub mod secrets;
 mod tool;
 mod wire;
+mod workers;
 
 #[cfg(feature = "loop")]
 mod events;
@@ -83,6 +85,8 @@ mod events;
 pub mod provider;
 #[cfg(feature = "loop")]
 mod recorder;
+#[cfg(feature = "loop")]
+mod replay;
 #[cfg(feature = "loop")]
 mod run;
 #[cfg(feature = "loop")]
@@ -97,16 +101,19 @@ mod trace;
 pub mod __private;
 
 pub use context::ToolContext;
+pub use filter::ContentFilter;
+#[cfg(feature = "secrets")]
+pub use filter::SecretFilter;
 pub use name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
 pub use registry::{DuplicateTool, RegistryError, ToolRegistry};
 pub use result::{ArtifactType, Table, TableError, ToolArtifact, ToolResult};
 pub use schema::SchemaError;
 pub use seam::{
-    ARGUMENT_LIMIT, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered,
-    RunScope, Seam,
+    ARGUMENT_LIMIT, Approval, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT,
+    NotRegistered, RunScope, Seam,
 };
 pub use tool::{
-    ArgumentError, BoxToolFuture, ExecutePermit, Tool, ToolFlags, ToolFuture, ToolSpec,
+    ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFlags, ToolFuture, ToolSpec,
 };
 pub use toolkit_macros::tool;
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
@@ -116,6 +123,8 @@ pub use events::{RunEvent, RunKind};
 #[cfg(feature = "loop")]
 pub use recorder::{Recorder, RunId, Sink, SinkError, SinkFuture, ToolInvocation};
 #[cfg(feature = "loop")]
+pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
+#[cfg(feature = "loop")]
 pub use run::{
     CancelSignal, DEFAULT_MAX_ITERATIONS, Decision, RunError, RunOptions, RunRequest, Suspension,
     ToolLoopResult,
@@ -123,6 +132,6 @@ pub use run::{
 #[cfg(feature = "loop")]
 pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
 #[cfg(feature = "loop")]
-pub use service::ToolLoopService;
+pub use service::{DEFAULT_TOKEN_LIFETIME, ToolLoopService};
 #[cfg(feature = "loop")]
 pub use trace::{RunStep, RunTrace, StepKind, Termination, Usage};

@@ -179,10 +179,12 @@ pub fn spec<T: schemars::JsonSchema>(
     description: &'static str,
     group: &'static str,
     flags: crate::ToolFlags,
+    execution: crate::Execution,
     place: &'static str,
 ) -> crate::ToolSpec {
     crate::ToolSpec::new(name, description, input_schema::<T>())
         .with_group(group)
         .with_flags(flags)
+        .with_execution(execution)
         .defined_at(place)
 }

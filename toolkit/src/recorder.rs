@@ -430,3 +430,21 @@ impl<'r> Recording<'r> {
         RunTrace::new(self.run_id, self.steps)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RunId;
+
+    #[test]
+    fn a_run_id_reads_and_compares_as_its_text() {
+        let id = RunId::new("mcp\n");
+        let text = id.as_str().to_owned();
+        assert!(text.starts_with("mcp\\n_"), "{text}");
+        assert_eq!(AsRef::<str>::as_ref(&id), text);
+        assert_eq!(id.to_string(), text);
+        assert!(id == *text.as_str());
+        assert!(id == text.as_str());
+        assert!(id != *"run_other");
+        assert!(id != "run_other");
+    }
+}

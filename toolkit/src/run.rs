@@ -14,7 +14,10 @@ use crate::events::RunKind;
 use crate::provider::{Provider, ProviderRequest, ProviderResponse};
 use crate::recorder::{Recording, RunId};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall, resumable_state};
-use crate::seam::{DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered, RunScope, Seam};
+use crate::seam::{
+    Approval, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered, RunScope, Seam,
+    approval_not_given,
+};
 use crate::service::ToolLoopService;
 use crate::tool::ToolSpec;
 use crate::trace::{RunStep, RunTrace, StepKind, Termination, Usage};
@@ -298,19 +301,14 @@ pub enum RunError {
     /// A decision names a call that is not waiting.
     #[error("no pending call has the id \"{0}\"")]
     UnknownDecision(String),
+    /// Two decisions on one call disagree.
+    #[error("the call \"{0}\" is both approved and denied")]
+    ConflictingDecisions(String),
 }
 
 /// The tool result text for a call the operator refused.
 fn denied(name: &str) -> String {
     format!("Error: tool \"{}\" was denied by the operator.", echo(name))
-}
-
-/// The tool result text for a call nobody decided on.
-fn not_given(name: &str) -> String {
-    format!(
-        "Error: tool \"{}\" requires approval that was not given.",
-        echo(name)
-    )
 }
 
 impl ToolLoopService {
@@ -338,6 +336,7 @@ impl ToolLoopService {
         let mut run = Run {
             seam: self.seam(),
             seal_key: self.seal_key(),
+            token_lifetime: self.token_lifetime(),
             provider,
             scope,
             recording,
@@ -381,11 +380,27 @@ impl ToolLoopService {
             if !state.pending().any(|call| call.id == decision.call_id) {
                 return Err(RunError::UnknownDecision(echo(&decision.call_id)));
             }
+            if decisions.iter().any(|other| {
+                other.call_id == decision.call_id && other.approved != decision.approved
+            }) {
+                return Err(RunError::ConflictingDecisions(echo(&decision.call_id)));
+            }
+        }
+        // Only a token that would run is spent; from here on it never opens again.
+        match self
+            .replay_store()
+            .claim(&state.token_id, state.expiry())
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return Err(TokenError::AlreadyUsed.into()),
+            Err(error) => return Err(TokenError::Store(error.to_string()).into()),
         }
         let SuspendedRunState {
             run_id,
             options,
             mut progress,
+            ..
         } = state;
         let scope = self
             .scope(context)
@@ -398,6 +413,7 @@ impl ToolLoopService {
         let mut run = Run {
             seam: self.seam(),
             seal_key: self.seal_key(),
+            token_lifetime: self.token_lifetime(),
             provider,
             scope,
             recording,
@@ -435,14 +451,17 @@ impl ToolLoopService {
                     let text = if decided {
                         denied(&call.name)
                     } else {
-                        not_given(&call.name)
+                        approval_not_given(&call.name)
                     };
-                    let wire = run.recording.answered(call, Seam::refuse(text)).await;
+                    let wire = run
+                        .recording
+                        .answered(call, Seam::refuse(&run.scope, text))
+                        .await;
                     outcomes.push(Some(wire));
                 }
             }
         }
-        let mut ran = run.execute(&to_run).await.into_iter();
+        let mut ran = run.execute_approved(&to_run).await.into_iter();
         for (turn, outcome) in turn.iter().zip(outcomes) {
             let wire = match outcome {
                 Some(wire) => wire,
@@ -460,6 +479,7 @@ impl ToolLoopService {
 struct Run<'s> {
     seam: &'s Seam,
     seal_key: &'s SealKey,
+    token_lifetime: Duration,
     provider: &'s dyn Provider,
     scope: RunScope,
     recording: Recording<'s>,
@@ -557,11 +577,17 @@ impl Run<'_> {
                         "Error: the call of tool \"{}\" came without an id; it was not run.",
                         echo(&call.name)
                     );
-                    outcomes[position] =
-                        Some(self.recording.answered(call, Seam::refuse(text)).await);
+                    let refusal = Seam::refuse(&self.scope, text);
+                    outcomes[position] = Some(self.recording.answered(call, refusal).await);
                 } else if !self.needs_approval(call) {
                     to_run.push(call.clone());
                     positions.push(position);
+                } else if let Some(text) =
+                    self.seam.refusal(&self.scope, &call.name, &call.arguments)
+                {
+                    // Nobody is asked to approve a call that could not run.
+                    let refusal = Seam::refuse(&self.scope, text);
+                    outcomes[position] = Some(self.recording.answered(call, refusal).await);
                 }
             }
             for (position, wire) in positions.into_iter().zip(self.execute(&to_run).await) {
@@ -625,6 +651,17 @@ impl Run<'_> {
             .await
     }
 
+    /// Runs calls an operator approved, each with the proof of its approval.
+    async fn execute_approved(&mut self, calls: &[ToolCall]) -> Vec<WireString> {
+        let seam = self.seam;
+        let scope = &self.scope;
+        self.recording
+            .tools(calls, |call| {
+                seam.invoke_approved(scope, call, Approval::granted(call))
+            })
+            .await
+    }
+
     fn answer(&mut self, call: &ToolCall, wire: WireString) {
         let message =
             ChatMessage::tool_result(call.id.clone(), wire).expect("every call has an id by now");
@@ -655,8 +692,11 @@ impl Run<'_> {
         self.progress.remote_used = self.scope.remote_calls_used();
         self.progress.offered = self.scope.offered().map(str::to_owned).collect();
         self.progress.next_step = self.recording.next_index();
+        let (token_id, expires_at) = SuspendedRunState::token_for(self.token_lifetime);
         let state = SuspendedRunState {
             run_id: self.recording.run_id().clone(),
+            token_id,
+            expires_at,
             options: self.options.clone(),
             progress: std::mem::take(&mut self.progress),
         };

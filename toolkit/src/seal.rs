@@ -52,8 +52,9 @@ impl std::fmt::Debug for SealKey {
     }
 }
 
-/// A token that does not open.
+/// A token that does not open, or does not open again.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TokenError {
     /// Not of the form `v1.<payload>.<tag>`, or not base64.
     #[error("the token is malformed: {0}")]
@@ -61,9 +62,18 @@ pub enum TokenError {
     /// The tag does not match: the token was changed, cut, or sealed by another key.
     #[error("the token's seal does not verify: it was altered or sealed by another service")]
     BadSeal,
-    /// Verified, but not a state this build understands.
+    /// Verified, but not a state this build understands, or not one it would have sealed.
     #[error("the token's state cannot be read: {0}")]
     Unreadable(String),
+    /// Verified, but past its lifetime.
+    #[error("the token has expired: a suspended run must be resumed within its token's lifetime")]
+    Expired,
+    /// Verified, but already resumed once (here or on an instance sharing the replay store).
+    #[error("the token was already used: a suspended run resumes once")]
+    AlreadyUsed,
+    /// The replay store could not say whether the token was used; nothing ran.
+    #[error("the token's use cannot be recorded: {0}")]
+    Store(String),
 }
 
 pub(crate) mod sealed {
@@ -131,6 +141,10 @@ resumable_state! {
     #[derive(Debug, Clone)]
     pub struct SuspendedRunState {
         pub(crate) run_id: RunId,
+        /// Random: what the replay store records when the token is used.
+        pub(crate) token_id: String,
+        /// When the token stops opening, in milliseconds since the Unix epoch.
+        pub(crate) expires_at: u64,
         pub(crate) options: RunOptions,
         pub(crate) progress: Progress,
     }
@@ -185,6 +199,8 @@ impl SuspendedRunState {
     pub(crate) fn seal(&self, key: &SealKey) -> String {
         let sealed = Sealed {
             run_id: &self.run_id,
+            token_id: &self.token_id,
+            expires_at: self.expires_at,
             options: &self.options,
             progress: &self.progress,
         };
@@ -197,7 +213,29 @@ impl SuspendedRunState {
         format!("{signed}.{tag}")
     }
 
-    /// Verifies a token (in constant time) and only then deserialises it.
+    /// A fresh token id and the expiry of a token sealed now with this lifetime.
+    pub(crate) fn token_for(lifetime: std::time::Duration) -> (String, u64) {
+        let mut id = [0u8; 16];
+        // Ids only need to be unpredictable enough not to collide; a failing OS generator is
+        // not something to carry on from.
+        getrandom::fill(&mut id).expect("the operating system's random generator works");
+        let id = id.iter().fold(String::with_capacity(32), |mut hex, byte| {
+            use std::fmt::Write as _;
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        });
+        let expires_at =
+            now_ms().saturating_add(u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX));
+        (id, expires_at)
+    }
+
+    /// When the token stops opening.
+    pub(crate) fn expiry(&self) -> std::time::SystemTime {
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(self.expires_at)
+    }
+
+    /// Verifies a token (in constant time), and only then deserialises it and checks it as if
+    /// it were new: not expired, every call id present, every content bounded again.
     pub(crate) fn open(token: &str, key: &SealKey) -> Result<Self, TokenError> {
         let (signed, tag) = token
             .trim()
@@ -222,12 +260,25 @@ impl SuspendedRunState {
             .map_err(|_| TokenError::Malformed("the state is not base64"))?;
         let Opened {
             run_id,
+            token_id,
+            expires_at,
             options,
             progress,
         } = serde_json::from_slice(&json)
             .map_err(|error| TokenError::Unreadable(error.to_string()))?;
+        if now_ms() >= expires_at {
+            return Err(TokenError::Expired);
+        }
+        if let Some(turn) = progress.turn.iter().find(|turn| turn.call.id.is_empty()) {
+            return Err(TokenError::Unreadable(format!(
+                "a call of tool \"{}\" has no id",
+                crate::bound::echo(&turn.call.name)
+            )));
+        }
         Ok(Self {
             run_id,
+            token_id,
+            expires_at,
             options,
             progress,
         })
@@ -238,8 +289,19 @@ impl SuspendedRunState {
 #[derive(Serialize)]
 struct Sealed<'a> {
     run_id: &'a RunId,
+    token_id: &'a str,
+    expires_at: u64,
     options: &'a RunOptions,
     progress: &'a Progress,
+}
+
+/// Now, in milliseconds since the Unix epoch (tokens cross processes: the wall clock).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+        })
 }
 
 /// What a verified token opens into. Private, so `Deserialize` of state is reachable only
@@ -248,6 +310,8 @@ struct Sealed<'a> {
 #[serde(deny_unknown_fields)]
 struct Opened {
     run_id: RunId,
+    token_id: String,
+    expires_at: u64,
     options: RunOptions,
     progress: Progress,
 }
@@ -270,10 +334,10 @@ impl From<&WireString> for StoredContent {
 }
 
 impl StoredContent {
-    /// Content in a verified token was bounded by the seam before it was sealed; only a token
-    /// whose seal verified gets here.
+    /// Content of a verified token, bounded again as if it had just come from a tool: a token
+    /// the service's key signed is trusted to be the service's, not to be within the bounds.
     fn into_wire(self) -> WireString {
-        WireString::after_seam(self.text, self.is_error)
+        WireString::after_seam(crate::bound::bound_content(self.text), self.is_error)
     }
 }
 
@@ -307,8 +371,10 @@ mod result_mirror {
 mod message_mirror {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+    use serde::de::Error as _;
+
     use super::StoredContent;
-    use crate::wire::{ChatMessage, ToolCall, ToolResultMessage};
+    use crate::wire::{ChatMessage, ToolCall};
 
     #[derive(Serialize, Deserialize)]
     #[serde(tag = "role", rename_all = "snake_case", deny_unknown_fields)]
@@ -363,30 +429,36 @@ mod message_mirror {
         deserializer: D,
     ) -> Result<Vec<ChatMessage>, D::Error> {
         let stored = Vec::<StoredMessage>::deserialize(deserializer)?;
-        Ok(stored
+        // Each message is made as if new: a tool result without a call id does not open.
+        stored
             .into_iter()
             .map(|message| match message {
-                StoredMessage::System { content } => ChatMessage::system(content),
-                StoredMessage::User { content } => ChatMessage::user(content),
+                StoredMessage::System { content } => Ok(ChatMessage::system(content)),
+                StoredMessage::User { content } => Ok(ChatMessage::user(content)),
                 StoredMessage::Assistant {
                     content,
                     tool_calls,
-                } => ChatMessage::assistant(content, tool_calls),
+                } => Ok(ChatMessage::assistant(content, tool_calls)),
                 StoredMessage::ToolResult { call_id, content } => {
-                    ChatMessage::ToolResult(ToolResultMessage::new(call_id, content.into_wire()))
+                    ChatMessage::tool_result(call_id, content.into_wire()).map_err(D::Error::custom)
                 }
             })
-            .collect())
+            .collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn state(run_id: &RunId) -> SuspendedRunState {
+        let (token_id, expires_at) = SuspendedRunState::token_for(Duration::from_mins(1));
         SuspendedRunState {
             run_id: run_id.clone(),
+            token_id,
+            expires_at,
             options: RunOptions::default(),
             progress: Progress {
                 messages: vec![ChatMessage::user("hi")],
@@ -432,5 +504,41 @@ mod tests {
         for form in [format!("{bytes:?}"), hex, URL_SAFE_NO_PAD.encode(bytes)] {
             assert!(!debug.contains(&form[..8]), "{form} in {debug}");
         }
+    }
+
+    #[test]
+    fn restored_content_is_bounded_again_and_call_ids_are_checked() {
+        let key = SealKey::from_bytes([3; 32]);
+        // A state only this crate could make: content past the bound, as if the key had signed
+        // whatever someone holding it wished.
+        let mut state = state(&RunId::new("run"));
+        let oversized = WireString::after_seam("x".repeat(120_000), false);
+        state.progress.messages.push(ChatMessage::ToolResult(
+            match ChatMessage::tool_result("c0", oversized.clone()).unwrap() {
+                ChatMessage::ToolResult(message) => message,
+                _ => unreachable!("a tool result"),
+            },
+        ));
+        state.progress.turn.push(TurnCall {
+            call: ToolCall::new("c1", "reader", "{}"),
+            result: Some(oversized),
+        });
+        let opened = SuspendedRunState::open(&state.seal(&key), &key).expect("opens");
+        let ChatMessage::ToolResult(message) = opened.progress.messages.last().unwrap() else {
+            panic!("the tool result");
+        };
+        let marker = crate::bound::TRUNCATION_MARKER;
+        assert_eq!(message.content().len(), 50_000);
+        assert!(message.content().ends_with(marker));
+        let restored = opened.progress.turn[1].result.as_ref().unwrap();
+        assert_eq!(restored.len(), 50_000);
+        assert!(restored.ends_with(marker));
+
+        let mut nameless = self::state(&RunId::new("run"));
+        nameless.progress.turn[0].call.id.clear();
+        assert_eq!(
+            SuspendedRunState::open(&nameless.seal(&key), &key).unwrap_err(),
+            TokenError::Unreadable("a call of tool \"writer\" has no id".to_owned())
+        );
     }
 }

@@ -11,10 +11,12 @@ use std::time::Duration;
 
 use crate::bound::{self, echo};
 use crate::context::ToolContext;
+use crate::filter::ContentFilter;
 use crate::registry::ToolRegistry;
 use crate::result::{ToolArtifact, ToolResult};
-use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, ToolFuture};
-use crate::wire::WireString;
+use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture};
+use crate::wire::{ToolCall, WireString};
+use crate::workers;
 
 /// How many calls to remote tools one run may make unless told otherwise.
 pub const DEFAULT_REMOTE_BUDGET: u32 = 20;
@@ -26,8 +28,9 @@ pub const ARGUMENT_LIMIT: usize = 1024 * 1024;
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The one place where tools run: it checks each call, executes it under its limits and bounds
-/// what comes back. It holds the registry and nothing else: no provider, no seal key, no events.
-/// [`ToolLoopService`](crate::ToolLoopService) sits on top of it (the loop, sealing, recording).
+/// what comes back. It holds the registry and the content filter, and nothing else: no
+/// provider, no seal key, no events. [`ToolLoopService`](crate::ToolLoopService) sits on top of
+/// it (the loop, sealing, recording).
 ///
 /// ```
 /// use toolkit::{Seam, ToolContext, ToolRegistry};
@@ -42,14 +45,57 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// ```
 pub struct Seam {
     registry: Arc<ToolRegistry>,
+    filter: Option<Arc<dyn ContentFilter>>,
+}
+
+/// Proof that an operator approved one exact call: its id, its tool and its argument bytes.
+///
+/// Only toolkit makes one, from an operator's decision on a verified, unused token of a
+/// suspended run; [`Seam::invoke_approved`] spends it. A tool that
+/// [requires approval](crate::ToolFlags::requires_approval) runs with nothing less.
+#[derive(Debug)]
+pub struct Approval {
+    call_id: String,
+    name: String,
+    arguments: String,
+}
+
+impl Approval {
+    /// The operator's approval of `call`, as a resumed run's verified token lists it.
+    #[cfg(feature = "loop")]
+    pub(crate) fn granted(call: &ToolCall) -> Self {
+        Self {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        }
+    }
+
+    /// The id of the call it approves.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    fn covers(&self, call: &ToolCall) -> bool {
+        self.call_id == call.id && self.name == call.name && self.arguments == call.arguments
+    }
 }
 
 impl Seam {
-    /// A seam over these tools.
+    /// A seam over these tools, with no content filter.
     pub fn new(registry: ToolRegistry) -> Self {
         Self {
             registry: Arc::new(registry),
+            filter: None,
         }
+    }
+
+    /// The same seam filtering every tool's content with `filter` in the scopes it makes
+    /// (a scope may set its own).
+    #[must_use]
+    pub fn with_content_filter(mut self, filter: Arc<dyn ContentFilter>) -> Self {
+        self.filter = Some(filter);
+        self
     }
 
     /// The tools this seam can run.
@@ -59,13 +105,13 @@ impl Seam {
 
     /// An error result that did not come from a tool (a refusal), bounded like any other.
     #[cfg(feature = "loop")]
-    pub(crate) fn refuse(message: String) -> BoundedResult {
-        BoundedResult::bound(ToolResult::error(message))
+    pub(crate) fn refuse(scope: &RunScope, message: String) -> BoundedResult {
+        BoundedResult::bound(ToolResult::error(message), scope.filter.as_deref())
     }
 
     /// A scope for one run with the defaults: the enabled-by-default tools the caller may use
     /// (admin tools only for an admin context), a budget of [`DEFAULT_REMOTE_BUDGET`] remote calls,
-    /// and a [`DEFAULT_TOOL_TIMEOUT`] per call.
+    /// a [`DEFAULT_TOOL_TIMEOUT`] per call, and this seam's content filter.
     pub fn scope(&self, context: ToolContext) -> RunScope {
         let offered = self
             .registry
@@ -81,6 +127,7 @@ impl Seam {
             remote_budget: DEFAULT_REMOTE_BUDGET,
             remote_used: AtomicU32::new(0),
             timeout: DEFAULT_TOOL_TIMEOUT,
+            filter: self.filter.clone(),
             context,
         }
     }
@@ -89,23 +136,75 @@ impl Seam {
     /// of [`WireString`].
     ///
     /// In order: an unknown name, a tool not offered in this scope, a remote call past the
-    /// scope's budget (charged once the first two checks pass) and arguments that do not decode
-    /// each give an error result and the tool does not run; a panic or a timeout gives
-    /// `Error: tool "NAME" failed.` (the panic message goes to the log). Then an error result
-    /// loses its artifacts and both channels are bounded (see [`bound`]).
+    /// scope's budget (charged once the first two checks pass), arguments that do not decode,
+    /// and a tool that requires approval (use [`invoke_approved`](Self::invoke_approved) with the
+    /// operator's [`Approval`]) each give an error result and the tool does not run; a panic or a
+    /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log). Then an
+    /// error result loses its artifacts, content passes the content filter, and both channels
+    /// are bounded (see [`bound`]).
     pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        BoundedResult::bound(self.check_and_execute(scope, name, arguments).await)
+        let result = self.check_and_execute(scope, name, arguments, false).await;
+        BoundedResult::bound(result, scope.filter.as_deref())
     }
 
-    async fn check_and_execute(&self, scope: &RunScope, name: &str, arguments: &str) -> ToolResult {
+    /// The same checks as [`invoke`](Self::invoke) for a call an operator approved: `approval`
+    /// must be for exactly this call (its id, tool and argument bytes), else nothing runs.
+    pub async fn invoke_approved(
+        &self,
+        scope: &RunScope,
+        call: &ToolCall,
+        approval: Approval,
+    ) -> BoundedResult {
+        let result = if approval.covers(call) {
+            self.check_and_execute(scope, &call.name, &call.arguments, true)
+                .await
+        } else {
+            ToolResult::error(format!(
+                "Error: the approval given is not for call \"{}\" of tool \"{}\" with these arguments; it was not run.",
+                echo(&call.id),
+                echo(&call.name)
+            ))
+        };
+        BoundedResult::bound(result, scope.filter.as_deref())
+    }
+
+    /// Why a call would be refused before running, without charging the budget or running it:
+    /// an unknown or not offered tool, or arguments too long or that do not decode. The loop
+    /// asks before it suspends a run for an operator, so nobody is asked to approve a call that
+    /// could not run.
+    #[cfg(feature = "loop")]
+    pub(crate) fn refusal(&self, scope: &RunScope, name: &str, arguments: &str) -> Option<String> {
         let Some(index) = self.registry.index_of(name) else {
-            return ToolResult::error(format!("Error: unknown tool \"{}\"", echo(name)));
+            return Some(unknown(name));
         };
         if !scope.offers(&self.registry, index) {
-            return ToolResult::error(format!("Error: tool \"{}\" not permitted", echo(name)));
+            return Some(not_permitted(name));
+        }
+        if arguments.len() > ARGUMENT_LIMIT {
+            return Some(too_long(name, arguments));
         }
         let tool = self.registry.at(index);
-        if tool.spec().flags().remote() && !scope.charge_remote_call() {
+        tool.check_arguments(arguments)
+            .err()
+            .map(|invalid| argument_error_message(name, &invalid))
+    }
+
+    async fn check_and_execute(
+        &self,
+        scope: &RunScope,
+        name: &str,
+        arguments: &str,
+        approved: bool,
+    ) -> ToolResult {
+        let Some(index) = self.registry.index_of(name) else {
+            return ToolResult::error(unknown(name));
+        };
+        if !scope.offers(&self.registry, index) {
+            return ToolResult::error(not_permitted(name));
+        }
+        let tool = self.registry.at(index);
+        let spec = tool.spec();
+        if spec.flags().remote() && !scope.charge_remote_call() {
             return ToolResult::error(format!(
                 "Error: this run has used its budget of {} calls to external tools; \"{}\" was not called.",
                 scope.remote_budget,
@@ -113,19 +212,17 @@ impl Seam {
             ));
         }
         if arguments.len() > ARGUMENT_LIMIT {
-            return ToolResult::error(format!(
-                "Error: invalid arguments for tool \"{}\": {} bytes of arguments; the limit is {ARGUMENT_LIMIT}.",
-                echo(name),
-                arguments.len()
-            ));
+            return ToolResult::error(too_long(name, arguments));
         }
-        let outcome = match panic::catch_unwind(AssertUnwindSafe(|| {
-            tool.execute(arguments, &scope.context, ExecutePermit(()))
-        })) {
-            Ok(ToolFuture::Ready(outcome)) => Ok(outcome),
-            // Boxed so that the timer's state does not weigh on every call's future.
-            Ok(ToolFuture::Pending(future)) => Box::pin(run_pending(future, scope.timeout)).await,
-            Err(payload) => Err(Failure::Panicked(panic_message(payload.as_ref()))),
+        if spec.flags().requires_approval() && !approved {
+            if let Err(invalid) = tool.check_arguments(arguments) {
+                return ToolResult::error(argument_error_message(name, &invalid));
+            }
+            return ToolResult::error(approval_not_given(name));
+        }
+        let outcome = match spec.execution() {
+            Execution::Blocking => self.run_on_worker(index, arguments, scope).await,
+            _ => run_here(tool, arguments, scope).await,
         };
         match outcome {
             Ok(Ok(result)) => result,
@@ -136,12 +233,82 @@ impl Seam {
             }
         }
     }
+
+    /// Runs a blocking tool on a worker thread and waits for it under the scope's timeout.
+    async fn run_on_worker(&self, index: usize, arguments: &str, scope: &RunScope) -> Outcome {
+        let registry = Arc::clone(&self.registry);
+        let arguments = arguments.to_owned();
+        let context = scope.context.clone();
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let job = Box::new(move || {
+            let tool = registry.at(index);
+            let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+                match tool.execute(&arguments, &context, &ExecutePermit(())) {
+                    ToolFuture::Ready(outcome) => Ok(outcome),
+                    ToolFuture::Pending(_) => Err(Failure::NotBlocking),
+                }
+            }));
+            let outcome = ran
+                .unwrap_or_else(|payload| Err(Failure::Panicked(panic_message(payload.as_ref()))));
+            // The caller may have stopped waiting (a timeout): nobody to tell.
+            let _ = sender.send(outcome);
+        });
+        if workers::submit(job).is_err() {
+            return Err(Failure::NoWorker);
+        }
+        match tokio::time::timeout(scope.timeout, receiver).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(Failure::NoWorker),
+            Err(_) => Err(Failure::TimedOut(scope.timeout)),
+        }
+    }
+}
+
+/// What running a tool gave: its outcome, or why there is none.
+type Outcome = Result<Result<ToolResult, ArgumentError>, Failure>;
+
+/// Runs an async or inline tool on the calling task; the timeout applies to what it awaits.
+async fn run_here(tool: &dyn Tool, arguments: &str, scope: &RunScope) -> Outcome {
+    let permit = ExecutePermit(());
+    match panic::catch_unwind(AssertUnwindSafe(|| {
+        tool.execute(arguments, &scope.context, &permit)
+    })) {
+        Ok(ToolFuture::Ready(outcome)) => Ok(outcome),
+        // Boxed so that the timer's state does not weigh on every call's future.
+        Ok(ToolFuture::Pending(future)) => Box::pin(run_pending(future, scope.timeout)).await,
+        Err(payload) => Err(Failure::Panicked(panic_message(payload.as_ref()))),
+    }
+}
+
+fn unknown(name: &str) -> String {
+    format!("Error: unknown tool \"{}\"", echo(name))
+}
+
+fn not_permitted(name: &str) -> String {
+    format!("Error: tool \"{}\" not permitted", echo(name))
+}
+
+fn too_long(name: &str, arguments: &str) -> String {
+    format!(
+        "Error: invalid arguments for tool \"{}\": {} bytes of arguments; the limit is {ARGUMENT_LIMIT}.",
+        echo(name),
+        arguments.len()
+    )
+}
+
+/// The result text for a call that needs an operator's approval and has none.
+pub(crate) fn approval_not_given(name: &str) -> String {
+    format!(
+        "Error: tool \"{}\" requires approval that was not given.",
+        echo(name)
+    )
 }
 
 impl std::fmt::Debug for Seam {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Seam")
             .field("registry", &self.registry)
+            .field("filtered", &self.filter.is_some())
             .finish()
     }
 }
@@ -169,6 +336,10 @@ enum Failure {
     Panicked(String),
     #[error("timed out after {0:?}")]
     TimedOut(Duration),
+    #[error("a blocking tool returned a future; only async tools may wait")]
+    NotBlocking,
+    #[error("no worker thread could be started")]
+    NoWorker,
 }
 
 async fn run_pending(
@@ -216,6 +387,7 @@ pub struct RunScope {
     remote_budget: u32,
     remote_used: AtomicU32,
     timeout: Duration,
+    filter: Option<Arc<dyn ContentFilter>>,
     context: ToolContext,
 }
 
@@ -266,6 +438,20 @@ impl RunScope {
         self
     }
 
+    /// The same scope filtering every tool's content with `filter` (instead of the seam's).
+    #[must_use]
+    pub fn with_content_filter(mut self, filter: Arc<dyn ContentFilter>) -> Self {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// The same scope with no content filter.
+    #[must_use]
+    pub fn without_content_filter(mut self) -> Self {
+        self.filter = None;
+        self
+    }
+
     /// The same scope with another per-call timeout.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -313,6 +499,7 @@ impl std::fmt::Debug for RunScope {
             .field("remote_budget", &self.remote_budget)
             .field("remote_used", &self.remote_calls_used())
             .field("timeout", &self.timeout)
+            .field("filtered", &self.filter.is_some())
             .field("context", &self.context)
             .finish_non_exhaustive()
     }
@@ -328,14 +515,18 @@ pub struct BoundedResult {
 }
 
 impl BoundedResult {
-    fn bound(result: ToolResult) -> Self {
+    fn bound(result: ToolResult, filter: Option<&dyn ContentFilter>) -> Self {
         let (content, is_error, artifacts) = result.into_parts();
         let artifacts = if is_error {
             Vec::new()
         } else {
             bound::bound_artifacts(artifacts)
         };
-        let content = WireString::after_seam(bound::bound_content(content), is_error);
+        let content = match filter {
+            None => bound::bound_content(content),
+            Some(filter) => bound::bound_filtered_content(content, filter),
+        };
+        let content = WireString::after_seam(content, is_error);
         Self {
             content,
             is_error,
@@ -366,7 +557,7 @@ impl BoundedResult {
 
 #[cfg(test)]
 mod tests {
-    use super::panic_message;
+    use super::*;
 
     #[test]
     fn a_panic_reads_as_its_message_whatever_its_payload() {
@@ -376,5 +567,62 @@ mod tests {
             panic_message(&42_u8),
             "a panic with a payload that is not a string"
         );
+    }
+
+    /// Runs, counting its runs.
+    struct Counted(crate::ToolSpec, std::sync::atomic::AtomicUsize);
+
+    impl Tool for Counted {
+        fn spec(&self) -> &crate::ToolSpec {
+            &self.0
+        }
+
+        fn execute<'a>(
+            &'a self,
+            _arguments: &'a str,
+            _context: &'a ToolContext,
+            _permit: &ExecutePermit,
+        ) -> ToolFuture<'a> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            ToolFuture::Ready(Ok(ToolResult::text("ran")))
+        }
+    }
+
+    #[cfg(feature = "loop")]
+    #[tokio::test]
+    async fn an_approval_covers_one_exact_call_and_nothing_else() {
+        let counted = Arc::new(Counted(
+            crate::ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
+                .with_flags(crate::ToolFlags::new().with_requires_approval(true)),
+            std::sync::atomic::AtomicUsize::new(0),
+        ));
+        let mut registry = ToolRegistry::new();
+        registry.register_shared(counted.clone()).unwrap();
+        let seam = Seam::new(registry);
+        let scope = seam.scope(ToolContext::new());
+        let call = ToolCall::new("c1", "guarded", r#"{"a":1}"#);
+        for other in [
+            ToolCall::new("c2", "guarded", r#"{"a":1}"#),
+            ToolCall::new("c1", "other", r#"{"a":1}"#),
+            ToolCall::new("c1", "guarded", r#"{"a": 1}"#),
+        ] {
+            let refused = seam
+                .invoke_approved(&scope, &other, Approval::granted(&call))
+                .await;
+            assert!(refused.is_error());
+            assert_eq!(
+                refused.content().as_str(),
+                format!(
+                    "Error: the approval given is not for call \"{}\" of tool \"{}\" with these arguments; it was not run.",
+                    other.id, other.name
+                )
+            );
+        }
+        assert_eq!(counted.1.load(Ordering::SeqCst), 0);
+        let ran = seam
+            .invoke_approved(&scope, &call, Approval::granted(&call))
+            .await;
+        assert_eq!(ran.content().as_str(), "ran");
+        assert_eq!(counted.1.load(Ordering::SeqCst), 1);
     }
 }

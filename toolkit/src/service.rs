@@ -1,11 +1,14 @@
 //! The service: the seam, the recorder and the seal key, serving any number of runs and models.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::context::ToolContext;
 use crate::events::RunEvent;
+use crate::filter::ContentFilter;
 use crate::recorder::{Recorder, Sink, ToolInvocation};
 use crate::registry::ToolRegistry;
+use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::SealKey;
 use crate::seam::{BoundedResult, RunScope, Seam};
 use crate::wire::{ToolCall, WireString};
@@ -32,16 +35,49 @@ pub struct ToolLoopService {
     seam: Seam,
     recorder: Recorder,
     seal_key: SealKey,
+    token_lifetime: Duration,
+    replay: Arc<dyn ReplayStore>,
 }
 
+/// How long a suspended run's token opens unless told otherwise.
+pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_hours(1);
+
 impl ToolLoopService {
-    /// A service over these tools, with a random seal key and a recorder with no sink.
+    /// A service over these tools, with a random seal key, tokens that open once within
+    /// [`DEFAULT_TOKEN_LIFETIME`] (recorded in a [`MemoryReplayStore`]), no content filter and a
+    /// recorder with no sink.
     pub fn new(registry: ToolRegistry) -> Self {
         Self {
             seam: Seam::new(registry),
             recorder: Recorder::new(),
             seal_key: SealKey::random(),
+            token_lifetime: DEFAULT_TOKEN_LIFETIME,
+            replay: Arc::new(MemoryReplayStore::new()),
         }
+    }
+
+    /// The same service filtering every tool's content with `filter` before it becomes a wire
+    /// string (see [`Seam::with_content_filter`]).
+    #[must_use]
+    pub fn with_content_filter(mut self, filter: Arc<dyn ContentFilter>) -> Self {
+        self.seam = self.seam.with_content_filter(filter);
+        self
+    }
+
+    /// The same service giving suspended runs tokens that open for `lifetime` after they are
+    /// sealed.
+    #[must_use]
+    pub fn with_token_lifetime(mut self, lifetime: Duration) -> Self {
+        self.token_lifetime = lifetime;
+        self
+    }
+
+    /// The same service recording used tokens in `store` (share one between processes that
+    /// resume each other's runs, so a token opens once across all of them).
+    #[must_use]
+    pub fn with_replay_store(mut self, store: Arc<dyn ReplayStore>) -> Self {
+        self.replay = store;
+        self
     }
 
     /// The same service sealing suspended runs with `key` (share it between processes that
@@ -76,6 +112,14 @@ impl ToolLoopService {
 
     pub(crate) fn seal_key(&self) -> &SealKey {
         &self.seal_key
+    }
+
+    pub(crate) fn token_lifetime(&self) -> Duration {
+        self.token_lifetime
+    }
+
+    pub(crate) fn replay_store(&self) -> &dyn ReplayStore {
+        self.replay.as_ref()
     }
 
     /// Follows every run's events live (see [`Recorder::subscribe`]).

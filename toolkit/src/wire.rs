@@ -136,12 +136,6 @@ pub struct ToolResultMessage {
 }
 
 impl ToolResultMessage {
-    /// Only for state the crate itself sealed (the id was checked when first built).
-    #[cfg(feature = "loop")]
-    pub(crate) fn new(call_id: String, content: WireString) -> Self {
-        Self { call_id, content }
-    }
-
     /// The id of the call this answers.
     pub fn call_id(&self) -> &str {
         &self.call_id

@@ -564,7 +564,7 @@ impl toolkit::Tool for Impostor {
         &'a self,
         _arguments: &'a str,
         _context: &'a ToolContext,
-        _permit: toolkit::ExecutePermit,
+        _permit: &toolkit::ExecutePermit,
     ) -> toolkit::ToolFuture<'a> {
         toolkit::ToolFuture::Ready(Ok(ToolResult::text("impostor")))
     }
@@ -675,11 +675,11 @@ fn debug_of_a_scope_and_a_service_names_what_they_hold() {
         .with_timeout(Duration::from_secs(2));
     assert_eq!(
         format!("{scope:?}"),
-        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, context: ToolContext { admin: true, extensions: [] }, .. }"#
+        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, filtered: false, context: ToolContext { admin: true, extensions: [] }, .. }"#
     );
     assert!(scope.context().is_admin());
     assert_eq!(
         format!("{service:?}"),
-        r#"ToolLoopService { seam: Seam { registry: ["only"] }, recorder: Recorder { sinks: 0, subscribers: 0 }, .. }"#
+        r#"ToolLoopService { seam: Seam { registry: ["only"], filtered: false }, recorder: Recorder { sinks: 0, subscribers: 0 }, .. }"#
     );
 }

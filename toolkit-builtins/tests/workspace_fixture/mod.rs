@@ -11,6 +11,9 @@ use serde_json::Value;
 use tempfile::TempDir;
 use toolkit::{RunScope, ToolContext, ToolLoopService, ToolRegistry};
 
+#[path = "../operator/mod.rs"]
+mod operator;
+
 /// 2024-01-02T03:04:05Z, the modification time of every fixture file.
 pub const MODIFIED: &str = "2024-01-02T03:04:05Z";
 const MODIFIED_UNIX: u64 = 1_704_164_645;
@@ -51,6 +54,7 @@ pub struct Fixture {
     pub outside: PathBuf,
     pub service: ToolLoopService,
     pub scope: RunScope,
+    context: ToolContext,
 }
 
 /// One call's outcome, read back.
@@ -128,22 +132,24 @@ impl Fixture {
                 .expect("a relative link out");
         }
         let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
-        let scope = service
-            .scope(adjust(
-                ToolContext::new().with_extension(toolkit_builtins::WorkspaceRoot::new(&root)),
-            ))
-            .offer_all();
+        let context =
+            adjust(ToolContext::new().with_extension(toolkit_builtins::WorkspaceRoot::new(&root)));
+        let scope = service.scope(context.clone()).offer_all();
         Self {
             _temp: temp,
             root,
             outside,
             service,
             scope,
+            context,
         }
     }
 
-    /// Calls a tool through the seam.
+    /// Calls a tool through the seam; one that requires approval, as an operator approves it.
     pub async fn call(&self, name: &str, arguments: Value) -> Outcome {
+        if self.requires_approval(name) {
+            return approved(&self.service, self.context.clone(), name, &arguments).await;
+        }
         let result = self
             .service
             .invoke(&self.scope, name, &arguments.to_string())
@@ -156,8 +162,18 @@ impl Fixture {
         }
     }
 
+    fn requires_approval(&self, name: &str) -> bool {
+        self.service
+            .registry()
+            .get(name)
+            .is_some_and(|tool| tool.spec().flags().requires_approval())
+    }
+
     /// Calls a tool through the seam with no workspace.
     pub async fn call_without_workspace(&self, name: &str, arguments: Value) -> Outcome {
+        if self.requires_approval(name) {
+            return approved(&self.service, ToolContext::new(), name, &arguments).await;
+        }
         let scope = self.service.scope(ToolContext::new()).offer_all();
         let result = self
             .service
@@ -169,6 +185,21 @@ impl Fixture {
             is_error,
             artifacts,
         }
+    }
+}
+
+async fn approved(
+    service: &ToolLoopService,
+    tools_see: ToolContext,
+    name: &str,
+    arguments: &Value,
+) -> Outcome {
+    let (content, is_error, artifacts) =
+        operator::approved_call(service, tools_see, name, &arguments.to_string()).await;
+    Outcome {
+        content,
+        is_error,
+        artifacts,
     }
 }
 

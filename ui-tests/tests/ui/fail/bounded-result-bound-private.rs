@@ -4,7 +4,7 @@
 use toolkit::{BoundedResult, ToolResult};
 
 pub fn skip_the_seam(result: ToolResult) -> BoundedResult {
-    BoundedResult::bound(result)
+    BoundedResult::bound(result, None)
 }
 
 fn main() {}

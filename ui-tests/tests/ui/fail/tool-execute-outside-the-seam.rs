@@ -1,5 +1,5 @@
 // proves: a tool cannot be executed outside the seam: `Tool::execute` takes an `ExecutePermit`,
-// whose field is private, so only `ToolLoopService::invoke` can make one (and with it check the
+// whose field is private, so only the seam can make one (and with it check the
 // call and bound what comes back).
 // control: pass/tool-execute-through-the-seam.rs
 // expect: E0423
@@ -13,7 +13,7 @@ pub fn read_secret() -> ToolResult {
 
 pub fn bypass(registry: &ToolRegistry, context: &ToolContext) {
     if let Some(tool) = registry.get("read_secret") {
-        let _ = tool.execute("{}", context, ExecutePermit(()));
+        let _ = tool.execute("{}", context, &ExecutePermit(()));
     }
 }
 

@@ -1,7 +1,7 @@
 // control for fail/tool-attr-*.rs (attribute keys and names): every `#[tool]` key, bare or
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
 // description. The registry reports each tool with the name and flags it was given.
-use toolkit::{ToolContext, ToolFlags, ToolLoopService, ToolRegistry, ToolResult, tool};
+use toolkit::{Execution, ToolContext, ToolFlags, ToolLoopService, ToolRegistry, ToolResult, tool};
 
 /// The longest name a tool may have.
 const LONGEST: &str = "a-name-of-exactly_sixty-four_characters-is-what-providers-accept";
@@ -27,7 +27,8 @@ pub fn delete_everything() -> ToolResult {
     requires_approval = false,
     requires_admin = false,
     enabled_by_default = true,
-    remote = false
+    remote = false,
+    inline = false
 )]
 pub fn longest() -> ToolResult {
     ToolResult::text("long")
@@ -37,6 +38,17 @@ pub fn longest() -> ToolResult {
 #[tool]
 pub fn plain() -> ToolResult {
     ToolResult::text("plain")
+}
+
+/// Adds, on the caller's thread.
+#[tool(inline)]
+pub fn add(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> String {
+    (a + b).to_string()
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -69,6 +81,8 @@ async fn main() {
     assert_eq!(longest.group(), "long-names_1");
     assert_eq!(longest.flags(), ToolFlags::default());
 
+    assert_eq!(spec("add").execution(), Execution::Inline);
+    assert_eq!(spec(LONGEST).execution(), Execution::Blocking);
     let plain = spec("plain");
     assert_eq!(
         (plain.group(), plain.description()),

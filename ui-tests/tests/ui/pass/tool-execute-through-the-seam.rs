@@ -1,6 +1,8 @@
-// control for fail/tool-execute-*.rs: tools run through `ToolLoopService::invoke`, which holds the
-// only `ExecutePermit`; a `Tool` written by hand (here one that wraps a `#[tool]`) receives the
-// permit and passes it on.
+// control for fail/tool-execute-*.rs: tools run through the seam, which holds the only
+// `ExecutePermit`; a `Tool` written by hand (here one that wraps a `#[tool]`) is lent the permit
+// and passes it on inside `execute`, keeping only what outlives the call (a count).
+use std::sync::Mutex;
+
 use toolkit::{
     ExecutePermit, Tool, ToolContext, ToolFuture, ToolLoopService, ToolRegistry, ToolResult,
     ToolSpec, tool,
@@ -17,6 +19,7 @@ struct Alias {
     spec: ToolSpec,
     target: &'static str,
     registry: ToolRegistry,
+    calls: Mutex<u32>,
 }
 
 impl Tool for Alias {
@@ -28,8 +31,9 @@ impl Tool for Alias {
         &'a self,
         arguments: &'a str,
         context: &'a ToolContext,
-        permit: ExecutePermit,
+        permit: &ExecutePermit,
     ) -> ToolFuture<'a> {
+        *self.calls.lock().unwrap() += 1;
         match self.registry.get(self.target) {
             Some(target) => target.execute(arguments, context, permit),
             None => ToolFuture::Ready(Ok(ToolResult::error("Error: no target"))),
@@ -49,6 +53,7 @@ async fn main() {
             ),
             target: "read_secret",
             registry: ToolRegistry::linked().expect("no duplicate tools"),
+            calls: Mutex::new(0),
         })
         .expect("a new name");
     let service = ToolLoopService::new(registry);
