@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use toolkit::ToolContext;
+use std::sync::Arc;
+
+use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit_audit::SqliteAudit;
 use toolkit_builtins::{Database, WorkspaceRoot};
 
 /// The script played by `run` and the inspector's loop when no other is given: it lists the
@@ -58,4 +61,22 @@ pub fn sample_context() -> Result<ToolContext, toolkit_builtins::sample::SampleE
             toolkit_builtins::files::sample_workspace(),
         ))
         .with_extension(Database::new(database)))
+}
+
+/// The service every command uses: over `registry`, keeping each call and run in `audit` when
+/// there is one, and masking secret-shaped strings in what tools send to the model unless
+/// `show_secrets` (artifacts, for people, always keep them).
+pub fn service(
+    registry: ToolRegistry,
+    audit: Option<&Arc<SqliteAudit>>,
+    show_secrets: bool,
+) -> ToolLoopService {
+    let mut service = ToolLoopService::new(registry);
+    if let Some(audit) = audit {
+        service = service.with_sink(audit.clone());
+    }
+    if !show_secrets {
+        service = service.with_content_filter(Arc::new(SecretFilter));
+    }
+    service
 }

@@ -4,6 +4,7 @@
 //! playground                       # = playground serve: the inspector on http://127.0.0.1:7878
 //! playground list                  # the registered tools, with group and flags
 //! playground call NAME JSON        # one call through the seam: wire content, then artifacts
+//!                                  # (JSON inline, @FILE, or - for stdin)
 //! playground run [SCRIPT]          # a scripted loop (the embedded script by default)
 //! playground run --base-url URL    # a live loop against an OpenAI-compatible server
 //! ```
@@ -13,11 +14,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
-use playground::defaults::{DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context};
+use playground::defaults::{
+    DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context, service,
+};
 use playground::server::{AppState, Line, LiveModel, Notice};
 use playground::terminal;
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
-use toolkit::{RunEvent, RunRequest, RunStep, ToolCall, ToolLoopService, ToolRegistry};
+use toolkit::{RunEvent, RunRequest, RunStep, ToolCall, ToolRegistry};
 use toolkit_audit::{Privacy, SqliteAudit};
 use toolkit_builtins as _; // links the builtin tools
 
@@ -42,9 +45,11 @@ enum Command {
     Call {
         /// The tool's name.
         name: String,
-        /// The arguments, as a JSON object.
+        /// The arguments, as a JSON object; `@FILE` reads them from a file, `-` from stdin.
         #[arg(default_value = "{}")]
         json: String,
+        #[command(flatten)]
+        secrets: SecretArgs,
     },
     /// Run a whole loop, printing a line per step.
     Run(RunArgs),
@@ -60,6 +65,16 @@ struct McpArgs {
     http: Option<u16>,
     #[command(flatten)]
     audit: AuditArgs,
+    #[command(flatten)]
+    secrets: SecretArgs,
+}
+
+#[derive(Args, Default, Clone, Copy)]
+struct SecretArgs {
+    /// Send secret-shaped strings (API keys, tokens, passwords in URLs, private keys) to the
+    /// model as the tools read them, instead of as `[REDACTED]`. Artifacts always keep them.
+    #[arg(long)]
+    show_secrets: bool,
 }
 
 #[derive(Args, Default)]
@@ -75,6 +90,8 @@ struct ServeArgs {
     /// The model live loops ask.
     #[arg(long, default_value = "gpt-4o-mini")]
     model: String,
+    #[command(flatten)]
+    secrets: SecretArgs,
 }
 
 #[derive(Args, Default)]
@@ -102,6 +119,8 @@ struct RunArgs {
     question: Option<String>,
     #[command(flatten)]
     audit: AuditArgs,
+    #[command(flatten)]
+    secrets: SecretArgs,
 }
 
 /// A failure worth one line on stderr, and its exit code.
@@ -151,7 +170,11 @@ fn main() -> ExitCode {
     })) {
         Command::Serve(args) => serve(args),
         Command::List => list(),
-        Command::Call { name, json } => call(&name, &json),
+        Command::Call {
+            name,
+            json,
+            secrets,
+        } => call(&name, &json, secrets),
         Command::Run(args) => run(args),
         Command::Mcp(args) => mcp(&args),
     };
@@ -189,8 +212,14 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
         base_url,
         model: args.model,
     });
-    let state = AppState::embedded(Some(audit), live)
-        .map_err(|error| Failure::runtime(error.to_string()))?;
+    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
+    let state = AppState::new(
+        registry()?,
+        context,
+        Some(audit),
+        live,
+        args.secrets.show_secrets,
+    );
     let runtime = runtime()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
@@ -218,7 +247,11 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
 fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
     let audit = open_audit(&args.audit)?;
     let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let service = Arc::new(ToolLoopService::new(registry()?).with_sink(audit));
+    let service = Arc::new(service(
+        registry()?,
+        Some(&audit),
+        args.secrets.show_secrets,
+    ));
     let runtime = runtime()?;
     runtime.block_on(async {
         let served = match args.http {
@@ -271,20 +304,38 @@ fn list() -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn call(name: &str, json: &str) -> Result<ExitCode, Failure> {
+/// The arguments as given: inline, `@FILE`, or `-` for stdin.
+fn arguments(given: &str) -> Result<String, Failure> {
+    if given == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|error| {
+            Failure::usage(format!("cannot read the arguments from stdin: {error}"))
+        })?;
+        return Ok(text);
+    }
+    match given.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|error| {
+            Failure::usage(format!("cannot read the arguments from {path}: {error}"))
+        }),
+        None => Ok(given.to_owned()),
+    }
+}
+
+fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failure> {
     let registry = registry()?;
     if registry.get(name).is_none() {
         return Err(Failure::usage(format!(
             "unknown tool {name:?} (playground list shows the tools)"
         )));
     }
+    let json = &arguments(given)?;
     if let Err(error) = serde_json::from_str::<serde_json::Value>(json) {
         return Err(Failure::usage(format!(
             "the arguments are not JSON: {error}"
         )));
     }
     let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let service = ToolLoopService::new(registry);
+    let service = service(registry, None, secrets.show_secrets);
     let runtime = runtime()?;
     let call = ToolCall::new("call_1", name, json);
     let (wire, record) = runtime.block_on(async {
@@ -331,7 +382,11 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     };
     let audit = open_audit(&args.audit)?;
     let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let service = Arc::new(ToolLoopService::new(registry()?).with_sink(audit));
+    let service = Arc::new(service(
+        registry()?,
+        Some(&audit),
+        args.secrets.show_secrets,
+    ));
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
     let request = RunRequest::new(question).with_context(context);
     let runtime = runtime()?;

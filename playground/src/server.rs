@@ -73,18 +73,17 @@ pub enum SetupError {
 }
 
 impl AppState {
-    /// The state over `registry`, its tools working on `context`; every call and run is kept in
-    /// `audit` when there is one.
+    /// The state over `registry` (see [`defaults::service`](crate::defaults::service): secrets
+    /// masked for the model unless `show_secrets`), its tools working on `context`; every call
+    /// and run is kept in `audit` when there is one.
     pub fn new(
         registry: ToolRegistry,
         context: ToolContext,
         audit: Option<Arc<SqliteAudit>>,
         live: Option<LiveModel>,
+        show_secrets: bool,
     ) -> Self {
-        let mut service = ToolLoopService::new(registry);
-        if let Some(audit) = &audit {
-            service = service.with_sink(audit.clone());
-        }
+        let service = crate::defaults::service(registry, audit.as_ref(), show_secrets);
         Self {
             service: Arc::new(service),
             context,
@@ -93,13 +92,20 @@ impl AppState {
         }
     }
 
-    /// The embedded default: the linked tools over the sample workspace and database.
+    /// The embedded default: the linked tools over the sample workspace and database, secrets
+    /// masked for the model.
     pub fn embedded(
         audit: Option<Arc<SqliteAudit>>,
         live: Option<LiveModel>,
     ) -> Result<Self, SetupError> {
         let context = crate::defaults::sample_context()?;
-        Ok(Self::new(ToolRegistry::linked()?, context, audit, live))
+        Ok(Self::new(
+            ToolRegistry::linked()?,
+            context,
+            audit,
+            live,
+            false,
+        ))
     }
 }
 

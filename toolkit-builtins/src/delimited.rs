@@ -16,6 +16,11 @@ const CONTENT_CELL_LIMIT: usize = 100;
 const CELL_LIMIT: usize = 1_000;
 /// Distinct values counted per column before the count says "at least".
 const DISTINCT_LIMIT: usize = 100_000;
+/// Distinct values `csv_stats` keeps across all columns: each column's share counts its values
+/// exactly, beyond it says "N+".
+const DISTINCT_BUDGET: usize = 200_000;
+/// Most columns a CSV may have.
+pub const COLUMN_LIMIT: usize = 1_000;
 
 fn delimiter_byte(delimiter: &str) -> Result<u8, ToolResult> {
     match delimiter {
@@ -27,21 +32,24 @@ fn delimiter_byte(delimiter: &str) -> Result<u8, ToolResult> {
     }
 }
 
-/// The header and the records, each record as wide as the header (padded or cut).
+/// What reading a CSV found: where it came from, its header, how many records and how many of
+/// them had another width than the header.
 struct Parsed {
     label: String,
     header: Vec<String>,
-    records: Vec<Vec<String>>,
+    total: usize,
     ragged: usize,
 }
 
+/// Reads CSV data record by record, giving each to `record` (as wide as the header, padded or
+/// cut); no record is kept here, so memory does not grow with the data.
 fn parse(
     context: &ToolContext,
     path: Option<&str>,
     text: Option<String>,
     delimiter: &str,
-    keep: usize,
-) -> Result<(Parsed, usize), ToolResult> {
+    mut record: impl FnMut(Vec<String>) -> Result<(), ToolResult>,
+) -> Result<Parsed, ToolResult> {
     let delimiter = delimiter_byte(delimiter)?;
     let (label, text) = source_text(context, path, text, CSV_LIMIT)?;
     let mut reader = csv::ReaderBuilder::new()
@@ -49,9 +57,16 @@ fn parse(
         .flexible(true)
         .has_headers(true)
         .from_reader(text.as_bytes());
-    let header: Vec<String> = reader
+    let names = reader
         .headers()
-        .map_err(|error| csv_error(&label, &error))?
+        .map_err(|error| csv_error(&label, &error))?;
+    if names.len() > COLUMN_LIMIT {
+        return Err(ToolResult::error(format!(
+            "Error: {label} has {} columns; the limit is {COLUMN_LIMIT}.",
+            names.len()
+        )));
+    }
+    let header: Vec<String> = names
         .iter()
         .enumerate()
         .map(|(index, name)| {
@@ -66,30 +81,27 @@ fn parse(
     if header.is_empty() {
         return Err(ToolResult::text(format!("{label} has no header row.")));
     }
-    let mut records = Vec::new();
     let mut total = 0;
     let mut ragged = 0;
-    for record in reader.records() {
-        let record = record.map_err(|error| csv_error(&label, &error))?;
+    let mut row = csv::StringRecord::new();
+    while reader
+        .read_record(&mut row)
+        .map_err(|error| csv_error(&label, &error))?
+    {
         total += 1;
-        if record.len() != header.len() {
+        if row.len() != header.len() {
             ragged += 1;
         }
-        if records.len() < keep {
-            let mut cells: Vec<String> = record.iter().map(str::to_owned).collect();
-            cells.resize(header.len(), String::new());
-            records.push(cells);
-        }
+        let mut cells: Vec<String> = row.iter().take(header.len()).map(str::to_owned).collect();
+        cells.resize(header.len(), String::new());
+        record(cells)?;
     }
-    Ok((
-        Parsed {
-            label,
-            header,
-            records,
-            ragged,
-        },
+    Ok(Parsed {
+        label,
+        header,
         total,
-    ))
+        ragged,
+    })
 }
 
 fn csv_error(label: &str, error: &csv::Error) -> ToolResult {
@@ -146,7 +158,14 @@ fn csv_preview_in(
     rows: usize,
     delimiter: &str,
 ) -> Result<ToolResult, ToolResult> {
-    let (parsed, total) = parse(context, path, text, delimiter, rows)?;
+    let mut records = Vec::with_capacity(rows);
+    let parsed = parse(context, path, text, delimiter, |record| {
+        if records.len() < rows {
+            records.push(record);
+        }
+        Ok(())
+    })?;
+    let total = parsed.total;
     let head = format!(
         "{}: {} ({}), {}{}",
         parsed.label,
@@ -155,17 +174,17 @@ fn csv_preview_in(
         plural(total, "row", "rows"),
         ragged_note(parsed.ragged)
     );
-    if parsed.records.is_empty() {
+    if records.is_empty() {
         return Ok(ToolResult::text(format!("{head}.")));
     }
-    let shown = parsed.records.len();
+    let shown = records.len();
     let head = if shown == total {
         format!("{head}:")
     } else {
         format!("{head}; the first {shown}:")
     };
     let mut listing = Listing::new(parsed.header, rows);
-    for record in parsed.records {
+    for record in records {
         let cells = record.iter().map(|cell| cut(cell, CELL_LIMIT)).collect();
         listing
             .push(cells, |cells| {
@@ -196,6 +215,8 @@ struct Column {
     values: usize,
     empty: usize,
     distinct: HashSet<String>,
+    /// Distinct values counted exactly; past it, "N+".
+    distinct_limit: usize,
     all_integer: bool,
     all_number: bool,
     all_boolean: bool,
@@ -207,8 +228,9 @@ struct Column {
 }
 
 impl Column {
-    fn new() -> Self {
+    fn new(distinct_limit: usize) -> Self {
         Self {
+            distinct_limit,
             all_integer: true,
             all_number: true,
             all_boolean: true,
@@ -223,7 +245,7 @@ impl Column {
             return;
         }
         self.values += 1;
-        if self.distinct.len() < DISTINCT_LIMIT {
+        if self.distinct.len() < self.distinct_limit {
             self.distinct.insert(cell.to_owned());
         }
         self.all_integer &= cell.parse::<i64>().is_ok();
@@ -283,8 +305,8 @@ impl Column {
                 String::new(),
             )
         };
-        let distinct = if self.distinct.len() >= DISTINCT_LIMIT {
-            format!("{DISTINCT_LIMIT}+")
+        let distinct = if self.distinct.len() >= self.distinct_limit {
+            format!("{}+", self.distinct_limit)
         } else {
             self.distinct.len().to_string()
         };
@@ -330,13 +352,25 @@ fn csv_stats_in(
     text: Option<String>,
     delimiter: &str,
 ) -> Result<ToolResult, ToolResult> {
-    let (parsed, total) = parse(context, path, text, delimiter, usize::MAX)?;
-    let mut columns: Vec<Column> = parsed.header.iter().map(|_| Column::new()).collect();
-    for record in &parsed.records {
-        for (column, cell) in columns.iter_mut().zip(record) {
+    // Each column's share of the budget of distinct values.
+    let columns_for = |width: usize| -> Vec<Column> {
+        let share = (DISTINCT_BUDGET / width.max(1)).clamp(100, DISTINCT_LIMIT);
+        (0..width).map(|_| Column::new(share)).collect()
+    };
+    let mut columns: Vec<Column> = Vec::new();
+    let parsed = parse(context, path, text, delimiter, |record| {
+        if columns.is_empty() {
+            columns = columns_for(record.len());
+        }
+        for (column, cell) in columns.iter_mut().zip(&record) {
             column.observe(cell);
         }
+        Ok(())
+    })?;
+    if columns.is_empty() {
+        columns = columns_for(parsed.header.len());
     }
+    let total = parsed.total;
     let mut listing = Listing::new(
         [
             "column", "type", "values", "empty", "distinct", "min", "max", "mean",

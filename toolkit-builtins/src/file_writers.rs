@@ -10,7 +10,7 @@ use cap_std::fs::OpenOptions;
 use toolkit::{ToolContext, ToolResult, tool};
 
 use crate::shared::{refusal, settle};
-use crate::workspace::{RelativePath, Workspace, io_refusal};
+use crate::workspace::{RelativePath, Workspace, io_refusal, not_regular};
 
 /// Largest text written in one call, in bytes.
 const WRITE_LIMIT: usize = 1_000_000;
@@ -61,10 +61,10 @@ fn write_file_in(
     check_size(content)?;
     let workspace = Workspace::open(context)?;
     let path = file_path(path)?;
-    let mut options = OpenOptions::new();
-    options.write(true);
+    let mut options = writing();
     if overwrite {
-        options.create(true).truncate(true);
+        // Not truncated on opening: only once the file is known to be safe to write.
+        options.create(true);
     } else {
         options.create_new(true);
     }
@@ -80,9 +80,11 @@ fn write_file_in(
                 "The folder of \"{}\" does not exist; create it with create_directory first.",
                 path.shown()
             )),
-            _ => io_refusal(&path, &error),
+            _ => open_refusal(&path, &error),
         })?;
-    file.write_all(content.as_bytes())
+    check_writable(&file, &path)?;
+    file.set_len(0)
+        .and_then(|()| file.write_all(content.as_bytes()))
         .map_err(|error| io_refusal(&path, &error))?;
     Ok(ToolResult::text(format!(
         "Wrote {} bytes to \"{}\".",
@@ -112,7 +114,7 @@ fn append_file_in(
     check_size(content)?;
     let workspace = Workspace::open(context)?;
     let path = file_path(path)?;
-    let mut options = OpenOptions::new();
+    let mut options = writing();
     options.append(true).create(true);
     let mut file = workspace
         .dir()
@@ -122,8 +124,9 @@ fn append_file_in(
                 "The folder of \"{}\" does not exist; create it with create_directory first.",
                 path.shown()
             )),
-            _ => io_refusal(&path, &error),
+            _ => open_refusal(&path, &error),
         })?;
+    check_writable(&file, &path)?;
     file.write_all(content.as_bytes())
         .map_err(|error| io_refusal(&path, &error))?;
     let size = file
@@ -135,6 +138,50 @@ fn append_file_in(
         content.len(),
         path.shown()
     )))
+}
+
+/// Options to open a file for writing without waiting: a FIFO without a reader fails at once
+/// instead of blocking the call.
+fn writing() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    options
+}
+
+/// An error opening a file to write it, as a refusal: a FIFO without a reader is not a
+/// regular file.
+fn open_refusal(path: &RelativePath, error: &std::io::Error) -> ToolResult {
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(libc::ENXIO) {
+        return not_regular(path);
+    }
+    io_refusal(path, error)
+}
+
+/// Only a regular file with no other name is written: another hard link may be a file outside
+/// the workspace, which writing through this name would change.
+fn check_writable(file: &cap_std::fs::File, path: &RelativePath) -> Result<(), ToolResult> {
+    let metadata = file.metadata().map_err(|error| io_refusal(path, &error))?;
+    if !metadata.is_file() {
+        return Err(not_regular(path));
+    }
+    #[cfg(unix)]
+    {
+        use cap_std::fs::MetadataExt as _;
+        if metadata.nlink() > 1 {
+            return Err(refusal(format!(
+                "Refused: \"{}\" has {} hard links, so writing it could change a file outside the workspace; it was not written.",
+                path.shown(),
+                metadata.nlink()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Creates a folder in the workspace, with any missing parent folders.

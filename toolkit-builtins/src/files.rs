@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -13,7 +14,7 @@ use crate::shared::{
     Listing, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
 };
 use crate::text::HashAlgorithm;
-use crate::workspace::{RelativePath, Workspace, io_refusal, shown, timestamp};
+use crate::workspace::{RelativePath, Workspace, io_refusal, open_reading, shown, timestamp};
 
 /// Entries `list_directory` reports; a folder with more says so.
 const DIRECTORY_LIMIT: usize = 1_000;
@@ -54,17 +55,6 @@ pub fn sample_workspace() -> &'static Path {
 
 /// What a directory entry is, without following links.
 fn kind_of(file_type: Option<cap_std::fs::FileType>) -> &'static str {
-    match file_type {
-        Some(kind) if kind.is_symlink() => "symlink",
-        Some(kind) if kind.is_dir() => "folder",
-        Some(kind) if kind.is_file() => "file",
-        Some(_) => "other",
-        None => "unknown",
-    }
-}
-
-/// What a walked entry is; the walker does not follow links.
-fn kind_of_walked(file_type: Option<std::fs::FileType>) -> &'static str {
     match file_type {
         Some(kind) if kind.is_symlink() => "symlink",
         Some(kind) if kind.is_dir() => "folder",
@@ -210,6 +200,8 @@ fn read_file_in(
     }
     let last = from_line.saturating_add(lines - 1);
     let mut shown_lines = String::new();
+    // The same lines for people, whole: the content cuts long lines, the artifact does not.
+    let mut raw_lines = String::new();
     let mut total = 0_usize;
     let mut buffer = Vec::new();
     loop {
@@ -225,6 +217,10 @@ fn read_file_in(
             let line = String::from_utf8_lossy(&buffer);
             let line = line.trim_end_matches(['\n', '\r']);
             let _ = write!(shown_lines, "\n{total}: {}", cut(line, LINE_LIMIT));
+            if !raw_lines.is_empty() {
+                raw_lines.push('\n');
+            }
+            raw_lines.push_str(line);
         }
     }
     if total == 0 {
@@ -237,11 +233,15 @@ fn read_file_in(
             plural(total, "line", "lines")
         )));
     }
-    Ok(ToolResult::text(format!(
-        "\"{}\", lines {from_line}-{} of {total}:{shown_lines}",
+    let window = format!(
+        "\"{}\", lines {from_line}-{}",
         path.shown(),
         last.min(total)
-    )))
+    );
+    Ok(ToolResult::text_with(
+        format!("{window} of {total}:{shown_lines}"),
+        [toolkit::ToolArtifact::text(window, raw_lines)],
+    ))
 }
 
 /// Describes one file or folder of the workspace: type, size, modification time, permissions,
@@ -424,38 +424,39 @@ fn find_files_in(
     let path = RelativePath::parse(path)?;
     let start = workspace.real_folder(&path)?;
     let mut listing = Listing::new(["path", "type", "size"], FIND_IN_CONTENT);
-    for entry in workspace
-        .walker(&start, None)
-        .filter_map(Result::ok)
-        .take(WALK_LIMIT)
-    {
-        let Some(relative) = workspace.below(entry.path(), &start) else {
-            continue;
-        };
-        let below_start = relative.strip_prefix(&start).unwrap_or(relative);
+    let mut failed = None;
+    let mut walked = 0;
+    workspace.walk(&start, None, |entry| {
+        walked += 1;
+        if walked > WALK_LIMIT {
+            return ControlFlow::Break(());
+        }
+        let below_start = entry
+            .relative
+            .strip_prefix(&start)
+            .unwrap_or(&entry.relative);
         if !glob_matches(matcher, pattern, below_start) {
-            continue;
+            return ControlFlow::Continue(());
         }
-        let kind = kind_of_walked(entry.file_type());
-        let size = match kind {
-            "file" => entry
-                .metadata()
-                .map(|metadata| metadata.len().to_string())
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        listing
-            .push(
-                vec![shown(relative), kind.to_owned(), size],
-                |cells| match cells[1].as_str() {
-                    "file" => format!("- {} ({} bytes)", cells[0], cells[2]),
-                    other => format!("- {} ({other})", cells[0]),
-                },
-            )
-            .map_err(|error| table_error(&error))?;
+        let size = entry.size.map(|size| size.to_string()).unwrap_or_default();
+        let pushed = listing.push(
+            vec![shown(&entry.relative), entry.kind.to_owned(), size],
+            |cells| match cells[1].as_str() {
+                "file" => format!("- {} ({} bytes)", cells[0], cells[2]),
+                other => format!("- {} ({other})", cells[0]),
+            },
+        );
+        if let Err(error) = pushed {
+            failed = Some(table_error(&error));
+            return ControlFlow::Break(());
+        }
         if listing.len() == max_results {
-            break;
+            return ControlFlow::Break(());
         }
+        ControlFlow::Continue(())
+    })?;
+    if let Some(failed) = failed {
+        return Err(failed);
     }
     if listing.len() == 0 {
         return Ok(refusal(format!(
@@ -557,27 +558,29 @@ impl Search {
         let start = workspace.real_folder(&path)?;
         let mut listing = Listing::new(["path", "line", "text"], MATCHES_IN_CONTENT);
         let mut files_with_matches = 0;
-        'files: for entry in workspace
-            .walker(&start, None)
-            .filter_map(Result::ok)
-            .take(WALK_LIMIT)
-        {
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                continue;
+        let mut failed = None;
+        let mut walked = 0;
+        workspace.walk(&start, None, |entry| {
+            walked += 1;
+            if walked > WALK_LIMIT {
+                return ControlFlow::Break(());
             }
-            let Some(relative) = workspace.below(entry.path(), &start) else {
-                continue;
-            };
-            let below_start = relative.strip_prefix(&start).unwrap_or(relative);
+            if entry.kind != "file" {
+                return ControlFlow::Continue(());
+            }
+            let below_start = entry
+                .relative
+                .strip_prefix(&start)
+                .unwrap_or(&entry.relative);
             if let Some((filter, pattern)) = &self.file_filter
                 && !glob_matches(filter, pattern, below_start)
             {
-                continue;
+                return ControlFlow::Continue(());
             }
-            let Some(text) = searchable_text(workspace, relative) else {
-                continue;
+            let Some(text) = searchable_text(workspace, &entry.relative) else {
+                return ControlFlow::Continue(());
             };
-            let shown_path = shown(relative);
+            let shown_path = shown(&entry.relative);
             let mut matched_here = false;
             for (index, line) in text.lines().enumerate() {
                 if !self.matcher.is_match(line) {
@@ -592,15 +595,21 @@ impl Search {
                     (index + 1).to_string(),
                     cut(line.trim(), MATCH_LINE_LIMIT),
                 ];
-                listing
-                    .push(cells, |cells| {
-                        format!("{}:{}: {}", cells[0], cells[1], cells[2])
-                    })
-                    .map_err(|error| table_error(&error))?;
+                let pushed = listing.push(cells, |cells| {
+                    format!("{}:{}: {}", cells[0], cells[1], cells[2])
+                });
+                if let Err(error) = pushed {
+                    failed = Some(table_error(&error));
+                    return ControlFlow::Break(());
+                }
                 if listing.len() == self.max_results {
-                    break 'files;
+                    return ControlFlow::Break(());
                 }
             }
+            ControlFlow::Continue(())
+        })?;
+        if let Some(failed) = failed {
+            return Err(failed);
         }
         if listing.len() == 0 {
             return Ok(refusal(format!(
@@ -628,8 +637,9 @@ impl Search {
 /// The text of a walked file, through the capability; `None` for files too large, binary, not
 /// UTF-8 or not readable (a link out of the root among them).
 fn searchable_text(workspace: &Workspace, relative: &Path) -> Option<String> {
-    let file = workspace.dir().open(relative).ok()?;
-    if file.metadata().ok()?.len() > SEARCH_FILE_LIMIT {
+    let file = open_reading(workspace.dir(), relative).ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() > SEARCH_FILE_LIMIT {
         return None;
     }
     let mut bytes = Vec::new();
@@ -665,39 +675,27 @@ pub fn tree(
 fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult, ToolResult> {
     let path = RelativePath::parse(path)?;
     let start = workspace.real_folder(&path)?;
-    let start_depth = start.components().count();
     let mut drawing = format!("{}/", path.shown());
     let mut table = toolkit::Table::new(["path", "type", "size"]);
     let (mut folders, mut files, mut others, mut total) = (0, 0, 0, 0);
-    for entry in workspace
-        .walker(&start, Some(depth))
-        .filter_map(Result::ok)
-        .take(WALK_LIMIT)
-    {
-        let Some(relative) = workspace.below(entry.path(), &start) else {
-            continue;
-        };
+    let mut failed = None;
+    workspace.walk(&start, Some(depth), |entry| {
         total += 1;
-        if total > TREE_LIMIT {
-            continue;
+        if total > WALK_LIMIT {
+            return ControlFlow::Break(());
         }
-        let kind = kind_of_walked(entry.file_type());
-        let size = match kind {
-            "file" => entry
-                .metadata()
-                .map(|metadata| metadata.len().to_string())
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        let level = relative.components().count() - start_depth;
-        let name = relative
+        if total > TREE_LIMIT {
+            return ControlFlow::Continue(());
+        }
+        let name = entry
+            .relative
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
         drawing.push('\n');
-        drawing.push_str(&"  ".repeat(level));
+        drawing.push_str(&"  ".repeat(entry.depth));
         drawing.push_str(&name);
-        match kind {
+        match entry.kind {
             "folder" => {
                 folders += 1;
                 drawing.push('/');
@@ -708,10 +706,18 @@ fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult
                 let _ = write!(drawing, " ({other})");
             }
         }
-        table
-            .push_row([shown(relative), kind.to_owned(), size])
-            .map_err(|error| table_error(&error))?;
+        let size = entry.size.map(|size| size.to_string()).unwrap_or_default();
+        let pushed = table.push_row([shown(&entry.relative), entry.kind.to_owned(), size]);
+        if let Err(error) = pushed {
+            failed = Some(table_error(&error));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    })?;
+    if let Some(failed) = failed {
+        return Err(failed);
     }
+    let total = total.min(WALK_LIMIT);
     let mut summary = format!(
         "\n{}, {}",
         plural(folders, "folder", "folders"),

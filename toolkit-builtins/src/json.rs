@@ -1,6 +1,6 @@
 //! Tools over JSON documents, from a workspace file or passed in.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
@@ -17,6 +17,13 @@ const SHOWN_LIMIT: usize = 4_000;
 const CELL_LIMIT: usize = 300;
 /// Longest query, in bytes.
 const QUERY_LIMIT: usize = 1_000;
+/// Most columns of a table of items; keys past them are counted, not shown.
+const TABLE_COLUMNS: usize = 100;
+/// Bytes of cells a table holds at most: twice what the seam keeps of artifacts, so no work is
+/// spent on rows that would be cut anyway.
+const TABLE_BYTES: usize = 2 * toolkit::bound::ARTIFACT_BUDGET;
+/// Most places (object keys and array items at each depth) `json_infer_schema` describes.
+pub const SCHEMA_PLACES: usize = 2_000;
 
 fn document(
     context: &ToolContext,
@@ -228,56 +235,114 @@ fn json_query_in(
             )));
         }
     };
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
     let answer = format!(
         "{where_} in {label} is {}:\n{}",
         describe(value),
-        cut(&pretty, SHOWN_LIMIT)
+        pretty_head(value, SHOWN_LIMIT)
     );
     let table = match value {
         Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
-            Some(("Items", items_table(items)))
+            Some(items_table(items))
         }
-        Value::Object(map) if !map.is_empty() => Some(("Keys", keys_table(map))),
+        Value::Object(map) if !map.is_empty() => Some(keys_table(map)),
         _ => None,
     };
     Ok(match table {
         None => ToolResult::text(answer),
-        Some((label, Ok(table))) => {
+        Some(Ok((label, table))) => {
             ToolResult::text_with(answer, [ToolArtifact::table(label, table)])
         }
-        Some((_, Err(error))) => table_error(&error),
+        Some(Err(error)) => table_error(&error),
     })
 }
 
-fn items_table(items: &[Value]) -> Result<Table, toolkit::TableError> {
+/// The first `limit` characters of a value as pretty JSON, with `…` when cut, written no
+/// further than that: a large document is never printed whole to show its head.
+fn pretty_head(value: &Value, limit: usize) -> String {
+    /// Keeps the first bytes written and stops the writer past them.
+    struct Head(Vec<u8>, usize);
+    impl std::io::Write for Head {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let room = self.1.saturating_sub(self.0.len());
+            if room == 0 {
+                return Err(std::io::Error::other("enough"));
+            }
+            let taken = bytes.len().min(room);
+            self.0.extend_from_slice(&bytes[..taken]);
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // Four bytes per character at most, and one more character to know it was cut.
+    let mut head = Head(Vec::new(), limit.saturating_add(1) * 4);
+    let _ = serde_json::to_writer_pretty(&mut head, value);
+    let text = String::from_utf8_lossy(&head.0);
+    cut(&text, limit)
+}
+
+/// A table of the items' keys, one row per item: at most [`TABLE_COLUMNS`] columns (the keys
+/// in the order first met) and [`TABLE_BYTES`] of cells; the label says what was left out.
+/// Its cost is bounded by those limits and one pass over the items, whatever their keys.
+fn items_table(items: &[Value]) -> Result<(String, Table), toolkit::TableError> {
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut columns: Vec<String> = Vec::new();
     for item in items {
         if let Value::Object(map) = item {
             for key in map.keys() {
-                if !columns.contains(key) {
+                if seen.insert(key) && columns.len() < TABLE_COLUMNS {
                     columns.push(key.clone());
                 }
             }
         }
     }
     let mut table = Table::new(columns.clone());
+    let mut bytes = 0;
     for item in items {
         let row: Vec<String> = columns
             .iter()
             .map(|column| item.get(column).map(cell).unwrap_or_default())
             .collect();
+        bytes += row.iter().map(String::len).sum::<usize>() + row.len();
         table.push_row(row)?;
+        if bytes > TABLE_BYTES {
+            break;
+        }
     }
-    Ok(table)
+    let mut label = "Items".to_owned();
+    let (rows, keys) = (table.rows().len(), seen.len());
+    if rows < items.len() || keys > columns.len() {
+        let _ = write!(
+            label,
+            " (the first {rows} of {} items, {} of {} keys)",
+            items.len(),
+            columns.len(),
+            keys
+        );
+    }
+    Ok((label, table))
 }
 
-fn keys_table(map: &Map<String, Value>) -> Result<Table, toolkit::TableError> {
-    Table::from_rows(
-        ["key", "type", "value"],
-        map.iter()
-            .map(|(key, value)| [key.clone(), type_name(value).to_owned(), cell(value)]),
-    )
+/// A table of an object's keys, their types and values, within [`TABLE_BYTES`] of cells.
+fn keys_table(map: &Map<String, Value>) -> Result<(String, Table), toolkit::TableError> {
+    let mut table = Table::new(["key", "type", "value"]);
+    let mut bytes = 0;
+    for (key, value) in map {
+        let row = [key.clone(), type_name(value).to_owned(), cell(value)];
+        bytes += row.iter().map(String::len).sum::<usize>() + row.len();
+        table.push_row(row)?;
+        if bytes > TABLE_BYTES {
+            break;
+        }
+    }
+    let label = if table.rows().len() < map.len() {
+        format!("Keys (the first {} of {})", table.rows().len(), map.len())
+    } else {
+        "Keys".to_owned()
+    };
+    Ok((label, table))
 }
 
 fn type_name(value: &Value) -> &'static str {
@@ -303,24 +368,41 @@ struct Shape {
     example: Option<String>,
 }
 
+/// More places than [`SCHEMA_PLACES`].
+struct TooManyPlaces;
+
 impl Shape {
-    fn observe(&mut self, value: &Value) {
+    /// Records `value` here; `places` counts the places made so far, and making one past
+    /// [`SCHEMA_PLACES`] stops the walk.
+    fn observe(&mut self, value: &Value, places: &mut usize) -> Result<(), TooManyPlaces> {
         self.seen += 1;
         self.types.insert(type_name(value));
         match value {
             Value::Object(map) => {
                 self.objects += 1;
                 for (key, child) in map {
+                    if !self.properties.contains_key(key) {
+                        *places += 1;
+                        if *places > SCHEMA_PLACES {
+                            return Err(TooManyPlaces);
+                        }
+                    }
                     self.properties
                         .entry(key.clone())
                         .or_default()
-                        .observe(child);
+                        .observe(child, places)?;
                 }
             }
             Value::Array(items) => {
+                if self.items.is_none() {
+                    *places += 1;
+                    if *places > SCHEMA_PLACES {
+                        return Err(TooManyPlaces);
+                    }
+                }
                 let shape = self.items.get_or_insert_with(Box::default);
                 for item in items {
-                    shape.observe(item);
+                    shape.observe(item, places)?;
                 }
             }
             scalar => {
@@ -329,6 +411,7 @@ impl Shape {
                 }
             }
         }
+        Ok(())
     }
 
     /// The JSON types, an integer that is sometimes fractional counted as a number.
@@ -428,7 +511,11 @@ fn json_infer_schema_in(
 ) -> Result<ToolResult, ToolResult> {
     let (label, root) = document(context, path, text)?;
     let mut shape = Shape::default();
-    shape.observe(&root);
+    if shape.observe(&root, &mut 1).is_err() {
+        return Err(ToolResult::error(format!(
+            "Error: {label} has more than {SCHEMA_PLACES} places (object keys and array items at every depth); json_infer_schema describes at most {SCHEMA_PLACES}."
+        )));
+    }
     let mut schema = shape.schema();
     if let Value::Object(map) = &mut schema {
         map.insert(

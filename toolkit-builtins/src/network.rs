@@ -95,15 +95,37 @@ fn non_public_v4(address: Ipv4Addr) -> Option<&'static str> {
 }
 
 fn non_public_v6(address: Ipv6Addr) -> Option<&'static str> {
-    if let Some(mapped) = address.to_ipv4_mapped() {
-        return non_public_v4(mapped);
-    }
     let segments = address.segments();
     let embedded = |high: u16, low: u16| {
         let [a, b] = high.to_be_bytes();
         let [c, d] = low.to_be_bytes();
         Ipv4Addr::new(a, b, c, d)
     };
+    // Every form that carries an IPv4 address is judged by that address.
+    match segments {
+        // IPv4-mapped (::ffff:a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d); NAT64,
+        // well-known (64:ff9b::/96) and local-use (64:ff9b:1::/48): the low 32 bits.
+        [0, 0, 0, 0, 0, 0xffff, high, low]
+        | [0, 0, 0, 0, 0xffff, 0, high, low]
+        | [0x64, 0xff9b, 0, 0, 0, 0, high, low]
+        | [0x64, 0xff9b, 1, _, _, _, high, low] => {
+            return non_public_v4(embedded(high, low));
+        }
+        // IPv4-compatible (::a.b.c.d, deprecated): never routed as the IPv4 address, so
+        // reserved even when that address is public.
+        [0, 0, 0, 0, 0, 0, high, low] if (high, low) != (0, 0) && (high, low) != (0, 1) => {
+            return Some(non_public_v4(embedded(high, low)).unwrap_or("a reserved address"));
+        }
+        // 6to4 (2002::/16): bits 16 to 48.
+        [0x2002, high, low, ..] => return non_public_v4(embedded(high, low)),
+        // An ISATAP interface id (…:0:5efe:a.b.c.d or …:200:5efe:a.b.c.d) names an IPv4 host.
+        [_, _, _, _, 0 | 0x0200, 0x5efe, high, low] => {
+            if let Some(reason) = non_public_v4(embedded(high, low)) {
+                return Some(reason);
+            }
+        }
+        _ => {}
+    }
     if address.is_unspecified() {
         return Some("an unspecified address");
     }
@@ -114,12 +136,6 @@ fn non_public_v6(address: Ipv6Addr) -> Option<&'static str> {
         return Some("the cloud metadata address");
     }
     Some(match segments {
-        // NAT64 carries an IPv4 address in its low 32 bits, 6to4 in bits 16 to 48.
-        [0x64, 0xff9b, 0, 0, 0, 0, high, low] | [0x2002, high, low, ..] => {
-            return non_public_v4(embedded(high, low));
-        }
-        // IPv4-compatible (deprecated) addresses.
-        [0, 0, 0, 0, 0, 0, _, _] => "a reserved address",
         [first, ..] if first & 0xffc0 == 0xfe80 => "a link-local address",
         [first, ..] if first & 0xffc0 == 0xfec0 => "a site-local address",
         [first, ..] if first & 0xfe00 == 0xfc00 => "a unique local (private) address",
@@ -310,6 +326,7 @@ impl Probe {
             (false, Some(length)) => format!("first {} of {length} bytes", self.body.len()),
             (false, None) => format!("first {} bytes; the rest not read", self.body.len()),
         };
+        let mut body_text = None;
         match std::str::from_utf8(&self.body) {
             _ if self.body.is_empty() && max_body_bytes == 0 => {
                 content.push_str("\nbody: not read (max_body_bytes is 0)");
@@ -317,11 +334,13 @@ impl Probe {
             _ if self.body.is_empty() => content.push_str("\nbody: empty"),
             Ok(text) => {
                 let _ = write!(content, "\nbody ({size}):\n{text}");
+                body_text = Some(text.to_owned());
             }
             // A cut may split the last character.
             Err(error) if !self.complete && error.error_len().is_none() => {
                 let text = String::from_utf8_lossy(&self.body[..error.valid_up_to()]);
                 let _ = write!(content, "\nbody ({size}):\n{text}");
+                body_text = Some(text.into_owned());
             }
             Err(_) => {
                 let _ = write!(content, "\nbody ({size}): not UTF-8 text");
@@ -332,7 +351,10 @@ impl Probe {
             self.headers.into_iter().map(|(name, value)| [name, value]),
         ) {
             Ok(table) => {
-                ToolResult::text_with(content, [ToolArtifact::table("Response headers", table)])
+                let headers = ToolArtifact::table("Response headers", table);
+                let body = body_text
+                    .map(|text| ToolArtifact::text(format!("Response body ({size})"), text));
+                ToolResult::text_with(content, std::iter::once(headers).chain(body))
             }
             Err(error) => ToolResult::error(format!("Error: {error}")),
         }

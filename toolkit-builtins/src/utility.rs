@@ -30,6 +30,7 @@ const HEX_LIMIT: usize = 2_048;
 
 type Context = HashMapContext<DefaultNumericTypes>;
 type UnaryFn = fn(f64) -> f64;
+type ShiftFn = fn(i64, u32) -> Option<i64>;
 
 /// The evaluation context: constants and short names for the math functions; no variables can
 /// be assigned, since it is only ever passed immutably.
@@ -63,6 +64,26 @@ fn calculator() -> Result<Context, EvalexprError<DefaultNumericTypes>> {
             name.to_owned(),
             Function::new(move |argument: &Value<DefaultNumericTypes>| {
                 Ok(Value::Float(function(argument.as_number()?)))
+            }),
+        )?;
+    }
+    // evalexpr's own `shl` and `shr` overflow (a panic) on shifts outside 0..64.
+    let shifts: [(&str, ShiftFn); 2] = [("shl", i64::checked_shl), ("shr", i64::checked_shr)];
+    for (name, shift) in shifts {
+        context.set_function(
+            name.to_owned(),
+            Function::new(move |arguments: &Value<DefaultNumericTypes>| {
+                let pair = arguments.as_fixed_len_tuple(2)?;
+                let (value, by) = (pair[0].as_int()?, pair[1].as_int()?);
+                u32::try_from(by)
+                    .ok()
+                    .and_then(|by| shift(value, by))
+                    .map(Value::Int)
+                    .ok_or_else(|| {
+                        EvalexprError::CustomMessage(format!(
+                            "a shift is by 0 to 63 bits, not {by}."
+                        ))
+                    })
             }),
         )?;
     }
@@ -115,6 +136,9 @@ pub fn calculate(
         Err(EvalexprError::ContextNotMutable) => ToolResult::error(
             "Error: cannot evaluate: assignments are not allowed; write the value itself.",
         ),
+        Err(EvalexprError::CustomMessage(message)) => {
+            ToolResult::error(format!("Error: cannot evaluate: {message}"))
+        }
         Err(error) => ToolResult::error(format!("Error: cannot evaluate: {error}")),
     }
 }

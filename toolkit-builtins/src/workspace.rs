@@ -6,8 +6,12 @@
 //! every component beneath that handle (with `openat2(RESOLVE_BENEATH)` where Linux has it), so a
 //! symbolic link that points out of the root, absolutely or through `..`, cannot be followed.
 //!
-//! Walks (`tree`, `find_files`, `search_files`) use the `ignore` walker from the root without
-//! following links, and open every file they read through the same capability.
+//! Walks (`tree`, `find_files`, `search_files`) descend through directory handles, each folder
+//! opened from its parent's handle without following a link, so a folder swapped for a link
+//! while a walk runs cannot lead it anywhere: it lists only what the handles it holds contain.
+//! Ignore files (`.gitignore`, `.ignore`) are read through the same handles, only when they are
+//! regular files of at most [`IGNORE_FILE_LIMIT`] bytes. Every file is opened as a regular file
+//! or refused: a FIFO, a device or a socket is never read (opening does not wait for a writer).
 
 #![cfg_attr(
     not(all(
@@ -20,10 +24,12 @@
 )]
 
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, OpenOptions};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use toolkit::{ToolContext, ToolResult};
 
 use crate::resources::{NO_WORKSPACE, WorkspaceRoot};
@@ -32,12 +38,29 @@ use crate::shared::refusal;
 /// Longest path accepted, in bytes.
 const PATH_LIMIT: usize = 4_096;
 
+/// Largest ignore file read, in bytes; a larger one (or one that is not a regular file) is
+/// skipped as if absent.
+pub(crate) const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
+
 /// The workspace root of a run, opened as a capability.
 pub(crate) struct Workspace {
     dir: Dir,
-    /// The root as the file system names it, for the walker.
-    root: PathBuf,
 }
+
+/// One entry a walk met, below the folder it started from.
+pub(crate) struct Walked {
+    /// The path relative to the root.
+    pub(crate) relative: PathBuf,
+    /// `folder`, `file`, `symlink` or `other`, as listed (links are never followed).
+    pub(crate) kind: &'static str,
+    /// A file's size, as listed.
+    pub(crate) size: Option<u64>,
+    /// Levels below the start: 1 for its own entries.
+    pub(crate) depth: usize,
+}
+
+/// The ignore rules of the folders from the root down to one being walked, innermost last.
+type Rules = Vec<Gitignore>;
 
 /// A path the model gave, checked as text: relative, no `..`, `/`-separated, `.` parts dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,7 +158,7 @@ impl Workspace {
                 "Error: the workspace folder cannot be opened: {error}."
             ))
         })?;
-        Ok(Self { dir, root })
+        Ok(Self { dir })
     }
 
     /// The root capability.
@@ -164,18 +187,19 @@ impl Workspace {
             .collect())
     }
 
-    /// Opens a regular file for reading; refused when missing, outside or not a file.
+    /// Opens a regular file for reading; refused when missing, outside or not a regular file.
     pub(crate) fn open_file(&self, path: &RelativePath) -> Result<cap_std::fs::File, ToolResult> {
-        let file = self
-            .dir
-            .open(path.as_path())
-            .map_err(|error| io_refusal(path, &error))?;
+        let file =
+            open_reading(&self.dir, path.as_path()).map_err(|error| io_refusal(path, &error))?;
         let metadata = file.metadata().map_err(|error| io_refusal(path, &error))?;
         if metadata.is_dir() {
             return Err(refusal(format!(
                 "\"{}\" is a folder, not a file.",
                 path.shown()
             )));
+        }
+        if !metadata.is_file() {
+            return Err(not_regular(path));
         }
         Ok(file)
     }
@@ -197,46 +221,181 @@ impl Workspace {
             .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))
     }
 
-    /// A walker from the root down to and through `start` (a real folder path relative to the
-    /// root, from [`real_folder`](Self::real_folder)), at most `depth` levels below `start`.
+    /// Walks the folder `start` (a real folder path relative to the root, from
+    /// [`real_folder`](Self::real_folder)), at most `depth` levels below it, and gives `visit`
+    /// each entry, parents before their entries, entries by name; `visit` may stop the walk.
     ///
-    /// Walking from the root lets its `.gitignore` apply to a sub-folder without reading any
-    /// ignore file above the root. It honours `.gitignore` and `.ignore` files (with or without a
-    /// Git repository), shows dot files, skips `.git`, never follows links and visits each
-    /// folder's entries by name.
-    pub(crate) fn walker(&self, start: &Path, depth: Option<usize>) -> ignore::Walk {
-        let root = self.root.clone();
-        let start_owned = start.to_path_buf();
-        let mut builder = ignore::WalkBuilder::new(&self.root);
-        builder
-            .follow_links(false)
-            .hidden(false)
-            .parents(false)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(false)
-            .require_git(false)
-            .ignore(true)
-            .max_depth(depth.map(|depth| depth + start.components().count()))
-            .sort_by_file_name(Ord::cmp)
-            .filter_entry(move |entry| {
-                if entry.file_name() == ".git" {
-                    return false;
-                }
-                let Ok(relative) = entry.path().strip_prefix(&root) else {
-                    return false;
-                };
-                relative.starts_with(&start_owned) || start_owned.starts_with(relative)
-            });
-        builder.build()
+    /// It descends from the root through directory handles, never following a link, so the
+    /// `.gitignore` and `.ignore` files of the root and of every folder on the way apply (a
+    /// deeper one wins); it shows dot files and skips `.git`.
+    pub(crate) fn walk(
+        &self,
+        start: &Path,
+        depth: Option<usize>,
+        mut visit: impl FnMut(Walked) -> ControlFlow<()>,
+    ) -> Result<(), ToolResult> {
+        let unreadable = |error: &io::Error| {
+            ToolResult::error(format!("Error: cannot walk \"{}\": {error}.", shown(start)))
+        };
+        let mut here = self.dir.try_clone().map_err(|error| unreadable(&error))?;
+        let mut rules = Rules::new();
+        let mut at = PathBuf::new();
+        rules.push(ignore_rules(&here, &at));
+        for part in start.components() {
+            at.push(part);
+            here = open_folder(&here, Path::new(part.as_os_str()))
+                .map_err(|error| unreadable(&error))?;
+            rules.push(ignore_rules(&here, &at));
+        }
+        let _ = walk_folder(&here, &at, 1, depth, &mut rules, &mut visit);
+        Ok(())
     }
+}
 
-    /// The path of a walked entry relative to the root, when it lies strictly below `start`.
-    pub(crate) fn below<'p>(&self, path: &'p Path, start: &Path) -> Option<&'p Path> {
-        path.strip_prefix(&self.root)
-            .ok()
-            .filter(|relative| relative.starts_with(start) && *relative != start)
+/// Lists one folder by name, gives `visit` each entry not ignored, and walks each sub-folder
+/// through a handle opened from this one.
+fn walk_folder(
+    folder: &Dir,
+    at: &Path,
+    level: usize,
+    depth: Option<usize>,
+    rules: &mut Rules,
+    visit: &mut impl FnMut(Walked) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let Ok(entries) = folder.entries() else {
+        return ControlFlow::Continue(());
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(cap_std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        if name == ".git" {
+            continue;
+        }
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        let relative = at.join(&name);
+        let is_dir = file_type.is_dir();
+        if is_ignored(rules, &relative, is_dir) {
+            continue;
+        }
+        let kind = if file_type.is_symlink() {
+            "symlink"
+        } else if is_dir {
+            "folder"
+        } else if file_type.is_file() {
+            "file"
+        } else {
+            "other"
+        };
+        let size = (kind == "file")
+            .then(|| entry.metadata().ok().map(|metadata| metadata.len()))
+            .flatten();
+        visit(Walked {
+            relative: relative.clone(),
+            kind,
+            size,
+            depth: level,
+        })?;
+        if is_dir && depth.is_none_or(|depth| level < depth) {
+            // Opened by name from this handle, without following a link: a folder swapped
+            // for a link since it was listed does not open.
+            let Ok(sub) = open_folder(folder, Path::new(&name)) else {
+                continue;
+            };
+            rules.push(ignore_rules(&sub, &relative));
+            let walked = walk_folder(&sub, &relative, level + 1, depth, rules, visit);
+            rules.pop();
+            walked?;
+        }
     }
+    ControlFlow::Continue(())
+}
+
+/// Whether the innermost rule that says anything about `relative` ignores it.
+fn is_ignored(rules: &Rules, relative: &Path, is_dir: bool) -> bool {
+    for rule in rules.iter().rev() {
+        let matched = rule.matched(relative, is_dir);
+        if matched.is_ignore() {
+            return true;
+        }
+        if matched.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+/// The rules of a folder's `.gitignore` then `.ignore` (which wins), read through its handle.
+fn ignore_rules(folder: &Dir, at: &Path) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(at);
+    for name in [".gitignore", ".ignore"] {
+        let Some(text) = read_ignore_file(folder, name) else {
+            continue;
+        };
+        for line in text.lines() {
+            // A line that is not a valid pattern is skipped, as git does.
+            let _ = builder.add_line(None, line);
+        }
+    }
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+/// An ignore file's text, when it is a regular file of at most [`IGNORE_FILE_LIMIT`] bytes.
+fn read_ignore_file(folder: &Dir, name: &str) -> Option<String> {
+    let file = open_reading(folder, Path::new(name)).ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() > IGNORE_FILE_LIMIT {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(IGNORE_FILE_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > IGNORE_FILE_LIMIT {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Opens a path beneath `dir` for reading without waiting: a FIFO with no writer opens at once
+/// (and is then refused as not a regular file) instead of blocking the call.
+pub(crate) fn open_reading(dir: &Dir, path: &Path) -> io::Result<cap_std::fs::File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    dir.open_with(path, &options)
+}
+
+/// Opens the folder `name` of `dir` as a handle, refusing a link.
+fn open_folder(dir: &Dir, name: &Path) -> io::Result<Dir> {
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt as _;
+        let mut options = OpenOptions::new();
+        options
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_DIRECTORY | libc::O_NONBLOCK);
+        let folder = dir.open_with(name, &options)?;
+        Ok(Dir::from_std_file(folder.into_std()))
+    }
+    #[cfg(not(unix))]
+    {
+        dir.open_dir(name)
+    }
+}
+
+/// The refusal for a path that is not a regular file.
+pub(crate) fn not_regular(path: &RelativePath) -> ToolResult {
+    refusal(format!(
+        "Refused: \"{}\" is not a regular file (a FIFO, a device or a socket); only regular files are read or written.",
+        path.shown()
+    ))
 }
 
 /// A relative path shown with `/` separators.

@@ -430,3 +430,80 @@ async fn data_tools_reading_files_refuse_every_escape() {
     .await;
     assert_escapes_refused(&fixture, "json_infer_schema", |path| json!({"path": path})).await;
 }
+
+/// An array of `count` objects, each with its own key: the input that made the table of items
+/// grow with the square of its size.
+fn distinct_keys(count: usize) -> String {
+    let items: Vec<String> = (0..count)
+        .map(|index| format!("{{\"key_{index}\":{index}}}"))
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+#[tokio::test]
+async fn json_tools_work_within_budgets_whatever_the_keys() {
+    let fixture = Fixture::new();
+    let text = distinct_keys(20_000);
+    let outcome = fixture
+        .call("json_query", json!({"query": "$", "text": text}))
+        .await;
+    assert!(
+        outcome.content.starts_with(
+            "$ in the text is an array of 20000 items:\n[\n  {\n    \"key_0\": 0\n  },"
+        ),
+        "{}",
+        &outcome.content[..200]
+    );
+    // The table stops at its budget; the seam cuts it further to the artifact budget.
+    assert_eq!(
+        outcome.artifacts[0].label(),
+        "Items (the first 999 of 20000 items, 100 of 20000 keys)"
+    );
+    let table = outcome.artifacts[0].as_table().expect("a table");
+    assert_eq!(table.columns().len(), 100);
+    assert_eq!(table.columns()[99], "key_99");
+    assert_eq!(table.rows()[0][0], "0");
+    assert_eq!(outcome.artifacts[1].label(), "Artifacts omitted");
+
+    // 2000 places at most: the root, its items, and a key per item.
+    let fits = fixture
+        .call("json_infer_schema", json!({"text": distinct_keys(1_998)}))
+        .await;
+    assert!(
+        fits.content
+            .starts_with("Schema of the text (2000 places):"),
+        "{}",
+        &fits.content[..80]
+    );
+    let over = fixture
+        .call("json_infer_schema", json!({"text": distinct_keys(1_999)}))
+        .await;
+    assert_eq!(
+        over.error(),
+        "Error: the text has more than 2000 places (object keys and array items at every depth); json_infer_schema describes at most 2000."
+    );
+}
+
+#[tokio::test]
+async fn csv_tools_refuse_more_columns_than_the_limit() {
+    let fixture = Fixture::new();
+    let header: Vec<String> = (0..1_001).map(|index| format!("c{index}")).collect();
+    let text = format!("{}\n{}\n", header.join(","), vec!["1"; 1_001].join(","));
+    for tool in ["csv_preview", "csv_stats"] {
+        let outcome = fixture.call(tool, json!({"text": text})).await;
+        assert_eq!(
+            outcome.error(),
+            "Error: the text has 1001 columns; the limit is 1000.",
+            "{tool}"
+        );
+    }
+    let wide = format!("{}\n", header[..1_000].join(","));
+    let outcome = fixture.call("csv_stats", json!({"text": wide})).await;
+    assert!(
+        outcome
+            .content
+            .starts_with("the text: 0 rows, 1000 columns:"),
+        "{}",
+        &outcome.content[..60]
+    );
+}

@@ -122,22 +122,33 @@ async fn list_directory_refuses_a_file_and_reports_an_empty_folder_and_a_missing
 #[tokio::test]
 async fn read_file_numbers_the_lines_of_a_window() {
     let fixture = Fixture::new();
+    // The model gets numbered lines; people get the same lines as they are, as a text.
+    let read = |content: &str, label: &str, text: &str, outcome: &workspace_fixture::Outcome| {
+        assert_eq!(outcome.content, content);
+        assert!(!outcome.is_error);
+        assert_eq!(outcome.label(), label);
+        assert_eq!(outcome.artifacts[0].as_text(), Some(text));
+    };
     let outcome = fixture
         .call(
             "read_file",
             json!({"path": "notes.txt", "from_line": 2, "lines": 2}),
         )
         .await;
-    assert_eq!(
-        outcome.text(),
-        "\"notes.txt\", lines 2-3 of 5:\n2: beta\n3: gamma"
+    read(
+        "\"notes.txt\", lines 2-3 of 5:\n2: beta\n3: gamma",
+        "\"notes.txt\", lines 2-3",
+        "beta\ngamma",
+        &outcome,
     );
     let outcome = fixture
         .call("read_file", json!({"path": "./notes.txt"}))
         .await;
-    assert_eq!(
-        outcome.text(),
-        "\"notes.txt\", lines 1-5 of 5:\n1: alpha\n2: beta\n3: gamma\n4: delta\n5: epsilon"
+    read(
+        "\"notes.txt\", lines 1-5 of 5:\n1: alpha\n2: beta\n3: gamma\n4: delta\n5: epsilon",
+        "\"notes.txt\", lines 1-5",
+        "alpha\nbeta\ngamma\ndelta\nepsilon",
+        &outcome,
     );
     let outcome = fixture
         .call("read_file", json!({"path": "notes.txt", "from_line": 9}))
@@ -154,9 +165,11 @@ async fn read_file_numbers_the_lines_of_a_window() {
                 json!({"path": "inside_link/deep/needle.txt", "lines": 1}),
             )
             .await;
-        assert_eq!(
-            outcome.text(),
-            "\"inside_link/deep/needle.txt\", lines 1-1 of 3:\n1: a needle here"
+        read(
+            "\"inside_link/deep/needle.txt\", lines 1-1 of 3:\n1: a needle here",
+            "\"inside_link/deep/needle.txt\", lines 1-1",
+            "a needle here",
+            &outcome,
         );
     }
 }

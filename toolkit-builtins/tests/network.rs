@@ -169,6 +169,38 @@ async fn probe_url_refuses_non_public_addresses() {
     }
 }
 
+#[test]
+fn every_ipv6_form_that_carries_an_ipv4_address_is_judged_by_it() {
+    use std::net::IpAddr;
+    use toolkit_builtins::network::non_public;
+    let reason = |text: &str| non_public(text.parse::<IpAddr>().expect("an address"));
+    for (address, expected) in [
+        ("::ffff:127.0.0.1", Some("a loopback address")),
+        ("::ffff:0:127.0.0.1", Some("a loopback address")),
+        ("::ffff:0:10.0.0.1", Some("a private address")),
+        ("::127.0.0.1", Some("a loopback address")),
+        ("::169.254.169.254", Some("the cloud metadata address")),
+        ("::8.8.8.8", Some("a reserved address")),
+        ("64:ff9b::7f00:1", Some("a loopback address")),
+        ("64:ff9b:1::a9fe:a9fe", Some("the cloud metadata address")),
+        ("2002:7f00:1::", Some("a loopback address")),
+        ("2002:c0a8:101::1", Some("a private address")),
+        ("2600::5efe:7f00:1", Some("a loopback address")),
+        ("2600::200:5efe:a00:1", Some("a private address")),
+        ("::ffff:169.254.169.254", Some("the cloud metadata address")),
+        ("::", Some("an unspecified address")),
+        ("::1", Some("a loopback address")),
+        // Public IPv4 addresses in the forms that reach them are public.
+        ("::ffff:8.8.8.8", None),
+        ("64:ff9b::808:808", None),
+        ("2002:808:808::1", None),
+        ("2600::5efe:808:808", None),
+        ("2606:4700::1111", None),
+    ] {
+        assert_eq!(reason(address), expected, "{address}");
+    }
+}
+
 #[tokio::test]
 async fn probe_url_does_not_connect_to_a_local_server_unless_allow_listed() {
     let server = Responder::start();
@@ -204,19 +236,21 @@ async fn probe_url_reaches_an_allow_listed_host_and_masks_secret_headers() {
         outcome.content,
         format!("GET {url} -> 200 OK\ncontent-type: text/plain\nbody (5 bytes):\nhello")
     );
-    assert_eq!(outcome.label(), "Response headers");
+    assert_eq!(outcome.artifacts.len(), 2);
+    assert_eq!(outcome.artifacts[0].label(), "Response headers");
+    let headers = outcome.artifacts[0].as_table().expect("a table");
+    assert_eq!(headers.columns(), strings(["header", "value"]));
     assert_eq!(
-        outcome.table(),
-        (
-            strings(["header", "value"]),
-            vec![
-                strings(["content-type", "text/plain"]),
-                strings(["content-length", "5"]),
-                strings(["x-api-key", "[REDACTED]"]),
-                strings(["connection", "close"]),
-            ]
-        )
+        headers.rows(),
+        vec![
+            strings(["content-type", "text/plain"]),
+            strings(["content-length", "5"]),
+            strings(["x-api-key", "[REDACTED]"]),
+            strings(["connection", "close"]),
+        ]
     );
+    assert_eq!(outcome.artifacts[1].label(), "Response body (5 bytes)");
+    assert_eq!(outcome.artifacts[1].as_text(), Some("hello"));
     assert_eq!(server.accepted(), 1);
 
     let outcome = fixture

@@ -323,3 +323,174 @@ async fn date_diff_counts_calendar_units_and_totals() {
         "Error: cannot read \"2024-13-01\" as a date (2024-01-31), a date-time (2024-01-31T09:30) or an instant (2024-01-31T09:30:00Z)."
     );
 }
+
+/// Pieces of expressions: numbers at the edges of i64 and f64, every operator, the functions
+/// the calculator knows (builtins and its own), brackets and commas.
+const PIECES: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "64",
+    "-64",
+    "63",
+    "65",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "1e308",
+    "-1e308",
+    "0.5",
+    "NaN",
+    "pi",
+    "e",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "^",
+    "==",
+    "!=",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "&&",
+    "||",
+    "!",
+    "(",
+    ")",
+    ",",
+    "shl",
+    "shr",
+    "bitand",
+    "bitor",
+    "bitxor",
+    "bitnot",
+    "min",
+    "max",
+    "floor",
+    "round",
+    "ceil",
+    "sqrt",
+    "ln",
+    "math::pow",
+    "math::abs",
+    "abs",
+    "exp",
+    "if",
+    "len",
+    "str::to_uppercase",
+    "true",
+    "false",
+    "\"text\"",
+];
+
+/// Well-formed expressions: numbers at the edges, nested operators and calls of every function
+/// with one or two arguments.
+fn expression() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        proptest::sample::select(vec![
+            "0",
+            "1",
+            "-1",
+            "2",
+            "63",
+            "64",
+            "65",
+            "-64",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "1e308",
+            "0.5",
+            "pi",
+            "true",
+            "\"s\"",
+        ])
+        .prop_map(str::to_owned),
+        any::<i64>().prop_map(|number| number.to_string()),
+        any::<f64>().prop_map(|number| format!("{number:?}")),
+    ];
+    let operators =
+        proptest::sample::select(vec!["+", "-", "*", "/", "%", "^", "==", "<", "&&", "||"]);
+    let unary = proptest::sample::select(vec![
+        "sqrt",
+        "ln",
+        "abs",
+        "floor",
+        "round",
+        "ceil",
+        "exp",
+        "bitnot",
+        "math::abs",
+        "len",
+        "!",
+        "-",
+    ]);
+    let binary = proptest::sample::select(vec![
+        "shl",
+        "shr",
+        "bitand",
+        "bitor",
+        "bitxor",
+        "min",
+        "max",
+        "math::pow",
+    ]);
+    leaf.prop_recursive(4, 32, 3, move |inner| {
+        prop_oneof![
+            (inner.clone(), operators.clone(), inner.clone())
+                .prop_map(|(a, operator, b)| format!("({a} {operator} {b})")),
+            (unary.clone(), inner.clone()).prop_map(|(function, a)| format!("{function}({a})")),
+            (binary.clone(), inner.clone(), inner)
+                .prop_map(|(function, a, b)| format!("{function}({a}, {b})")),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn calculate_never_panics_on_token_soup(pieces in proptest::collection::vec(0..PIECES.len(), 1..24)) {
+        let expression: Vec<&str> = pieces.iter().map(|&index| PIECES[index]).collect();
+        let expression = expression.join(" ");
+        let result = std::panic::catch_unwind(|| toolkit_builtins::utility::calculate(expression.clone()));
+        proptest::prop_assert!(result.is_ok(), "calculate panicked on {:?}", expression);
+    }
+
+    #[test]
+    fn calculate_never_panics_on_well_formed_expressions(expression in expression()) {
+        let result = std::panic::catch_unwind(|| toolkit_builtins::utility::calculate(expression.clone()));
+        proptest::prop_assert!(result.is_ok(), "calculate panicked on {:?}", expression);
+    }
+}
+
+#[test]
+fn calculate_shifts_out_of_range_are_errors_not_panics() {
+    let calculate = |expression: &str| {
+        let result = toolkit_builtins::utility::calculate(expression.to_owned());
+        (result.content().to_owned(), result.is_error())
+    };
+    for (expression, by) in [
+        ("shl(1, 64)", "64"),
+        ("shl(1, -1)", "-1"),
+        ("shr(1, 64)", "64"),
+        ("shr(-1, -5)", "-5"),
+    ] {
+        assert_eq!(
+            calculate(expression),
+            (
+                format!("Error: cannot evaluate: a shift is by 0 to 63 bits, not {by}."),
+                true
+            ),
+            "{expression}"
+        );
+    }
+    assert_eq!(calculate("shl(1, 3)"), ("shl(1, 3) = 8".to_owned(), false));
+    assert_eq!(
+        calculate("shr(-16, 2)"),
+        ("shr(-16, 2) = -4".to_owned(), false)
+    );
+}

@@ -20,6 +20,7 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
         {"name": "list_directory", "arguments": {"path": "notes"}},
         {"name": "no_such_tool", "arguments": {}},
         {"name": "write_file", "arguments": {"path": "x.txt", "content": "y"}},
+        {"name": "read_file", "arguments": {"path": "logs/app.log", "from_line": 7, "lines": 3}},
     ]);
     let (output, _) = run_client(
         &python,
@@ -56,6 +57,18 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
     assert_eq!(
         reply(&output, 3),
         ("Error: tool \"write_file\" not permitted".to_owned(), true)
+    );
+    // A host forwards replies to a model: secrets in what tools read are masked.
+    assert_eq!(
+        reply(&output, 4),
+        (
+            "\"logs/app.log\", lines 7-9 of 12:\n\
+             7: 2024-05-02 09:00:10 DEBUG retrying with backoff 2s\n\
+             8: 2024-05-02 09:00:12 ERROR database connection failed: postgres://app:[REDACTED]@db.internal:5432/shop\n\
+             9: 2024-05-02 09:00:15 WARN  config value password=[REDACTED] is a default"
+                .to_owned(),
+            false
+        )
     );
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let listing =

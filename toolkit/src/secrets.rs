@@ -57,11 +57,13 @@ fn regex(pattern: &str) -> Regex {
 }
 
 static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)")
+    regex(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+    )
 });
 
 static URL_PASSWORD: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+):[^\s@/]+@"));
+    LazyLock::new(|| regex(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*):[^\s@/]+@"));
 
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -80,7 +82,16 @@ static KNOWN_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
         r"|gh[pousr]_[A-Za-z0-9]{20,}",
         r"|github_pat_[A-Za-z0-9_]{20,}",
         r"|xox[abprs]-[A-Za-z0-9-]{10,}",
-        r"|AKIA[0-9A-Z]{16}",
+        r"|(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}",
+        r"|whsec_[A-Za-z0-9]{16,}",
+        r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+        r"|npm_[A-Za-z0-9]{30,}",
+        r"|pypi-[A-Za-z0-9_-]{30,}",
+        r"|hf_[A-Za-z0-9]{30,}",
+        r"|shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}",
+        r"|dop_v1_[a-f0-9]{64}",
+        r"|hv[sbr]\.[A-Za-z0-9_-]{20,}",
+        r"|hooks\.slack\.com/services/[A-Za-z0-9/]+",
         r"|AIza[0-9A-Za-z_-]{35}",
         r"|glpat-[A-Za-z0-9_-]{20,}",
         r"|eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}",
@@ -94,10 +105,13 @@ static LONG_TOKEN: LazyLock<Regex> = LazyLock::new(|| regex(r"[A-Za-z0-9_+/=-]{3
 static EMAIL: LazyLock<Regex> =
     LazyLock::new(|| regex(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"));
 
-/// Whether a run of token characters looks like a key rather than a word or a path: letters and
-/// digits mixed.
+/// Whether a run of token characters looks like a key rather than a word, a path or a digest:
+/// letters and digits mixed, and not only hexadecimal digits (a hash or an id that a tool
+/// computed; hexadecimal secrets are caught by their name or their `Bearer` instead).
 fn looks_like_key(token: &str) -> bool {
-    token.bytes().any(|b| b.is_ascii_digit()) && token.bytes().any(|b| b.is_ascii_alphabetic())
+    token.bytes().any(|b| b.is_ascii_digit())
+        && token.bytes().any(|b| b.is_ascii_alphabetic())
+        && !token.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// `text` with secret-shaped strings replaced by [`SECRET_MASK`]: private key blocks, URL
@@ -185,7 +199,11 @@ mod tests {
             ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
             ("AKIAABCDEFGHIJKLMNOP", "[REDACTED]"),
             ("jwt eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl", "jwt [REDACTED]"),
-            ("id 0123456789abcdef0123456789abcdef01", "id [REDACTED]"),
+            ("id 0123456789abcdef0123456789abcdefXY", "id [REDACTED]"),
+            (
+                "sha256:13372360cc1f5e93f57306f602f7ea02238fc79fd38fa1b9887ebb5f041d8448",
+                "sha256:13372360cc1f5e93f57306f602f7ea02238fc79fd38fa1b9887ebb5f041d8448",
+            ),
             ("/usr/local/bin:/usr/bin", "/usr/local/bin:/usr/bin"),
             (
                 "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",

@@ -85,6 +85,7 @@ pub async fn start_playground() -> Playground {
         context,
         Some(Arc::clone(&audit)),
         None,
+        false,
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
