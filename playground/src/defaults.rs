@@ -63,8 +63,8 @@ pub fn sample_context() -> Result<ToolContext, toolkit_builtins::sample::SampleE
         .with_extension(Database::new(database)))
 }
 
-/// The service every command uses: over `registry`, keeping each call and run in `audit` when
-/// there is one, and masking secret-shaped strings in what tools send to the model unless
+/// The service every command uses: over `registry`, keeping each call and run (and each used
+/// token) in `audit` when there is one, and masking secret-shaped strings in what tools send to the model unless
 /// `show_secrets` (artifacts, for people, always keep them).
 pub fn service(
     registry: ToolRegistry,
@@ -73,7 +73,10 @@ pub fn service(
 ) -> ToolLoopService {
     let mut service = ToolLoopService::new(registry);
     if let Some(audit) = audit {
-        service = service.with_sink(audit.clone());
+        // The audit file also records used tokens, so every process on it resumes each once.
+        service = service
+            .with_sink(audit.clone())
+            .with_replay_store(audit.clone());
     }
     if !show_secrets {
         service = service.with_content_filter(Arc::new(SecretFilter));

@@ -7,7 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use serde_json::Value;
-use toolkit::{RunEvent, RunKind, RunStep, Sink, SinkError, SinkFuture, ToolInvocation};
+use toolkit::{
+    ReplayError, ReplayFuture, ReplayStore, RunEvent, RunKind, RunStep, Sink, SinkError,
+    SinkFuture, ToolInvocation,
+};
 
 use crate::privacy::Privacy;
 
@@ -97,6 +100,10 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at TEXT NOT NULL,
     termination TEXT,
     privacy TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS used_tokens (
+    token_id TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS steps (
     run_id TEXT NOT NULL REFERENCES runs(run_id),
@@ -335,6 +342,39 @@ impl Sink for SqliteAudit {
             .await
             .map_err(SinkError::new)?
             .map_err(SinkError::new)
+        })
+    }
+}
+
+/// The audit database is also a replay store: processes that share it resume each sealed token
+/// once between them. A claim is one `INSERT` on the token's unique key, never a read then a
+/// write, so two claims at once cannot both win.
+impl ReplayStore for SqliteAudit {
+    fn claim<'a>(&'a self, id: &'a str, expires_at: std::time::SystemTime) -> ReplayFuture<'a> {
+        let connection = Arc::clone(&self.connection);
+        let id = id.to_owned();
+        let millis = |time: std::time::SystemTime| {
+            time.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| {
+                    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+                })
+        };
+        let expires = millis(expires_at);
+        let now = millis(std::time::SystemTime::now());
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let db = connection.lock().unwrap_or_else(PoisonError::into_inner);
+                // A token past its expiry cannot open any more: its row is not needed.
+                db.execute("DELETE FROM used_tokens WHERE expires_at < ?1", [now])?;
+                let inserted = db.execute(
+                    "INSERT OR IGNORE INTO used_tokens (token_id, expires_at) VALUES (?1, ?2)",
+                    params![id, expires],
+                )?;
+                Ok::<bool, rusqlite::Error>(inserted == 1)
+            })
+            .await
+            .map_err(ReplayError::new)?
+            .map_err(ReplayError::new)
         })
     }
 }

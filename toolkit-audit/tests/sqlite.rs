@@ -193,3 +193,71 @@ async fn two_services_on_one_file_keep_both_calls() {
         assert_eq!(run.title.as_deref(), Some("nope"));
     }
 }
+
+/// Needs an operator.
+#[tool(requires_approval)]
+fn guarded() -> String {
+    "ran".to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_resumes_once_across_services_sharing_the_audit_database() {
+    use toolkit::{Decision, RunError, SealKey, TokenError};
+
+    let folder = tempfile::tempdir().expect("temp dir");
+    let path = folder.path().join("shared.sqlite3");
+    let key = SealKey::from_bytes([5; 32]);
+    // Two instances: each its own connection to the one file, as two processes have.
+    let instances: Vec<Arc<ToolLoopService>> = (0..2)
+        .map(|_| {
+            let audit = Arc::new(SqliteAudit::open(&path, Privacy::Metadata).expect("open"));
+            Arc::new(
+                ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+                    .with_seal_key(key.clone())
+                    .with_replay_store(audit),
+            )
+        })
+        .collect();
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "g1", "name": "guarded"}]},
+        {"content": "done"}
+    ]}"#;
+    let suspended = instances[0]
+        .run(
+            &ScriptedProvider::from_json(script).unwrap(),
+            RunRequest::new("go"),
+        )
+        .await
+        .expect("runs");
+    let token = Arc::new(suspended.suspension.expect("suspended").token);
+    // Sixteen resumes at once, eight on each instance: exactly one runs.
+    let tasks: Vec<_> = (0..16)
+        .map(|task| {
+            let service = Arc::clone(&instances[task % 2]);
+            let token = Arc::clone(&token);
+            tokio::spawn(async move {
+                let provider = ScriptedProvider::from_json(script).unwrap();
+                service
+                    .resume(
+                        &provider,
+                        &token,
+                        &[Decision::approve("g1")],
+                        ToolContext::new(),
+                    )
+                    .await
+                    .map(|_| ())
+            })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for task in tasks {
+        outcomes.push(task.await.expect("ends"));
+    }
+    assert_eq!(outcomes.iter().filter(|outcome| outcome.is_ok()).count(), 1);
+    assert!(
+        outcomes
+            .iter()
+            .filter_map(|outcome| outcome.as_ref().err())
+            .all(|error| error == &RunError::Token(TokenError::AlreadyUsed))
+    );
+}
