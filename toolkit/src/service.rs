@@ -9,7 +9,7 @@ use crate::filter::ContentFilter;
 use crate::recorder::{Recorder, Sink, ToolInvocation};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
-use crate::seal::SealKey;
+use crate::seal::{SealKey, SuspendedRunState, TokenError};
 use crate::seam::{BoundedResult, RunScope, Seam};
 use crate::wire::{ToolCall, WireString};
 
@@ -120,6 +120,14 @@ impl ToolLoopService {
 
     pub(crate) fn replay_store(&self) -> &dyn ReplayStore {
         self.replay.as_ref()
+    }
+
+    /// Opens a suspended run's `token` without spending it: which run it is and the calls it
+    /// waits on, for an operator to look at before deciding. A token that does not verify with
+    /// this service's key, or that has expired, says why; whether it was already used is known
+    /// only when [`resume`](Self::resume) claims it.
+    pub fn suspended(&self, token: &str) -> Result<SuspendedRunState, TokenError> {
+        SuspendedRunState::open(token, &self.seal_key)
     }
 
     /// Follows every run's events live (see [`Recorder::subscribe`]).

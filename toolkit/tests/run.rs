@@ -350,9 +350,22 @@ async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
         !String::from_utf8_lossy(&base64_payload(&suspension.token)).contains("ARTIFACT-CANARY")
     );
 
+    // An operator can look first: the run and its pending calls, and the token stays unspent.
+    let looked = service.suspended(&suspension.token).expect("opens");
+    assert_eq!(looked.run_id(), suspended.trace.run_id());
+    let pending: Vec<&str> = looked.pending().map(|call| call.id.as_str()).collect();
+    assert_eq!(pending, ["del"]);
+    assert!(matches!(
+        ToolLoopService::new(ToolRegistry::new()).suspended(&suspension.token),
+        Err(TokenError::BadSeal)
+    ));
+
+    // A new provider (another process's, say) plays on from the turn after the suspension:
+    // the scripted provider reads its place from the conversation.
+    let fresh = ScriptedProvider::from_json(APPROVAL_SCRIPT).unwrap();
     let resumed = service
         .resume(
-            &provider,
+            &fresh,
             &suspension.token,
             &[Decision::approve("del")],
             toolkit::ToolContext::new(),
@@ -503,8 +516,10 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
         .suspension
         .unwrap()
         .token;
-    let (second, second_provider) =
-        self::service(r#"{"turns": [{"content": "resumed elsewhere"}]}"#);
+    // Its script's first turn is the one the suspended run already played.
+    let (second, second_provider) = self::service(
+        r#"{"turns": [{"content": "played before the suspension"}, {"content": "resumed elsewhere"}]}"#,
+    );
     let second = second.with_seal_key(key);
     let resumed = second
         .resume(&second_provider, &token, &approve, context())

@@ -1,7 +1,5 @@
 //! A provider that plays back a script of turns: deterministic, no network, no key.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use serde::Deserialize;
 
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
@@ -17,13 +15,16 @@ use crate::wire::{ChatMessage, ToolCall};
 /// ]}
 /// ```
 ///
+/// The turn played is the number of assistant messages the request already holds: the first
+/// call plays turn 0, and a run resumed from its token (in this process or another) goes on
+/// with the turn after the one that stopped it. One provider can serve many runs at once.
+///
 /// A call's `id` defaults to `call_<turn>_<index>`; `arguments_raw` gives the arguments as raw
 /// text instead (to play a model that sends malformed JSON). Usage is counted as one token per
 /// four bytes, so traces are reproducible.
 #[derive(Debug)]
 pub struct ScriptedProvider {
     turns: Vec<Turn>,
-    next: AtomicUsize,
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,7 +85,6 @@ impl ScriptedProvider {
         }
         Ok(Self {
             turns: script.turns,
-            next: AtomicUsize::new(0),
         })
     }
 
@@ -99,7 +99,11 @@ impl ScriptedProvider {
     }
 
     fn respond(&self, request: &ProviderRequest<'_>) -> Result<ProviderResponse, ProviderError> {
-        let index = self.next.fetch_add(1, Ordering::Relaxed);
+        let index = request
+            .messages
+            .iter()
+            .filter(|message| matches!(message, ChatMessage::Assistant { .. }))
+            .count();
         let turn = self
             .turns
             .get(index)
