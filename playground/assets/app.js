@@ -1,15 +1,28 @@
 // Tool Playground inspector. Every value from a tool, a model or the audit copy is put into the
 // page with textContent (or as a form control's value), never parsed as markup: artifacts are
-// inert text whatever they contain. The page's CSP forbids inline script and eval as a second wall.
+// inert text whatever they contain. Each such value sits in its own bidi-isolated element, so a
+// right-to-left override in a value cannot reorder the page's own labels. The page's CSP forbids
+// inline script and eval as a second wall.
 'use strict';
 
 const PAGE_SIZE = 100;
+const RUNS_PAGE = 50;
+
+// The launch token the server put into this page; every API request carries it.
+const TOKEN = (document.querySelector('meta[name="playground-token"]') || {}).content || '';
 
 // An element with a class and, optionally, text. Attribute names here are constants of this file.
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+// A value from outside (a tool, a model, the audit copy): its own isolated direction.
+function val(tag, className, text) {
+  const node = el(tag, className ? className + ' value' : 'value', text);
+  node.dir = 'auto';
   return node;
 }
 
@@ -30,22 +43,103 @@ function pretty(value) {
   }
 }
 
+function plural(count, one, many) {
+  return count + ' ' + (count === 1 ? one : many);
+}
+
 function formatMs(ms) {
   if (typeof ms !== 'number' || !isFinite(ms)) return '';
+  if (ms >= 1000) return (ms / 1000).toFixed(2) + ' s';
   return ms < 10 ? ms.toFixed(2) + ' ms' : ms.toFixed(1) + ' ms';
+}
+
+function formatBytes(bytes) {
+  if (typeof bytes !== 'number') return '';
+  if (bytes < 1024) return plural(bytes, 'byte', 'bytes');
+  return (bytes / 1024).toFixed(1) + ' KB';
 }
 
 function isStringArray(value) {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
+function download(name, type, text) {
+  const link = el('a');
+  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+    if (button) button.dataset.copied = 'true';
+  } catch (error) {
+    // Without clipboard access (an insecure context, a denied permission): select it instead.
+    const area = el('textarea');
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand('copy');
+    area.remove();
+    if (button) button.dataset.copied = 'true';
+  }
+  window.__copied = text;
+}
+
+// Tabs that arrow keys move across, as a tablist should.
+function arrowKeys(tablist) {
+  tablist.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
+    const tabs = Array.from(tablist.querySelectorAll('[role=tab]'));
+    const at = tabs.indexOf(document.activeElement);
+    if (at < 0) return;
+    const next = tabs[(at + (event.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length];
+    next.focus();
+    next.click();
+    event.preventDefault();
+  });
+}
+
 // ---- artifacts ---------------------------------------------------------------------------------
 
-function renderTable(data) {
+function csvField(value) {
+  return /[",\n\r]/.test(value) ? '"' + value.replace(/"/g, '""') + '"' : value;
+}
+
+function tableCsv(columns, rows) {
+  return [columns, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+function tsv(rows) {
+  return rows.map((row) => row.join('\t')).join('\n');
+}
+
+// Numbers sort as numbers, the rest as text.
+function compareCells(a, b) {
+  const x = Number(a);
+  const y = Number(b);
+  if (a !== '' && b !== '' && isFinite(x) && isFinite(y)) return x - y;
+  return a.localeCompare(b);
+}
+
+function renderTable(data, label) {
   const wrap = el('div', 'table-wrap');
+  const tools = el('div', 'table-tools');
+  const copyTable = testId(el('button', 'small', 'Copy table'), 'copy-table');
+  const copyRow = testId(el('button', 'small', 'Copy row'), 'copy-row');
+  const copyCell = testId(el('button', 'small', 'Copy cell'), 'copy-cell');
+  const csv = testId(el('button', 'small', 'Download CSV'), 'download-csv');
+  for (const button of [copyTable, copyRow, copyCell, csv]) button.type = 'button';
+  copyRow.disabled = true;
+  copyCell.disabled = true;
+  tools.append(copyTable, copyRow, copyCell, csv);
   const pager = el('div', 'pager');
-  const previous = el('button', 'previous', 'Previous');
-  const next = el('button', 'next', 'Next');
+  const previous = testId(el('button', 'previous', 'Previous'), 'page-previous');
+  const next = testId(el('button', 'next', 'Next'), 'page-next');
   previous.type = 'button';
   next.type = 'button';
   const position = testId(el('span', 'position'), 'page-position');
@@ -53,7 +147,30 @@ function renderTable(data) {
   const table = el('table');
   const head = el('thead');
   const headRow = el('tr');
-  for (const column of data.columns) headRow.append(el('th', null, column));
+  // The rows in their current order; `sort` is [column, direction] or null.
+  let order = data.rows.map((row, index) => index);
+  let sort = null;
+  let selected = null; // [row index in data.rows, column]
+  data.columns.forEach((column, columnIndex) => {
+    const th = el('th');
+    const button = testId(el('button', 'sort'), 'sort-' + columnIndex);
+    button.type = 'button';
+    button.append(val('span', null, column), el('span', 'arrow', ''));
+    button.title = 'Sort by this column';
+    button.addEventListener('click', () => {
+      const direction = sort && sort[0] === columnIndex && sort[1] === 'ascending' ? 'descending' : 'ascending';
+      sort = [columnIndex, direction];
+      order = data.rows.map((row, index) => index);
+      order.sort((a, b) => compareCells(data.rows[a][columnIndex], data.rows[b][columnIndex]) || a - b);
+      if (direction === 'descending') order.reverse();
+      for (const other of headRow.querySelectorAll('th')) other.removeAttribute('aria-sort');
+      th.setAttribute('aria-sort', direction);
+      page = 0;
+      show();
+    });
+    th.append(button);
+    headRow.append(th);
+  });
   head.append(headRow);
   const body = el('tbody');
   table.append(head, body);
@@ -62,9 +179,20 @@ function renderTable(data) {
   function show() {
     clear(body);
     const start = page * PAGE_SIZE;
-    for (const row of data.rows.slice(start, start + PAGE_SIZE)) {
+    for (const rowIndex of order.slice(start, start + PAGE_SIZE)) {
       const tr = el('tr');
-      for (const value of row) tr.append(el('td', null, value));
+      data.rows[rowIndex].forEach((value, columnIndex) => {
+        const td = val('td', null, value);
+        if (selected && selected[0] === rowIndex && selected[1] === columnIndex) td.classList.add('selected');
+        td.addEventListener('click', () => {
+          selected = [rowIndex, columnIndex];
+          for (const other of body.querySelectorAll('td.selected')) other.classList.remove('selected');
+          td.classList.add('selected');
+          copyRow.disabled = false;
+          copyCell.disabled = false;
+        });
+        tr.append(td);
+      });
       body.append(tr);
     }
     const end = Math.min(data.rows.length, start + PAGE_SIZE);
@@ -76,9 +204,21 @@ function renderTable(data) {
   }
   previous.addEventListener('click', () => { if (page > 0) { page -= 1; show(); } });
   next.addEventListener('click', () => { if (page < pages - 1) { page += 1; show(); } });
+  copyTable.addEventListener('click', () => copy(tsv([data.columns, ...order.map((i) => data.rows[i])]), copyTable));
+  copyRow.addEventListener('click', () => { if (selected) copy(tsv([data.rows[selected[0]]]), copyRow); });
+  copyCell.addEventListener('click', () => { if (selected) copy(data.rows[selected[0]][selected[1]], copyCell); });
+  csv.addEventListener('click', () => {
+    const name = (label || 'table').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 60) || 'table';
+    const text = tableCsv(data.columns, order.map((i) => data.rows[i]));
+    window.__downloaded = text;
+    download(name + '.csv', 'text/csv', text);
+  });
   show();
+  wrap.append(tools);
   if (pages > 1) wrap.append(pager); else wrap.append(position);
-  wrap.append(table);
+  const scroll = el('div', 'table-scroll');
+  scroll.append(table);
+  wrap.append(scroll);
   return wrap;
 }
 
@@ -94,25 +234,68 @@ function isText(artifact) {
     typeof artifact.data.text === 'string';
 }
 
-// One artifact: a TABLE as a table, a TEXT as preformatted text, anything else as JSON text.
+// A text with its line numbers: one row per line, numbers outside the selectable text.
+function renderText(text) {
+  const box = testId(el('div', 'text-lines'), 'artifact-text');
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') {
+    lines.pop();
+    box.dataset.trailingNewline = 'true';
+  }
+  lines.forEach((line, index) => {
+    const row = el('div', 'line');
+    row.append(el('span', 'number', index + 1), val('span', 'content', line));
+    box.append(row);
+  });
+  const copyText = testId(el('button', 'small', 'Copy text'), 'copy-text');
+  copyText.type = 'button';
+  copyText.addEventListener('click', () => copy(text, copyText));
+  const wrap = el('div');
+  wrap.append(copyText, box);
+  return wrap;
+}
+
+// Any JSON value as a tree of <details>: objects and arrays open and close, leaves are text.
+function jsonTree(value, key, depth) {
+  const label = key === null ? '' : key + ': ';
+  if (value !== null && typeof value === 'object') {
+    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.keys(value).map((name) => [name, value[name]]);
+    const node = el('details', 'json-node');
+    node.open = depth < 2;
+    const summary = el('summary');
+    summary.append(val('span', 'json-key', label), el('span', 'meta', Array.isArray(value) ? '[' + entries.length + ']' : '{' + entries.length + '}'));
+    node.append(summary);
+    for (const [name, item] of entries) node.append(jsonTree(item, name, depth + 1));
+    return node;
+  }
+  const leaf = el('div', 'json-leaf');
+  leaf.append(val('span', 'json-key', label), val('span', 'json-' + (value === null ? 'null' : typeof value), JSON.stringify(value)));
+  return leaf;
+}
+
+// One artifact: a TABLE as a table, a TEXT as numbered lines, anything else as a JSON tree.
 function renderArtifact(artifact) {
   const box = testId(el('div', 'artifact'), 'artifact');
   const known = artifact && typeof artifact === 'object';
   const label = known && typeof artifact.label === 'string' ? artifact.label : '(no label)';
   const heading = el('h3');
-  heading.append(testId(el('span', null, label), 'artifact-label'));
-  const kind = el('span', 'kind', known && typeof artifact.type === 'string' ? artifact.type : 'unknown');
+  heading.append(testId(val('span', null, label), 'artifact-label'));
+  const kind = val('span', 'kind', known && typeof artifact.type === 'string' ? artifact.type : 'unknown');
   heading.append(kind);
   box.append(heading);
   if (known && isTable(artifact)) {
     box.dataset.kind = 'table';
-    box.append(renderTable(artifact.data));
+    box.append(renderTable(artifact.data, label));
   } else if (known && isText(artifact)) {
     box.dataset.kind = 'text';
-    box.append(testId(el('pre', 'artifact-text', artifact.data.text), 'artifact-text'));
+    box.append(renderText(artifact.data.text));
   } else {
     box.dataset.kind = 'json';
-    box.append(testId(el('pre', 'artifact-json', pretty(artifact)), 'artifact-json'));
+    box.append(testId(jsonTree(artifact, null, 0), 'artifact-tree'));
+    // The same value as plain JSON text, for reading and copying whole.
+    const raw = el('details');
+    raw.append(el('summary', null, 'as JSON text'), testId(val('pre', 'artifact-json', pretty(artifact)), 'artifact-json'));
+    box.append(raw);
   }
   return box;
 }
@@ -120,7 +303,8 @@ function renderArtifact(artifact) {
 // ---- steps -------------------------------------------------------------------------------------
 
 // A step as the renderer takes it: {index, kind, name, duration_ms, is_error, arguments, content,
-// artifacts (array, or null when not kept), artifact_count, artifact_types, note}.
+// content_bytes, artifacts (array, or null when not kept), artifact_count, artifact_types,
+// privacy, note, calls}.
 function renderStep(step) {
   const item = testId(el('li', 'step'), 'step');
   item.dataset.kind = step.kind || '';
@@ -128,33 +312,50 @@ function renderStep(step) {
   if (step.is_error) item.classList.add('failed');
   const head = el('div', 'step-head');
   head.append(el('strong', null, '#' + step.index + ' ' + (step.kind || 'step')));
-  if (step.name) head.append(testId(el('span', 'name', step.name), 'step-name'));
+  if (step.name) head.append(testId(val('span', 'name', step.name), 'step-name'));
   if (step.is_error) head.append(el('span', 'error', 'error'));
-  if (step.note) head.append(el('span', 'meta', step.note));
+  if (step.note) head.append(testId(el('span', 'meta', step.note), 'step-note'));
   head.append(testId(el('span', 'duration', formatMs(step.duration_ms)), 'step-duration'));
   item.append(head);
   if (step.kind !== 'tool') {
+    if (Array.isArray(step.calls) && step.calls.length > 0) {
+      const calls = testId(el('ul', 'calls step-body'), 'requested-calls');
+      for (const call of step.calls) {
+        const line = el('li');
+        line.append(el('span', 'meta', 'asks for '), val('code', null, call.name), el('span', 'meta', ' '), val('code', 'args', call.arguments));
+        calls.append(line);
+      }
+      item.append(calls);
+    }
     if (step.content !== null && step.content !== undefined && step.content !== '') {
-      item.append(el('pre', 'step-body', step.content));
+      item.append(testId(val('pre', 'step-body', step.content), 'step-content'));
     }
     return item;
   }
   const tabs = testId(el('div', 'tabs'), 'tabs');
   tabs.setAttribute('role', 'tablist');
+  arrowKeys(tabs);
   const body = el('div', 'step-body');
   const panels = [];
+  const notKept = (what, bytes) => {
+    const where = step.privacy ? ' at privacy ' + step.privacy : ' at this privacy level';
+    return what + ' not kept' + where + (typeof bytes === 'number' ? ' (' + formatBytes(bytes) + ')' : '');
+  };
   function addTab(name, build) {
     const button = testId(el('button', null, name), 'tab-' + name.toLowerCase());
     button.type = 'button';
     button.setAttribute('role', 'tab');
     button.setAttribute('aria-selected', 'false');
+    button.tabIndex = -1;
     const panel = testId(el('div', 'panel'), 'panel-' + name.toLowerCase());
+    panel.setAttribute('role', 'tabpanel');
     panel.hidden = true;
     build(panel);
     panels.push([button, panel]);
     button.addEventListener('click', () => {
       for (const [other, otherPanel] of panels) {
         other.setAttribute('aria-selected', String(other === button));
+        other.tabIndex = other === button ? 0 : -1;
         otherPanel.hidden = other !== button;
       }
     });
@@ -163,20 +364,20 @@ function renderStep(step) {
   }
   addTab('Arguments', (panel) => {
     if (step.arguments === null || step.arguments === undefined) {
-      panel.append(el('p', 'note', 'not kept at this privacy level'));
+      panel.append(el('p', 'note', notKept('Arguments')));
       return;
     }
     let shown = step.arguments;
     try { shown = pretty(JSON.parse(step.arguments)); } catch (error) { /* shown raw */ }
-    panel.append(testId(el('pre', null, shown), 'arguments'));
+    panel.append(testId(val('pre', null, shown), 'arguments'));
   });
   addTab('Result', (panel) => {
     if (step.content === null || step.content === undefined) {
-      panel.append(el('p', 'note', 'not kept at this privacy level'));
+      panel.append(el('p', 'note', notKept('The wire string', step.content_bytes)));
       return;
     }
-    panel.append(el('p', 'meta', 'Exactly the wire string the model receives:'));
-    panel.append(testId(el('pre', 'wire', step.content), 'wire'));
+    panel.append(el('p', 'meta', 'Exactly the wire string the model receives (' + formatBytes(new TextEncoder().encode(step.content).length) + '):'));
+    panel.append(testId(val('pre', 'wire', step.content), 'wire'));
   });
   const count = Array.isArray(step.artifacts) ? step.artifacts.length : (step.artifact_count || 0);
   if (count > 0) {
@@ -184,7 +385,10 @@ function renderStep(step) {
       panel.append(el('p', 'meta', 'Run-only: shown to people, never sent to the model.'));
       if (!Array.isArray(step.artifacts)) {
         const types = Array.isArray(step.artifact_types) ? step.artifact_types.join(', ') : '';
-        panel.append(el('p', 'note', count + ' artifacts (' + types + '); their data is not kept at this privacy level'));
+        const why = step.privacy === 'full'
+          ? 'their data could not be read back from the audit copy'
+          : 'their data is not kept' + (step.privacy ? ' at privacy ' + step.privacy : ' at this privacy level');
+        panel.append(el('p', 'note', plural(count, 'artifact', 'artifacts') + ' (' + types + '); ' + why));
         return;
       }
       for (const artifact of step.artifacts) panel.append(renderArtifact(artifact));
@@ -210,112 +414,353 @@ function fromInvocation(index, invocation) {
   };
 }
 
+function usageNote(usage) {
+  if (!usage) return '';
+  return usage.input_tokens + ' in / ' + usage.output_tokens + ' out tokens';
+}
+
 function fromStep(index, step) {
   if (step.kind === 'llm') {
-    const calls = Array.isArray(step.tool_calls) ? step.tool_calls.length : 0;
+    const calls = Array.isArray(step.tool_calls) ? step.tool_calls : [];
     return {
       index, kind: 'llm', duration_ms: step.duration, is_error: Boolean(step.error),
-      content: step.error || step.content, note: calls + ' tool calls',
+      content: step.error || step.content,
+      note: plural(calls.length, 'tool call', 'tool calls') + ' · ' + usageNote(step.usage),
+      calls,
     };
   }
   if (step.kind === 'request') {
     const tools = Array.isArray(step.tools) ? step.tools.length : 0;
-    return { index, kind: 'request', content: null, note: tools + ' tools offered' };
+    return { index, kind: 'request', content: null, note: plural(tools, 'tool', 'tools') + ' offered' };
+  }
+  if (step.kind === 'suspended') {
+    const pending = Array.isArray(step.pending) ? step.pending : [];
+    return { index, kind: 'suspended', content: null, note: plural(pending.length, 'call waits', 'calls wait') + ' for approval', calls: pending };
+  }
+  if (step.kind === 'resumed') {
+    const approved = Array.isArray(step.approved) ? step.approved : [];
+    const refused = Array.isArray(step.refused) ? step.refused : [];
+    return { index, kind: 'resumed', content: null, note: approved.length + ' approved · ' + refused.length + ' refused' };
   }
   return { index, kind: step.kind, content: pretty(step) };
 }
 
-// ---- inspector ---------------------------------------------------------------------------------
+// ---- forms -------------------------------------------------------------------------------------
 
 async function getJson(url, options) {
-  const response = await fetch(url, options);
+  const response = await api(url, options);
   const body = await response.json();
   if (!response.ok) throw new Error(body && body.error ? body.error : response.statusText);
   return body;
 }
 
-function schemaType(schema) {
-  if (!schema || typeof schema !== 'object') return 'json';
+function api(url, options) {
+  const given = options || {};
+  const headers = Object.assign({}, given.headers || {}, { 'x-playground-token': TOKEN });
+  return fetch(url, Object.assign({}, given, { headers }));
+}
+
+function postJson(url, body) {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+// The schema a `$ref` points at, within the tool's own schema.
+function resolve(schema, root) {
+  let current = schema;
+  for (let depth = 0; current && typeof current.$ref === 'string' && depth < 20; depth += 1) {
+    const path = current.$ref.replace(/^#\//, '').split('/');
+    let target = root;
+    for (const part of path) target = target && typeof target === 'object' ? target[part] : undefined;
+    current = target;
+  }
+  return current && typeof current === 'object' ? current : {};
+}
+
+// A nullable `type: [X, "null"]` or `anyOf: [X, {type: null}]` as X.
+function unwrap(schema, root) {
+  const resolved = resolve(schema, root);
+  if (Array.isArray(resolved.anyOf)) {
+    const real = resolved.anyOf.filter((branch) => resolve(branch, root).type !== 'null');
+    if (real.length === 1) return Object.assign({}, resolve(real[0], root), { description: resolved.description || resolve(real[0], root).description, default: resolved.default });
+  }
+  return resolved;
+}
+
+function typeOf(schema) {
   let type = schema.type;
   if (Array.isArray(type)) type = type.find((t) => t !== 'null');
-  if (type === 'string' && !schema.enum) return 'string';
-  if (type === 'integer' || type === 'number' || type === 'boolean') return type;
-  return 'json';
+  return type;
 }
 
-function buildForm(form, tool) {
-  clear(form);
-  const schema = tool.input_schema || {};
+// The choices of an enum: [{value, doc}], or null when the schema is not one.
+function choices(schema, root) {
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => ({ value, doc: '' }));
+  const branches = schema.oneOf || schema.anyOf;
+  if (Array.isArray(branches) && branches.length > 0) {
+    const all = branches.map((branch) => resolve(branch, root));
+    if (all.every((branch) => 'const' in branch || (Array.isArray(branch.enum) && branch.enum.length === 1))) {
+      return all.map((branch) => ({ value: 'const' in branch ? branch.const : branch.enum[0], doc: branch.description || '' }));
+    }
+  }
+  return null;
+}
+
+// A value that fits the schema, to show as an example.
+function exampleOf(schema, root, depth) {
+  const resolved = unwrap(schema, root);
+  if (Array.isArray(resolved.examples) && resolved.examples.length > 0) return resolved.examples[0];
+  if (resolved.default !== undefined) return resolved.default;
+  const options = choices(resolved, root);
+  if (options) return options[0].value;
+  if (depth > 4) return null;
+  switch (typeOf(resolved)) {
+    case 'string': return 'text';
+    case 'integer': return resolved.minimum !== undefined ? resolved.minimum : 1;
+    case 'number': return 1.5;
+    case 'boolean': return true;
+    case 'array': return [exampleOf(resolved.items || {}, root, depth + 1)];
+    case 'object': {
+      const out = {};
+      const properties = resolved.properties || {};
+      for (const name of Object.keys(properties)) out[name] = exampleOf(properties[name], root, depth + 1);
+      return out;
+    }
+    default: return {};
+  }
+}
+
+// One field for `schema`: {node, read() -> value | undefined, write(value), check() -> errors}.
+// Objects and arrays become sub-forms; what the form cannot express becomes a JSON box.
+function field(name, schema, root, required, path) {
+  const resolved = unwrap(schema, root);
+  const type = typeOf(resolved);
+  const options = choices(resolved, root);
+  const description = resolved.description || '';
+  const wrap = testId(el('div', 'field'), 'field-box-' + path);
+  wrap.dataset.path = path;
+  const label = el('label');
+  label.append(el('span', 'field-name', name));
+  if (required) label.append(el('span', 'required', ' required'));
+  const kindText = options ? 'one of ' + options.length : (type || 'JSON');
+  label.append(el('span', 'hint', ' ' + kindText));
+  wrap.append(label);
+  if (description) wrap.append(el('div', 'hint doc', description));
+  const hasDefault = resolved.default !== undefined && resolved.default !== null;
+  if (hasDefault) wrap.append(testId(el('div', 'hint', 'default: ' + JSON.stringify(resolved.default)), 'default-' + path));
+  const id = 'f-' + path.replace(/[^A-Za-z0-9_-]/g, '_');
+  label.htmlFor = id;
+  const fail = (message) => [path + ': ' + message];
+
+  if (options) {
+    const select = testId(el('select'), 'field-' + path);
+    select.id = id;
+    select.append(el('option', null, required ? '(choose)' : '(not set)'));
+    select.firstChild.value = '';
+    options.forEach((option, index) => {
+      const item = el('option', null, JSON.stringify(option.value).replace(/^"|"$/g, '') + (option.doc ? ' — ' + option.doc : ''));
+      item.value = String(index);
+      item.title = option.doc;
+      select.append(item);
+    });
+    wrap.append(select);
+    return {
+      node: wrap,
+      read: () => (select.value === '' ? undefined : options[Number(select.value)].value),
+      write: (value) => {
+        const at = options.findIndex((option) => JSON.stringify(option.value) === JSON.stringify(value));
+        select.value = at < 0 ? '' : String(at);
+      },
+      check: () => (required && select.value === '' ? fail('choose one') : []),
+    };
+  }
+  if (type === 'boolean') {
+    const toggle = el('label', 'toggle');
+    const input = testId(el('input'), 'field-' + path);
+    input.type = 'checkbox';
+    input.id = id;
+    input.setAttribute('role', 'switch');
+    input.checked = resolved.default === true;
+    const state = el('span', 'toggle-state', input.checked ? 'on' : 'off');
+    let touched = false;
+    input.addEventListener('change', () => { state.textContent = input.checked ? 'on' : 'off'; touched = true; });
+    toggle.append(input, state);
+    wrap.append(toggle);
+    return {
+      node: wrap,
+      // Sent when required, set by the user, or different from the default.
+      read: () => (required || touched || input.checked !== (resolved.default === true) ? input.checked : undefined),
+      write: (value) => { input.checked = value === true; state.textContent = input.checked ? 'on' : 'off'; touched = value !== undefined; },
+      check: () => [],
+    };
+  }
+  if (type === 'string') {
+    const input = testId(el('textarea'), 'field-' + path);
+    input.id = id;
+    input.rows = /text|content|body|script|sql|query/i.test(name) ? 4 : 1;
+    input.spellcheck = false;
+    if (hasDefault) input.placeholder = String(resolved.default);
+    else if (Array.isArray(resolved.examples) && resolved.examples.length > 0) input.placeholder = 'e.g. ' + String(resolved.examples[0]);
+    wrap.append(input);
+    return {
+      node: wrap,
+      read: () => (input.value === '' ? undefined : input.value),
+      write: (value) => { input.value = typeof value === 'string' ? value : ''; },
+      check: () => {
+        if (input.value === '') return required ? fail('required') : [];
+        const length = Array.from(input.value).length;
+        if (typeof resolved.minLength === 'number' && length < resolved.minLength) return fail('at least ' + resolved.minLength + ' characters');
+        if (typeof resolved.maxLength === 'number' && length > resolved.maxLength) return fail('at most ' + resolved.maxLength + ' characters');
+        if (typeof resolved.pattern === 'string') {
+          try { if (!new RegExp(resolved.pattern, 'u').test(input.value)) return fail('does not match ' + resolved.pattern); } catch (error) { /* a pattern JS cannot read: the server checks */ }
+        }
+        return [];
+      },
+    };
+  }
+  if (type === 'integer' || type === 'number') {
+    const input = testId(el('input'), 'field-' + path);
+    input.id = id;
+    input.type = 'number';
+    input.step = type === 'integer' ? '1' : 'any';
+    if (typeof resolved.minimum === 'number') input.min = String(resolved.minimum);
+    if (typeof resolved.maximum === 'number') input.max = String(resolved.maximum);
+    if (hasDefault) input.placeholder = String(resolved.default);
+    wrap.append(input);
+    return {
+      node: wrap,
+      read: () => (input.value === '' ? undefined : Number(input.value)),
+      write: (value) => { input.value = typeof value === 'number' ? String(value) : ''; },
+      check: () => {
+        if (input.value === '') return required ? fail('required') : [];
+        const number = Number(input.value);
+        if (!isFinite(number)) return fail('not a number');
+        if (type === 'integer' && !Number.isInteger(number)) return fail('a whole number');
+        if (typeof resolved.minimum === 'number' && number < resolved.minimum) return fail('at least ' + resolved.minimum);
+        if (typeof resolved.maximum === 'number' && number > resolved.maximum) return fail('at most ' + resolved.maximum);
+        return [];
+      },
+    };
+  }
+  if (type === 'object' && resolved.properties && typeof resolved.properties === 'object' && path.split('.').length < 6) {
+    const box = el('fieldset', 'sub-form');
+    const inner = form(resolved, root, path);
+    box.append(...inner.nodes);
+    wrap.append(box);
+    return {
+      node: wrap,
+      read: () => {
+        const value = inner.read();
+        return Object.keys(value).length === 0 && !required ? undefined : value;
+      },
+      write: (value) => inner.write(value && typeof value === 'object' ? value : {}),
+      check: () => inner.check(),
+    };
+  }
+  if (type === 'array' && resolved.items && typeof resolved.items === 'object' && path.split('.').length < 6) {
+    const list = testId(el('ol', 'sub-list'), 'list-' + path);
+    const add = testId(el('button', 'small', 'Add item'), 'add-' + path);
+    add.type = 'button';
+    const items = [];
+    const addItem = (value) => {
+      const at = items.length;
+      const row = el('li');
+      const item = field('item ' + (at + 1), resolved.items, root, true, path + '.' + at);
+      const remove = testId(el('button', 'small', 'Remove'), 'remove-' + path + '.' + at);
+      remove.type = 'button';
+      const entry = { row, item };
+      remove.addEventListener('click', () => {
+        items.splice(items.indexOf(entry), 1);
+        row.remove();
+      });
+      row.append(item.node, remove);
+      list.append(row);
+      items.push(entry);
+      if (value !== undefined) item.write(value);
+    };
+    add.addEventListener('click', () => addItem());
+    wrap.append(list, add);
+    return {
+      node: wrap,
+      read: () => {
+        if (items.length === 0) return required ? [] : undefined;
+        return items.map((entry) => entry.item.read());
+      },
+      write: (value) => {
+        for (const entry of items.splice(0)) entry.row.remove();
+        if (Array.isArray(value)) for (const item of value) addItem(item);
+      },
+      check: () => {
+        const errors = items.flatMap((entry) => entry.item.check());
+        if (typeof resolved.minItems === 'number' && items.length < resolved.minItems) errors.push(path + ': at least ' + resolved.minItems + ' items');
+        if (typeof resolved.maxItems === 'number' && items.length > resolved.maxItems) errors.push(path + ': at most ' + resolved.maxItems + ' items');
+        return errors;
+      },
+    };
+  }
+  // Anything else (a free-form value, a union): JSON text, with an example to start from.
+  const input = testId(el('textarea'), 'field-' + path);
+  input.id = id;
+  input.rows = 3;
+  input.spellcheck = false;
+  input.placeholder = 'JSON, e.g. ' + JSON.stringify(exampleOf(resolved, root, 0));
+  wrap.append(input);
+  return {
+    node: wrap,
+    read: () => {
+      if (input.value.trim() === '') return undefined;
+      try { return JSON.parse(input.value); } catch (error) { return undefined; }
+    },
+    write: (value) => { input.value = value === undefined ? '' : JSON.stringify(value); },
+    check: () => {
+      if (input.value.trim() === '') return required ? fail('required') : [];
+      try { JSON.parse(input.value); return []; } catch (error) { return fail('not valid JSON (' + error.message + ')'); }
+    },
+  };
+}
+
+// The fields of an object schema, required ones first (each group in the schema's order).
+function form(schema, root, prefix) {
   const properties = schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  const fields = [];
-  for (const name of Object.keys(properties)) {
-    const property = properties[name];
-    const type = schemaType(property);
-    const label = el('label', null, name + (required.has(name) ? ' *' : ''));
-    const hint = el('span', 'hint', ' ' + type + (property && property.description ? ' — ' + property.description : ''));
-    label.append(hint);
-    let input;
-    if (type === 'boolean') {
-      input = document.createElement('input');
-      input.type = 'checkbox';
-      input.checked = Boolean(property.default);
-    } else if (type === 'json') {
-      input = document.createElement('textarea');
-      input.rows = 3;
-      input.placeholder = 'JSON';
-    } else {
-      input = document.createElement('input');
-      input.type = type === 'string' ? 'text' : 'number';
-      if (property && property.default !== undefined && property.default !== null) {
-        input.placeholder = 'default: ' + String(property.default);
+  const names = Object.keys(properties);
+  const ordered = names.filter((name) => required.has(name)).concat(names.filter((name) => !required.has(name)));
+  const fields = ordered.map((name) => [name, field(name, properties[name], root, required.has(name), prefix ? prefix + '.' + name : name)]);
+  return {
+    nodes: fields.map(([, item]) => item.node),
+    read: () => {
+      const out = {};
+      for (const [name, item] of fields) {
+        const value = item.read();
+        if (value !== undefined) out[name] = value;
       }
-    }
-    input.name = name;
-    input.dataset.testid = 'field-' + name;
-    form.append(label, input);
-    fields.push({ name, type, input, required: required.has(name) });
-  }
-  if (fields.length === 0) form.append(el('p', 'note', 'This tool takes no arguments.'));
-  return fields;
+      return out;
+    },
+    write: (value) => { for (const [name, item] of fields) item.write(value[name]); },
+    check: () => fields.flatMap(([, item]) => item.check()),
+    empty: fields.length === 0,
+  };
 }
 
-function formArguments(fields) {
-  const args = {};
-  for (const field of fields) {
-    const value = field.input.value;
-    if (field.type === 'boolean') {
-      args[field.name] = field.input.checked;
-    } else if (value === '') {
-      if (field.required && field.type === 'string') args[field.name] = '';
-    } else if (field.type === 'string') {
-      args[field.name] = value;
-    } else if (field.type === 'json') {
-      try { args[field.name] = JSON.parse(value); } catch (error) {
-        throw new Error(field.name + ': not valid JSON (' + error.message + ')');
-      }
-    } else {
-      const number = Number(value);
-      if (!isFinite(number)) throw new Error(field.name + ': not a number');
-      args[field.name] = number;
-    }
-  }
-  return args;
-}
+// ---- inspector ---------------------------------------------------------------------------------
 
 async function inspector() {
   const list = document.getElementById('tool-list');
   const steps = document.getElementById('steps');
   const status = document.getElementById('status');
-  const form = document.getElementById('arg-form');
+  const formNode = document.getElementById('arg-form');
   const raw = document.getElementById('raw-args');
   const argError = document.getElementById('arg-error');
+  const blocked = document.getElementById('tool-blocked');
+  const runTool = document.getElementById('run-tool');
   let current = null;
-  let fields = [];
+  let fields = null;
   const [tools, config] = await Promise.all([getJson('/api/tools'), getJson('/api/config')]);
   document.getElementById('tool-count').textContent = '(' + tools.length + ')';
   document.getElementById('script').value = config.default_script;
   document.getElementById('question').value = config.default_question;
+  document.getElementById('writers-info').textContent = config.writers
+    ? 'Tools that change files or records are offered: the loop stops at each of their calls for your approval.'
+    : 'Tools that change files or records are not offered (start with --writers to offer them; each call then waits for your approval).';
   const live = document.getElementById('live-mode');
   if (config.live) {
     document.getElementById('live-info').textContent = '(' + config.live.model + ' at ' + config.live.base_url + ')';
@@ -329,6 +774,7 @@ async function inspector() {
     const button = testId(el('button', null, tool.name), 'tool-' + tool.name);
     button.type = 'button';
     button.append(el('span', 'group', tool.group));
+    button.title = (tool.description || '').split('\n')[0];
     button.addEventListener('click', () => select(tool, button));
     item.append(button);
     list.append(item);
@@ -336,7 +782,7 @@ async function inspector() {
   }
   document.getElementById('tool-filter').addEventListener('input', (event) => {
     const needle = event.target.value.toLowerCase();
-    for (const [tool, item] of buttons) item.hidden = !tool.name.toLowerCase().includes(needle);
+    for (const [tool, item] of buttons) item.hidden = !(tool.name.toLowerCase().includes(needle) || tool.group.toLowerCase().includes(needle));
   });
   function rawMode() { return document.getElementById('raw-mode').checked; }
   function select(tool, button) {
@@ -350,43 +796,69 @@ async function inspector() {
     document.getElementById('tool-meta').textContent = 'group ' + tool.group + (flags.length ? ' · ' + flags.join(', ') : '');
     document.getElementById('tool-description').textContent = tool.description;
     document.getElementById('tool-schema').textContent = pretty(tool.input_schema);
-    fields = buildForm(form, tool);
+    clear(formNode);
+    fields = form(tool.input_schema || {}, tool.input_schema || {}, '');
+    formNode.append(...fields.nodes);
+    if (fields.empty) formNode.append(el('p', 'note', 'This tool takes no arguments.'));
     raw.value = '{}';
     argError.textContent = '';
+    // Tools that change things run only in a loop, after the operator approves the call.
+    let why = '';
+    if (tool.flags.requires_approval) {
+      why = config.writers
+        ? tool.name + ' changes files or records, so each call waits for your approval: ask for it in a loop (below); the loop stops and shows the call for you to approve or deny.'
+        : tool.name + ' changes files or records, so it is not offered: start the playground with --writers, then ask for it in a loop; each call waits for your approval.';
+    } else if (tool.flags.requires_admin) {
+      why = tool.name + ' is for administrators, and the playground does not run as one.';
+    }
+    blocked.textContent = why;
+    blocked.hidden = why === '';
+    runTool.disabled = why !== '';
+    if (rawMode()) document.getElementById('raw-mode').dispatchEvent(new Event('change'));
   }
   for (const radio of document.querySelectorAll('input[name=arg-mode]')) {
     radio.addEventListener('change', () => {
+      if (!fields) return;
       const useRaw = rawMode();
       if (useRaw) {
-        try { raw.value = JSON.stringify(formArguments(fields), null, 2); } catch (error) { /* keep */ }
+        raw.value = JSON.stringify(fields.read(), null, 2);
+      } else {
+        // Back to the form: what the raw JSON says, where the form can show it.
+        try {
+          const value = JSON.parse(raw.value);
+          if (value && typeof value === 'object' && !Array.isArray(value)) fields.write(value);
+        } catch (error) {
+          argError.textContent = 'Raw JSON: ' + error.message + ' (the form keeps its values)';
+        }
       }
       raw.hidden = !useRaw;
-      form.hidden = useRaw;
+      formNode.hidden = useRaw;
     });
   }
-  document.getElementById('run-tool').addEventListener('click', async () => {
-    if (!current) return;
+  runTool.addEventListener('click', async () => {
+    if (!current || runTool.disabled) return;
     argError.textContent = '';
     let text;
-    try {
-      if (rawMode()) {
-        text = raw.value;
-        JSON.parse(text);
-      } else {
-        text = JSON.stringify(formArguments(fields));
+    if (rawMode()) {
+      text = raw.value;
+      try { JSON.parse(text); } catch (error) {
+        argError.textContent = 'Arguments: ' + error.message;
+        return;
       }
-    } catch (error) {
-      argError.textContent = 'Arguments: ' + error.message;
-      return;
+    } else {
+      const errors = fields.check();
+      if (errors.length > 0) {
+        argError.textContent = 'Arguments: ' + errors.join('; ');
+        return;
+      }
+      text = JSON.stringify(fields.read());
     }
     clear(steps);
+    resetRun();
     status.textContent = 'running ' + current.name + '…';
+    runTool.disabled = true;
     try {
-      const event = await getJson('/api/invoke', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: current.name, arguments: text }),
-      });
+      const event = await getJson('/api/invoke', postJson('/api/invoke', { name: current.name, arguments: text }));
       steps.append(renderStep(fromInvocation(event.index, event.invocation)));
       const wanted = new URLSearchParams(window.location.search).get('tab');
       const tab = wanted && steps.querySelector('[data-testid="tab-' + wanted.replace(/[^a-z]/g, '') + '"]');
@@ -394,6 +866,15 @@ async function inspector() {
       status.textContent = 'done';
     } catch (error) {
       status.textContent = 'failed: ' + error.message;
+    } finally {
+      runTool.disabled = false;
+    }
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      const inLoop = document.getElementById('loop-panel').contains(document.activeElement);
+      document.getElementById(inLoop ? 'run-loop' : 'run-tool').click();
     }
   });
   document.getElementById('run-loop').addEventListener('click', () => runLoop(steps, status));
@@ -407,49 +888,85 @@ async function inspector() {
       document.getElementById('raw-mode').click();
       raw.value = query.get('args');
     }
-    if (query.get('run') === '1') document.getElementById('run-tool').click();
+    if (query.get('run') === '1') runTool.click();
+  }
+}
+
+// What the page knows of the run it shows: its id, token usage and step durations.
+const shown = { runId: null, input: 0, output: 0, durations: [] };
+
+function resetRun() {
+  shown.runId = null;
+  shown.input = 0;
+  shown.output = 0;
+  shown.durations = [];
+  document.getElementById('run-id').textContent = '';
+  document.getElementById('usage').textContent = '';
+  const timeline = document.getElementById('timeline');
+  clear(timeline);
+  timeline.hidden = true;
+}
+
+function drawTimeline() {
+  const timeline = document.getElementById('timeline');
+  clear(timeline);
+  const total = shown.durations.reduce((sum, [, , ms]) => sum + ms, 0);
+  timeline.hidden = shown.durations.length === 0;
+  for (const [index, kind, ms] of shown.durations) {
+    const bar = testId(el('span', 'bar ' + kind), 'timeline-bar');
+    bar.style.flexGrow = String(Math.max(ms, total / 200));
+    bar.title = '#' + index + ' ' + kind + ': ' + formatMs(ms);
+    timeline.append(bar);
   }
 }
 
 async function runLoop(steps, status) {
   clear(steps);
-  status.textContent = 'running…';
+  resetRun();
   const mode = document.getElementById('live-mode').checked ? 'live' : 'scripted';
   const body = {
     mode,
     question: document.getElementById('question').value,
     script: document.getElementById('script').value,
   };
-  let response;
+  await stream('/api/run', body, steps, status, { mode, script: body.script });
+}
+
+async function stream(url, body, steps, status, settings) {
+  const button = document.getElementById('run-loop');
+  button.disabled = true;
+  status.textContent = 'running…';
+  delete status.dataset.done;
   try {
-    response = await fetch('/api/run', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    status.textContent = 'failed: ' + error.message;
-    return;
-  }
-  if (!response.ok) {
-    let message = response.statusText;
-    try { message = (await response.json()).error; } catch (error) { /* keep */ }
-    status.textContent = 'failed: ' + message;
-    return;
-  }
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let newline;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (line.trim() !== '') onEvent(JSON.parse(line), steps, status);
+    let response;
+    try {
+      response = await api(url, postJson(url, body));
+    } catch (error) {
+      status.textContent = 'failed: ' + error.message;
+      return;
     }
+    if (!response.ok) {
+      let message = response.statusText;
+      try { message = (await response.json()).error; } catch (error) { /* keep */ }
+      status.textContent = 'failed: ' + message;
+      return;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let newline;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim() !== '') onEvent(JSON.parse(line), steps, status, settings);
+      }
+    }
+  } finally {
+    button.disabled = false;
   }
 }
 
@@ -458,88 +975,257 @@ function placeStep(steps, index, node) {
   if (existing) existing.replaceWith(node); else steps.append(node);
 }
 
-function onEvent(event, steps, status) {
+function onEvent(event, steps, status, settings) {
   switch (event.event) {
     case 'run_started':
-      status.textContent = 'run ' + event.run_id + ' running…';
+      shown.runId = event.run_id;
+      document.getElementById('run-id').textContent = 'run ' + event.run_id;
+      status.textContent = 'running…';
       break;
     case 'step_started': {
+      if (!shown.runId) {
+        shown.runId = event.run_id;
+        document.getElementById('run-id').textContent = 'run ' + event.run_id;
+      }
       const pending = testId(el('li', 'step pending'), 'step-pending');
       pending.dataset.index = String(Number(event.index));
-      pending.append(el('div', 'step-head', '#' + event.index + ' ' + event.kind + (event.tool ? ' ' + event.tool : '') + ' …'));
+      pending.dataset.kind = event.kind;
+      const what = event.kind === 'llm' ? 'the model is thinking' : 'running';
+      const head = el('div', 'step-head');
+      head.append(el('strong', null, '#' + event.index + ' ' + event.kind), el('span', 'meta', ' ' + what + '…'));
+      if (event.tool) head.append(val('span', 'name', event.tool));
+      pending.append(head);
       placeStep(steps, event.index, pending);
       break;
     }
     case 'step_finished':
       placeStep(steps, event.index, renderStep(fromStep(event.index, event.step)));
+      if (event.step.kind === 'llm') {
+        if (event.step.usage) {
+          shown.input += event.step.usage.input_tokens;
+          shown.output += event.step.usage.output_tokens;
+          document.getElementById('usage').textContent = '· ' + shown.input + ' in / ' + shown.output + ' out tokens';
+        }
+        shown.durations.push([event.index, 'llm', event.step.duration || 0]);
+        drawTimeline();
+      }
       break;
     case 'tool_invoked':
       placeStep(steps, event.index, renderStep(fromInvocation(event.index, event.invocation)));
+      shown.durations.push([event.index, 'tool', event.invocation.duration || 0]);
+      drawTimeline();
       break;
     case 'error':
-      steps.append(el('li', 'step error', 'error: ' + event.message));
+      steps.append(testId(val('li', 'step error', 'error: ' + event.message), 'stream-error'));
       break;
-    case 'done':
+    case 'not_started':
+      status.textContent = 'failed: the run did not start';
+      status.dataset.done = 'true';
+      break;
+    case 'suspended':
+      steps.append(approvalBox(event, steps, status, settings));
+      break;
+    case 'done': {
       status.textContent = 'done: ' + event.termination;
       status.dataset.done = 'true';
-      if (event.content) {
-        const answer = testId(el('li', 'step'), 'answer');
-        answer.append(el('div', 'step-head', 'answer'), el('pre', 'step-body', event.content));
-        steps.append(answer);
-      }
+      // The answer is the last model step's text; mark that step rather than repeat it.
+      const llm = steps.querySelectorAll('li[data-kind=llm]');
+      if (event.termination === 'answered' && llm.length > 0) llm[llm.length - 1].classList.add('answer');
       break;
+    }
     default:
       break;
   }
 }
 
+// The pending calls of a suspended run, each to approve or deny, and the button that resumes it.
+function approvalBox(event, steps, status, settings) {
+  const box = testId(el('li', 'step approval'), 'approval');
+  const head = el('div', 'step-head');
+  head.append(el('strong', null, 'Waiting for your approval'), el('span', 'meta', plural(event.pending.length, 'call', 'calls') + ' · the token opens once, within an hour'));
+  box.append(head);
+  const body = el('div', 'step-body');
+  const decisions = new Map();
+  for (const call of event.pending) {
+    const row = testId(el('div', 'pending-call'), 'pending-' + call.id);
+    const title = el('div');
+    title.append(val('strong', null, call.name), el('span', 'meta', ' call '), val('code', null, call.id));
+    let args = call.arguments;
+    try { args = pretty(JSON.parse(call.arguments)); } catch (error) { /* raw */ }
+    const choice = el('div', 'decision');
+    const approve = testId(el('button', 'approve', 'Approve'), 'approve-' + call.id);
+    const deny = testId(el('button', 'deny', 'Deny'), 'deny-' + call.id);
+    for (const button of [approve, deny]) {
+      button.type = 'button';
+      button.setAttribute('aria-pressed', 'false');
+    }
+    const pick = (approved) => {
+      decisions.set(call.id, approved);
+      approve.setAttribute('aria-pressed', String(approved));
+      deny.setAttribute('aria-pressed', String(!approved));
+      row.dataset.decision = approved ? 'approved' : 'denied';
+    };
+    approve.addEventListener('click', () => pick(true));
+    deny.addEventListener('click', () => pick(false));
+    choice.append(approve, deny);
+    row.append(title, testId(val('pre', null, args), 'pending-arguments'), choice);
+    body.append(row);
+  }
+  const go = testId(el('button', null, 'Continue the run'), 'resume');
+  go.type = 'button';
+  const note = el('p', 'meta', 'Calls left without a decision are refused.');
+  go.addEventListener('click', async () => {
+    go.disabled = true;
+    for (const button of box.querySelectorAll('button')) button.disabled = true;
+    const body = {
+      token: event.token,
+      decisions: Array.from(decisions, ([callId, approved]) => ({ call_id: callId, approved })),
+      mode: settings.mode,
+      script: settings.script,
+    };
+    box.dataset.sent = 'true';
+    await stream('/api/resume', body, steps, status, settings);
+  });
+  body.append(note, go);
+  box.append(body);
+  return box;
+}
+
 // ---- runs history ------------------------------------------------------------------------------
+
+function fromRow(step, privacy) {
+  return Object.assign({}, step, { privacy });
+}
 
 async function history() {
   const list = document.getElementById('run-list');
   const steps = document.getElementById('steps');
+  const other = document.getElementById('steps-other');
   const title = document.getElementById('run-title');
-  const data = await getJson('/api/runs');
-  document.getElementById('audit-info').textContent = data.audit
-    ? 'From the audit copy (SQLite). New rows are kept at privacy level: ' + data.audit + '.'
-    : 'No audit copy is kept by this server.';
+  const search = document.getElementById('run-search');
+  const statusFilter = document.getElementById('run-status');
+  const total = document.getElementById('run-total');
+  const position = document.getElementById('runs-position');
+  const newer = document.getElementById('runs-previous');
+  const older = document.getElementById('runs-next');
+  const exportButton = document.getElementById('run-export');
+  const compare = document.getElementById('compare');
+  let offset = 0;
+  let opened = null;
+  let lastRuns = [];
+  function query() {
+    const params = new URLSearchParams({ offset: String(offset), limit: String(RUNS_PAGE) });
+    if (search.value.trim() !== '') params.set('q', search.value.trim());
+    if (statusFilter.value !== '') params.set('status', statusFilter.value);
+    return '/api/runs?' + params.toString();
+  }
   async function open(runId) {
     clear(steps);
     try {
       const detail = await getJson('/api/runs/' + encodeURIComponent(runId));
-      title.textContent = detail.run.kind + ' ' + detail.run.run_id + ' · ' + (detail.run.title || '') +
-        ' · ' + (detail.run.termination || 'unfinished') + ' · privacy ' + detail.run.privacy;
-      for (const step of detail.steps) steps.append(renderStep(step));
+      opened = detail;
+      clear(title);
+      title.append(
+        el('span', null, detail.run.kind + ' '),
+        val('code', null, detail.run.run_id),
+        el('span', null, ' · '),
+        val('span', null, detail.run.title || '(no title)'),
+        el('span', null, ' · ' + (detail.run.termination || 'unfinished') + ' · privacy ' + detail.run.privacy),
+      );
+      for (const step of detail.steps) steps.append(renderStep(fromRow(step, detail.run.privacy)));
       title.dataset.loaded = detail.run.run_id;
+      exportButton.hidden = false;
+      document.getElementById('compare-box').hidden = false;
+      fillCompare();
     } catch (error) {
       title.textContent = 'cannot open run: ' + error.message;
     }
   }
-  function show(runs) {
+  function fillCompare() {
+    const keep = compare.value;
+    while (compare.options.length > 1) compare.remove(1);
+    for (const run of lastRuns) {
+      if (opened && run.run_id === opened.run.run_id) continue;
+      const option = el('option', null, run.started_at + ' · ' + (run.title || run.run_id));
+      option.value = run.run_id;
+      compare.append(option);
+    }
+    compare.value = keep;
+  }
+  compare.addEventListener('change', async () => {
+    clear(other);
+    const grid = document.getElementById('compare-grid');
+    if (compare.value === '') {
+      other.hidden = true;
+      grid.classList.remove('two');
+      return;
+    }
+    const detail = await getJson('/api/runs/' + encodeURIComponent(compare.value));
+    const head = el('li', 'meta');
+    head.append(val('code', null, detail.run.run_id), el('span', null, ' · '), val('span', null, detail.run.title || '(no title)'));
+    other.append(head);
+    for (const step of detail.steps) other.append(renderStep(fromRow(step, detail.run.privacy)));
+    other.hidden = false;
+    grid.classList.add('two');
+  });
+  exportButton.addEventListener('click', () => {
+    if (!opened) return;
+    const text = JSON.stringify(opened, null, 2);
+    window.__downloaded = text;
+    download(opened.run.run_id + '.json', 'application/json', text);
+  });
+  function show(data) {
     clear(list);
-    for (const run of runs) {
+    lastRuns = data.runs;
+    for (const run of data.runs) {
       const item = el('li');
-      const button = testId(el('button', null, run.started_at + ' · ' + run.kind + ' · ' + (run.title || '')), 'run-' + run.run_id);
+      const button = testId(el('button'), 'run-' + run.run_id);
       button.type = 'button';
-      button.append(el('span', 'group', run.steps + ' steps · ' + (run.termination || 'unfinished')));
+      button.append(
+        el('span', 'meta', run.started_at + ' · ' + run.kind + ' · '),
+        val('span', null, run.title || '(no title)'),
+      );
+      button.append(el('span', 'group', plural(run.steps, 'step', 'steps') + ' · ' + (run.termination || 'unfinished')));
       button.addEventListener('click', () => open(run.run_id));
       item.append(button);
       list.append(item);
     }
-    if (runs.length === 0) list.append(el('li', 'note', 'No runs yet.'));
+    if (data.runs.length === 0) list.append(el('li', 'note', data.total === 0 && search.value === '' && statusFilter.value === '' ? 'No runs yet.' : 'No run matches.'));
+    total.textContent = '(' + data.total + ')';
+    position.textContent = data.total === 0 ? '' : (offset + 1) + '–' + (offset + data.runs.length) + ' of ' + data.total;
+    newer.disabled = offset === 0;
+    older.disabled = offset + data.runs.length >= data.total;
+    if (opened) fillCompare();
   }
+  const data = await getJson(query());
+  document.getElementById('audit-info').textContent = data.audit
+    ? 'From the audit copy (SQLite). New rows are kept at privacy level: ' + data.audit + '.'
+    : 'No audit copy is kept by this server.';
   // Other processes write to the same audit copy (`playground mcp`, say): look again every two
   // seconds and redraw the list when a run or a step was added.
-  const shape = (runs) => JSON.stringify(runs.map((run) => [run.run_id, run.steps, run.termination]));
-  let shown = shape(data.runs);
-  show(data.runs);
+  const shape = (fresh) => JSON.stringify([fresh.total, fresh.runs.map((run) => [run.run_id, run.steps, run.termination])]);
+  let drawn = shape(data);
+  show(data);
+  async function reload() {
+    const fresh = await getJson(query());
+    drawn = shape(fresh);
+    show(fresh);
+  }
+  let typing = null;
+  search.addEventListener('input', () => {
+    window.clearTimeout(typing);
+    typing = window.setTimeout(() => { offset = 0; reload(); }, 200);
+  });
+  statusFilter.addEventListener('change', () => { offset = 0; reload(); });
+  newer.addEventListener('click', () => { offset = Math.max(0, offset - RUNS_PAGE); reload(); });
+  older.addEventListener('click', () => { offset += RUNS_PAGE; reload(); });
   if (data.audit) {
     window.setInterval(async () => {
       try {
-        const fresh = await getJson('/api/runs');
-        if (shape(fresh.runs) !== shown) {
-          shown = shape(fresh.runs);
-          show(fresh.runs);
+        const fresh = await getJson(query());
+        if (shape(fresh) !== drawn) {
+          drawn = shape(fresh);
+          show(fresh);
         }
       } catch (error) {
         document.getElementById('audit-info').textContent = 'cannot refresh the runs: ' + error.message;

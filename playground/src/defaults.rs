@@ -1,11 +1,11 @@
 //! The embedded default: where the playground keeps its files, the sample data, and the script
 //! the scripted provider plays when none is given.
 
-use std::path::PathBuf;
-
+use std::io::{self, Read as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{SealKey, SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_audit::SqliteAudit;
 use toolkit_builtins::{Database, WorkspaceRoot};
 
@@ -51,16 +51,128 @@ pub fn default_audit_path() -> PathBuf {
     data_dir().join("audit.sqlite3")
 }
 
-/// What the tools work on: the sample workspace, and the sample database in [`data_dir`]
-/// (created on first use).
-pub fn sample_context() -> Result<ToolContext, toolkit_builtins::sample::SampleError> {
-    let database = data_dir().join("sample.db");
+/// The key that seals suspended runs, kept in `seal.key` in [`data_dir`] (made on first use,
+/// readable by its owner only) so that `playground resume` in another process opens what
+/// `playground run` or the inspector sealed.
+pub fn seal_key() -> io::Result<SealKey> {
+    seal_key_at(&data_dir().join("seal.key"))
+}
+
+/// The key kept at `path`: read when the file exists, else made and put there whole (written
+/// aside, then linked in place, so a process starting at the same moment reads either no file
+/// or the whole key, and both end with the same key).
+pub fn seal_key_at(path: &Path) -> io::Result<SealKey> {
+    match read_key(path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        read => return read,
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| io::Error::other(error.to_string()))?;
+    let aside = path.with_extension(format!("new-{}", std::process::id()));
+    let _ = std::fs::remove_file(&aside);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&aside).and_then(|mut file| {
+        file.write_all(&bytes)?;
+        file.sync_all()
+    });
+    let linked = written.and_then(|()| match std::fs::hard_link(&aside, path) {
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        linked => linked,
+    });
+    let _ = std::fs::remove_file(&aside);
+    linked?;
+    read_key(path)
+}
+
+fn read_key(path: &Path) -> io::Result<SealKey> {
+    let mut text = Vec::new();
+    std::fs::File::open(path)?.read_to_end(&mut text)?;
+    let bytes: [u8; 32] = text.try_into().map_err(|text: Vec<u8>| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} holds {} bytes; a seal key is 32 (delete the file to make a new key)",
+                path.display(),
+                text.len()
+            ),
+        )
+    })?;
+    Ok(SealKey::from_bytes(bytes))
+}
+
+/// What the tools work on: a copy of the sample workspace and the sample database, both in
+/// [`data_dir`] (made on first use). The tools that write (offered with `--writers`) change
+/// these copies, never the files the playground was built from.
+pub fn sample_context() -> Result<ToolContext, SampleSetupError> {
+    let data = data_dir();
+    let database = data.join("sample.db");
     toolkit_builtins::sample::create_sample_database(&database)?;
+    let workspace = data.join("workspace");
+    copy_sample_workspace(&workspace).map_err(|source| SampleSetupError::Workspace {
+        path: workspace.clone(),
+        source,
+    })?;
     Ok(ToolContext::new()
-        .with_extension(WorkspaceRoot::new(
-            toolkit_builtins::files::sample_workspace(),
-        ))
+        .with_extension(WorkspaceRoot::new(workspace))
         .with_extension(Database::new(database)))
+}
+
+/// The sample data could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SampleSetupError {
+    /// The sample database.
+    #[error(transparent)]
+    Database(#[from] toolkit_builtins::sample::SampleError),
+    /// The copy of the sample workspace.
+    #[error("cannot copy the sample workspace to {}: {source}", .path.display())]
+    Workspace {
+        /// Where the copy was to go.
+        path: PathBuf,
+        /// Why it could not.
+        source: io::Error,
+    },
+}
+
+/// Copies the sample workspace to `target` unless it is there already: into a folder beside
+/// it first, then renamed into place, so a copy is whole or absent.
+pub fn copy_sample_workspace(target: &Path) -> io::Result<()> {
+    if target.is_dir() {
+        return Ok(());
+    }
+    let parent = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let aside = target.with_extension(format!("new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&aside);
+    copy_tree(toolkit_builtins::files::sample_workspace(), &aside)?;
+    match std::fs::rename(&aside, target) {
+        // Another process put its copy there first: the same files.
+        Err(_) if target.is_dir() => {
+            let _ = std::fs::remove_dir_all(&aside);
+            Ok(())
+        }
+        renamed => renamed,
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// The service every command uses: over `registry`, keeping each call and run (and each used
@@ -82,4 +194,49 @@ pub fn service(
         service = service.with_content_filter(Arc::new(SecretFilter));
     }
     service
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seal_key_at;
+
+    #[test]
+    fn the_seal_key_is_made_once_private_and_then_read() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("nested").join("seal.key");
+        seal_key_at(&path).expect("made");
+        let first = std::fs::read(&path).expect("written");
+        assert_eq!(first.len(), 32);
+        seal_key_at(&path).expect("read");
+        assert_eq!(std::fs::read(&path).expect("kept"), first);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&path)
+                .expect("metadata")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let names: Vec<_> = std::fs::read_dir(path.parent().expect("parent"))
+            .expect("listed")
+            .map(|entry| entry.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["seal.key"]);
+    }
+
+    #[test]
+    fn a_key_file_of_the_wrong_size_is_refused_with_what_to_do() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("seal.key");
+        std::fs::write(&path, b"short").expect("written");
+        let error = seal_key_at(&path).expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{} holds 5 bytes; a seal key is 32 (delete the file to make a new key)",
+                path.display()
+            )
+        );
+    }
 }

@@ -19,5 +19,6 @@
 //! ```
 
 pub mod defaults;
+pub mod guard;
 pub mod server;
 pub mod terminal;

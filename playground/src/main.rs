@@ -2,11 +2,15 @@
 //!
 //! ```text
 //! playground                       # = playground serve: the inspector on http://127.0.0.1:7878
-//! playground list                  # the registered tools, with group and flags
+//! playground list                  # the registered tools: group, flags, first line of help
+//! playground describe NAME         # a tool's description, schema and each provider's export
 //! playground call NAME JSON        # one call through the seam: wire content, then artifacts
 //!                                  # (JSON inline, @FILE, or - for stdin)
 //! playground run [SCRIPT]          # a scripted loop (the embedded script by default)
 //! playground run --base-url URL    # a live loop against an OpenAI-compatible server
+//! playground run --writers         # offer the tools that change files and records; a call of
+//!                                  # one suspends the run and prints its token
+//! playground resume TOKEN --approve ID --deny ID   # decide and go on
 //! ```
 
 use std::path::PathBuf;
@@ -14,13 +18,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
+use std::time::Duration;
+
 use playground::defaults::{
-    DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context, service,
+    DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context, seal_key, service,
 };
-use playground::server::{AppState, Line, LiveModel, Notice};
+use playground::server::{
+    AppState, Line, LiveModel, Notice, not_offered, stream_resume, stream_run,
+};
 use playground::terminal;
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
-use toolkit::{RunEvent, RunRequest, RunStep, ToolCall, ToolRegistry};
+use toolkit::{
+    Decision, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService, ToolRegistry,
+};
 use toolkit_audit::{Privacy, SqliteAudit};
 use toolkit_builtins as _; // links the builtin tools
 
@@ -39,8 +49,13 @@ struct Cli {
 enum Command {
     /// Serve the web inspector on 127.0.0.1 (the default).
     Serve(ServeArgs),
-    /// List the registered tools with their group and flags.
+    /// List the registered tools with their group, flags and the first line of their help.
     List,
+    /// Show one tool: its description, its input schema and what each provider is sent.
+    Describe {
+        /// The tool's name.
+        name: String,
+    },
     /// Invoke one tool through the seam and print its wire content, then its artifacts.
     Call {
         /// The tool's name.
@@ -53,6 +68,8 @@ enum Command {
     },
     /// Run a whole loop, printing a line per step.
     Run(RunArgs),
+    /// Go on with a run that stopped for approvals: approve or deny each pending call.
+    Resume(ResumeArgs),
     /// Serve the tools over MCP (stdio, or streamable HTTP with --http); calls and their
     /// artifacts go to the audit copy, never into the MCP reply.
     Mcp(McpArgs),
@@ -82,6 +99,10 @@ struct ServeArgs {
     /// The port on 127.0.0.1.
     #[arg(long, default_value_t = 7878)]
     port: u16,
+    /// Offer loops the tools that change files and records; each call waits for your approval
+    /// in the page.
+    #[arg(long)]
+    writers: bool,
     #[command(flatten)]
     audit: AuditArgs,
     /// An OpenAI-compatible server for live loops in the inspector.
@@ -117,6 +138,35 @@ struct RunArgs {
     /// The user's question.
     #[arg(long)]
     question: Option<String>,
+    /// Offer the tools that change files and records; a call of one stops the run and prints
+    /// the token that `playground resume` continues it with.
+    #[arg(long)]
+    writers: bool,
+    #[command(flatten)]
+    audit: AuditArgs,
+    #[command(flatten)]
+    secrets: SecretArgs,
+}
+
+#[derive(Args)]
+struct ResumeArgs {
+    /// The token `run` printed (or `@FILE`, or `-` for stdin).
+    token: String,
+    /// Let this pending call run (repeatable).
+    #[arg(long, value_name = "CALL_ID")]
+    approve: Vec<String>,
+    /// Refuse this pending call (repeatable). Calls without a decision are refused too.
+    #[arg(long, value_name = "CALL_ID")]
+    deny: Vec<String>,
+    /// The script the run was started with (JSON file); the embedded one by default.
+    #[arg(long)]
+    script: Option<PathBuf>,
+    /// The live OpenAI-compatible server the run was started with.
+    #[arg(long, conflicts_with = "script")]
+    base_url: Option<String>,
+    /// The model to ask.
+    #[arg(long, default_value = "gpt-4o-mini", requires = "base_url")]
+    model: String,
     #[command(flatten)]
     audit: AuditArgs,
     #[command(flatten)]
@@ -156,10 +206,10 @@ fn main() -> ExitCode {
                 let _ = error.print();
                 return ExitCode::SUCCESS;
             }
-            // One clear line: clap's first line, without the usage block.
-            let text = error.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("{first} (see playground --help)");
+            eprintln!(
+                "{} (see playground --help)",
+                usage_error(&error.to_string())
+            );
             return ExitCode::from(2);
         }
     };
@@ -170,12 +220,14 @@ fn main() -> ExitCode {
     })) {
         Command::Serve(args) => serve(args),
         Command::List => list(),
+        Command::Describe { name } => describe(&name),
         Command::Call {
             name,
             json,
             secrets,
         } => call(&name, &json, secrets),
         Command::Run(args) => run(args),
+        Command::Resume(args) => resume(&args),
         Command::Mcp(args) => mcp(&args),
     };
     match outcome {
@@ -185,6 +237,21 @@ fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// Clap's message without its usage block, on one line: `error: ...` and, when clap lists what
+/// is missing on the following lines, those names too.
+fn usage_error(text: &str) -> String {
+    let mut lines = text
+        .lines()
+        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more"))
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("tip:"));
+    let first = lines
+        .next()
+        .unwrap_or("error: invalid arguments")
+        .to_owned();
+    lines.fold(first, |joined, line| format!("{joined} {line}"))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -206,20 +273,40 @@ fn open_audit(args: &AuditArgs) -> Result<Arc<SqliteAudit>, Failure> {
     Ok(Arc::new(audit))
 }
 
+/// The service every command that runs loops uses: the default one (see
+/// [`playground::defaults::service`]) sealing with the key kept in the data folder, so a run
+/// suspended by one process resumes in another.
+fn sealing_service(
+    audit: &Arc<SqliteAudit>,
+    secrets: SecretArgs,
+) -> Result<Arc<ToolLoopService>, Failure> {
+    let key = seal_key().map_err(|error| {
+        Failure::runtime(format!(
+            "cannot keep the key that seals suspended runs: {error}"
+        ))
+    })?;
+    Ok(Arc::new(
+        service(registry()?, Some(audit), secrets.show_secrets).with_seal_key(key),
+    ))
+}
+
+fn sample() -> Result<toolkit::ToolContext, Failure> {
+    sample_context().map_err(|error| Failure::runtime(error.to_string()))
+}
+
 fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
     let audit = open_audit(&args.audit)?;
     let live = args.base_url.map(|base_url| LiveModel {
         base_url,
         model: args.model,
     });
-    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let state = AppState::new(
-        registry()?,
-        context,
+    let state = AppState::over(
+        sealing_service(&audit, args.secrets)?,
+        sample()?,
         Some(audit),
         live,
-        args.secrets.show_secrets,
-    );
+    )
+    .with_writers(args.writers);
     let runtime = runtime()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
@@ -231,6 +318,11 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
             .local_addr()
             .map_err(|error| Failure::runtime(error.to_string()))?;
         println!("Tool Playground: open http://{address}/  (Ctrl-C stops it)");
+        println!(
+            "API clients send the header {}: {}",
+            playground::guard::TOKEN_HEADER,
+            state.token()
+        );
         tokio::select! {
             served = playground::server::serve(listener, state) => {
                 served.map_err(|error| Failure::runtime(error.to_string()))?;
@@ -246,7 +338,7 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
 /// recorder, where `playground serve` shows it in the runs history.
 fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
     let audit = open_audit(&args.audit)?;
-    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
+    let context = sample()?;
     let service = Arc::new(service(
         registry()?,
         Some(&audit),
@@ -293,30 +385,75 @@ fn list() -> Result<ExitCode, Failure> {
         if flags.remote() {
             names.push("remote");
         }
+        // The first sentence of the first line.
+        let first = spec.description().lines().next().unwrap_or_default();
+        let summary = first.find(". ").map_or(first, |end| &first[..=end]);
         println!(
-            "{:<width$}  {:<10}  {}",
+            "{:<width$}  {:<10}  {}{}{}",
             spec.name(),
             spec.group(),
+            terminal::inert(summary, false),
+            if names.is_empty() { "" } else { "  " },
             names.join(",")
         );
     }
-    println!("{} tools", registry.len());
+    println!("{}", plural(registry.len(), "tool", "tools"));
     Ok(ExitCode::SUCCESS)
 }
 
+fn describe(name: &str) -> Result<ExitCode, Failure> {
+    let registry = registry()?;
+    let Some(tool) = registry.get(name) else {
+        return Err(Failure::usage(format!(
+            "unknown tool {name:?} (playground list shows the tools)"
+        )));
+    };
+    let spec = tool.spec();
+    let pretty = |value: &serde_json::Value| {
+        serde_json::to_string_pretty(value).unwrap_or_else(|error| error.to_string())
+    };
+    println!("{} ({})", spec.name(), spec.group());
+    println!("{}", terminal::inert(spec.description(), true));
+    println!("\n== input schema\n{}", pretty(spec.input_schema()));
+    println!("\n== OpenAI\n{}", pretty(&spec.openai()));
+    match spec.openai_strict() {
+        Ok(strict) => println!("\n== OpenAI, strict\n{}", pretty(&strict)),
+        Err(error) => println!("\n== OpenAI, strict: not possible: {error}"),
+    }
+    println!("\n== Anthropic\n{}", pretty(&spec.anthropic()));
+    match spec.gemini() {
+        Ok(gemini) => println!("\n== Gemini\n{}", pretty(&gemini)),
+        Err(error) => println!("\n== Gemini: not possible: {error}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `1 step`, `2 steps`.
+fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+/// A duration as people read it: `0.2 ms`, `12.5 ms`, `1.31 s`.
+fn duration(duration: Duration) -> String {
+    let ms = duration.as_secs_f64() * 1000.0;
+    if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
 /// The arguments as given: inline, `@FILE`, or `-` for stdin.
-fn arguments(given: &str) -> Result<String, Failure> {
+fn given_text(given: &str, what: &str) -> Result<String, Failure> {
     if given == "-" {
         let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|error| {
-            Failure::usage(format!("cannot read the arguments from stdin: {error}"))
-        })?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|error| Failure::usage(format!("cannot read {what} from stdin: {error}")))?;
         return Ok(text);
     }
     match given.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path).map_err(|error| {
-            Failure::usage(format!("cannot read the arguments from {path}: {error}"))
-        }),
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|error| Failure::usage(format!("cannot read {what} from {path}: {error}"))),
         None => Ok(given.to_owned()),
     }
 }
@@ -328,13 +465,19 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
             "unknown tool {name:?} (playground list shows the tools)"
         )));
     }
-    let json = &arguments(given)?;
+    if let Some(why) = not_offered(&registry, name, false) {
+        return Err(Failure::usage(why.replace(
+            "start the playground with --writers, then ask for it in a loop",
+            "ask for it in a loop: playground run --writers",
+        )));
+    }
+    let json = &given_text(given, "the arguments")?;
     if let Err(error) = serde_json::from_str::<serde_json::Value>(json) {
         return Err(Failure::usage(format!(
             "the arguments are not JSON: {error}"
         )));
     }
-    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
+    let context = sample()?;
     let service = service(registry, None, secrets.show_secrets);
     let runtime = runtime()?;
     let call = ToolCall::new("call_1", name, json);
@@ -343,9 +486,9 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
         service.call_observed(&scope, "cli", &call).await
     });
     println!(
-        "== wire content (what the model sees){}, {:?}",
+        "== wire content (what the model sees){}, {}",
         if wire.is_error() { ", error" } else { "" },
-        record.duration()
+        duration(record.duration())
     );
     println!("{}", terminal::inert(wire.as_str(), true));
     println!(
@@ -362,115 +505,223 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
     })
 }
 
-fn run(args: RunArgs) -> Result<ExitCode, Failure> {
-    let provider: Arc<dyn Provider> = if let Some(base_url) = &args.base_url {
-        Arc::new(
-            OpenAiProvider::from_env(base_url, &args.model, HttpOptions::default())
+/// The provider a run or a resume asks: a live server, else the scripted one playing `script`
+/// (the embedded script by default).
+fn provider(
+    base_url: Option<&str>,
+    model: &str,
+    script: Option<&PathBuf>,
+) -> Result<Arc<dyn Provider>, Failure> {
+    if let Some(base_url) = base_url {
+        return Ok(Arc::new(
+            OpenAiProvider::from_env(base_url, model, HttpOptions::default())
                 .map_err(|error| Failure::usage(error.to_string()))?,
-        )
-    } else {
-        let script = match &args.script {
-            Some(path) => std::fs::read_to_string(path).map_err(|error| {
-                Failure::usage(format!("cannot read {}: {error}", path.display()))
-            })?,
-            None => DEFAULT_SCRIPT.to_owned(),
-        };
-        Arc::new(
-            ScriptedProvider::from_json(&script)
-                .map_err(|error| Failure::usage(error.to_string()))?,
-        )
+        ));
+    }
+    let script = match script {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?,
+        None => DEFAULT_SCRIPT.to_owned(),
     };
+    Ok(Arc::new(
+        ScriptedProvider::from_json(&script).map_err(|error| Failure::usage(error.to_string()))?,
+    ))
+}
+
+fn run(args: RunArgs) -> Result<ExitCode, Failure> {
+    let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
     let audit = open_audit(&args.audit)?;
-    let context = sample_context().map_err(|error| Failure::runtime(error.to_string()))?;
-    let service = Arc::new(service(
-        registry()?,
-        Some(&audit),
-        args.secrets.show_secrets,
-    ));
+    let service = sealing_service(&audit, args.secrets)?;
+    let offered: Vec<String> = service
+        .registry()
+        .specs()
+        .filter(|spec| {
+            let flags = spec.flags();
+            !flags.requires_admin()
+                && (flags.enabled_by_default() || (args.writers && flags.requires_approval()))
+        })
+        .map(|spec| spec.name().to_owned())
+        .collect();
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
-    let request = RunRequest::new(question).with_context(context);
+    let request = RunRequest::new(question)
+        .with_tools(offered)
+        .with_context(sample()?);
+    println!("run {}", request.run_id());
     let runtime = runtime()?;
-    let mut final_line = None;
+    runtime.block_on(async { follow(stream_run(&service, provider, request)).await })
+}
+
+fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
+    let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
+    let token = given_text(&args.token, "the token")?;
+    let token = token.trim();
+    let audit = open_audit(&args.audit)?;
+    let service = sealing_service(&audit, args.secrets)?;
+    let decisions: Vec<Decision> = args
+        .approve
+        .iter()
+        .map(Decision::approve)
+        .chain(args.deny.iter().map(Decision::deny))
+        .collect();
+    let context = sample()?;
+    let runtime = runtime()?;
     runtime.block_on(async {
-        let mut lines = playground::server::stream_run(service, provider, request);
-        while let Some(line) = lines.recv().await {
-            if let Some(done) = progress(&line) {
-                final_line = Some(done);
-                break;
-            }
-        }
-    });
-    match final_line {
-        Some((true, text)) => {
+        let lines = stream_resume(&service, provider, token, decisions, context)
+            .map_err(|error| Failure::usage(format!("the token does not open: {error}")))?;
+        follow(lines).await
+    })
+}
+
+/// Prints a run's lines as they come; the exit code says how it ended.
+async fn follow(
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<Line>,
+) -> Result<ExitCode, Failure> {
+    let mut printer = Printer::default();
+    while let Some(line) = lines.recv().await {
+        printer.line(&line);
+    }
+    match printer.end {
+        Some(End::Answered(text)) => {
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
-        Some((false, text)) => Err(Failure::runtime(text)),
+        // The suspension was printed with its token: waiting is not a failure.
+        Some(End::Suspended) => Ok(ExitCode::SUCCESS),
+        Some(End::Failed(text)) => Err(Failure::runtime(text)),
+        // The error was printed as it came.
+        Some(End::NotStarted) => Ok(ExitCode::FAILURE),
         None => Err(Failure::runtime("the run ended without an answer")),
     }
 }
 
-/// Prints a line per finished step; at the end, whether the run answered and its final text.
-fn progress(line: &Line) -> Option<(bool, String)> {
-    let text = |value: &str| terminal::inert(value, false);
-    let event = match line {
-        Line::Event(event) => event,
-        Line::Notice(Notice::Error { message }) => {
-            eprintln!("error: {}", text(message));
-            return None;
-        }
-        Line::Notice(Notice::NotStarted) => {
-            return Some((false, "the run did not start".to_owned()));
-        }
-    };
-    match &**event {
-        RunEvent::StepFinished { index, step, .. } => match step {
-            RunStep::Llm {
-                tool_calls,
-                duration,
-                error,
-                ..
-            } => println!(
-                "[{index}] llm: {} tool calls ({:.1} ms){}",
-                tool_calls.len(),
-                duration.as_secs_f64() * 1000.0,
-                error
-                    .as_deref()
-                    .map(|error| format!(" failed: {}", text(error)))
-                    .unwrap_or_default()
-            ),
-            RunStep::Request { tools, .. } => {
-                println!("[{index}] request: {} tools offered", tools.len());
+enum End {
+    Answered(String),
+    Suspended,
+    Failed(String),
+    NotStarted,
+}
+
+/// Prints a line per finished step; remembers how the run ended.
+#[derive(Default)]
+struct Printer {
+    end: Option<End>,
+    errors: Vec<String>,
+}
+
+impl Printer {
+    fn line(&mut self, line: &Line) {
+        let text = |value: &str| terminal::inert(value, false);
+        let event = match line {
+            Line::Event(event) => event,
+            Line::Notice(Notice::Error { message }) => {
+                self.error(text(message));
+                return;
             }
-            other => println!("[{index}] {}", other.kind().as_str()),
-        },
-        RunEvent::ToolInvoked {
-            index, invocation, ..
-        } => {
-            let content = text(invocation.content());
-            let first = content.split("\\u{a}").next().unwrap_or_default();
-            println!(
-                "[{index}] tool {}{}: {first} | {} artifacts (run-only) ({:.1} ms)",
-                text(invocation.name()),
-                if invocation.is_error() { " failed" } else { "" },
-                invocation.artifacts().len(),
-                invocation.duration().as_secs_f64() * 1000.0
-            );
-        }
-        RunEvent::Error { message, .. } => eprintln!("error: {}", text(message)),
-        RunEvent::Done {
-            termination,
-            content,
-            ..
-        } => {
-            let ok = matches!(
+            Line::Notice(Notice::NotStarted) => {
+                self.end = Some(End::NotStarted);
+                return;
+            }
+            Line::Notice(Notice::Suspended { token, pending, .. }) => {
+                self.suspended(token, pending);
+                return;
+            }
+        };
+        match &**event {
+            RunEvent::StepFinished { index, step, .. } => match step {
+                RunStep::Llm {
+                    tool_calls,
+                    duration: took,
+                    usage,
+                    error,
+                    ..
+                } => println!(
+                    "[{index}] llm: {} ({}, {} in / {} out tokens){}",
+                    plural(tool_calls.len(), "tool call", "tool calls"),
+                    duration(*took),
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    error
+                        .as_deref()
+                        .map(|error| format!(" failed: {}", text(error)))
+                        .unwrap_or_default()
+                ),
+                RunStep::Request { tools, .. } => {
+                    println!(
+                        "[{index}] request: {} offered",
+                        plural(tools.len(), "tool", "tools")
+                    );
+                }
+                other => println!("[{index}] {}", other.kind().as_str()),
+            },
+            RunEvent::ToolInvoked {
+                index, invocation, ..
+            } => {
+                let content = text(invocation.content());
+                let first = content.split("\\u{a}").next().unwrap_or_default();
+                println!(
+                    "[{index}] tool {}{}: {first} | {} (run-only) ({})",
+                    text(invocation.name()),
+                    if invocation.is_error() { " failed" } else { "" },
+                    plural(invocation.artifacts().len(), "artifact", "artifacts"),
+                    duration(invocation.duration())
+                );
+            }
+            RunEvent::Error { message, .. } => self.error(text(message)),
+            RunEvent::Done {
                 termination,
-                toolkit::Termination::Answered | toolkit::Termination::MaxIterations
-            );
-            println!("== {}", termination.as_str());
-            return Some((ok, terminal::inert(content, true)));
+                content,
+                ..
+            } => {
+                // A suspension is announced with its calls and token instead.
+                if *termination != Termination::Suspended {
+                    println!("== {}", termination.as_str());
+                }
+                self.end = Some(match termination {
+                    Termination::Answered | Termination::MaxIterations => {
+                        End::Answered(terminal::inert(content, true))
+                    }
+                    // Printed with its token when the notice comes (before or after this).
+                    Termination::Suspended => End::Suspended,
+                    _ => {
+                        let content = terminal::inert(content, true);
+                        // Said once: the error event before it already printed the same text.
+                        if self.errors.contains(&content) {
+                            End::NotStarted
+                        } else {
+                            End::Failed(content)
+                        }
+                    }
+                });
+            }
+            _ => {}
         }
-        _ => {}
     }
-    None
+
+    fn suspended(&mut self, token: &str, pending: &[ToolCall]) {
+        let text = |value: &str| terminal::inert(value, false);
+        println!(
+            "== suspended: {} for your approval",
+            plural(pending.len(), "call waits", "calls wait")
+        );
+        for call in pending {
+            println!(
+                "  {}  {}  {}",
+                text(&call.id),
+                text(&call.name),
+                text(&call.arguments)
+            );
+        }
+        println!("token: {token}");
+        let first = text(pending.first().map_or("ID", |call| call.id.as_str()));
+        println!(
+            "go on with: playground resume TOKEN --approve {first} (or --deny {first}), with the \
+             same --script or --base-url; the token opens once, within an hour"
+        );
+        self.end = Some(End::Suspended);
+    }
+
+    fn error(&mut self, message: String) {
+        eprintln!("error: {message}");
+        self.errors.push(message);
+    }
 }

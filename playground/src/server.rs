@@ -5,31 +5,36 @@
 //! before the page sees it. Handlers take typed JSON bodies and answer typed JSON.
 //!
 //! Every response carries a strict Content-Security-Policy: the page's own script and style
-//! only, no inline script, no eval, nothing from elsewhere.
+//! only, no inline script, no eval, nothing from elsewhere. Every request passes the
+//! [`guard`](crate::guard) first: this server's Host, this launch's token for the API, and this
+//! server's own origin for anything that changes something.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
 use axum::body::Body;
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, Request, State};
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
 use toolkit::{
-    RegistryError, RunEvent, RunRequest, ToolCall, ToolContext, ToolInvocation, ToolLoopService,
-    ToolRegistry,
+    Decision, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError, ToolCall,
+    ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService, ToolRegistry,
 };
-use toolkit_audit::SqliteAudit;
+use toolkit_audit::{RunQuery, SqliteAudit};
 
 use crate::defaults::{DEFAULT_QUESTION, DEFAULT_SCRIPT};
+use crate::guard::{Guard, same_origin};
 
 /// The policy sent on every response.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
@@ -52,13 +57,16 @@ pub struct LiveModel {
 }
 
 /// What the server works with: one service for every call and run (its recorder feeds the
-/// audit copy), the context tools see, and the audit copy to read the history from.
+/// audit copy), the context tools see, the audit copy to read the history from, and this
+/// launch's token.
 #[derive(Clone)]
 pub struct AppState {
     service: Arc<ToolLoopService>,
     context: ToolContext,
     audit: Option<Arc<SqliteAudit>>,
     live: Option<LiveModel>,
+    writers: bool,
+    token: Arc<str>,
 }
 
 /// The server could not be set up.
@@ -67,9 +75,9 @@ pub enum SetupError {
     /// A tool could not be registered.
     #[error(transparent)]
     Registry(#[from] RegistryError),
-    /// The sample database could not be made.
+    /// The sample data could not be made.
     #[error(transparent)]
-    Sample(#[from] toolkit_builtins::sample::SampleError),
+    Sample(#[from] crate::defaults::SampleSetupError),
 }
 
 impl AppState {
@@ -84,12 +92,60 @@ impl AppState {
         show_secrets: bool,
     ) -> Self {
         let service = crate::defaults::service(registry, audit.as_ref(), show_secrets);
+        Self::over(Arc::new(service), context, audit, live)
+    }
+
+    /// The state over a service built elsewhere (say, with a seal key of its own); `audit` is
+    /// where the history is read from.
+    pub fn over(
+        service: Arc<ToolLoopService>,
+        context: ToolContext,
+        audit: Option<Arc<SqliteAudit>>,
+        live: Option<LiveModel>,
+    ) -> Self {
         Self {
-            service: Arc::new(service),
+            service,
             context,
             audit,
             live,
+            writers: false,
+            token: crate::guard::launch_token().into(),
         }
+    }
+
+    /// The same state offering the tools that change files or records to loops: each of their
+    /// calls waits for the operator's approval in the page.
+    #[must_use]
+    pub fn with_writers(mut self, writers: bool) -> Self {
+        self.writers = writers;
+        self
+    }
+
+    /// The same state with this launch token instead of a random one.
+    #[must_use]
+    pub fn with_token(mut self, token: &str) -> Self {
+        self.token = token.into();
+        self
+    }
+
+    /// This launch's token: API clients send it in the `X-Playground-Token` header.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The tools a loop is offered: those enabled by default, and with `--writers` those that
+    /// wait for approval. Admin tools never.
+    fn offered(&self) -> Vec<String> {
+        self.service
+            .registry()
+            .specs()
+            .filter(|spec| {
+                let flags = spec.flags();
+                !flags.requires_admin()
+                    && (flags.enabled_by_default() || (self.writers && flags.requires_approval()))
+            })
+            .map(|spec| spec.name().to_owned())
+            .collect()
     }
 
     /// The embedded default: the linked tools over the sample workspace and database, secrets
@@ -109,17 +165,15 @@ impl AppState {
     }
 }
 
-/// The inspector's routes.
-pub fn router(state: AppState) -> Router {
+/// The inspector's routes, for a server bound to `address`.
+pub fn router(state: AppState, address: SocketAddr) -> Router {
+    let guard = Guard::new(address, &state.token);
+    // The page learns the token from its HTML, which only a request for this Host receives.
+    let index: Arc<str> = INDEX_HTML.replace(TOKEN_PLACEHOLDER, &state.token).into();
+    let history: Arc<str> = RUNS_HTML.replace(TOKEN_PLACEHOLDER, &state.token).into();
     Router::new()
-        .route(
-            "/",
-            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/runs",
-            get(|| async { asset(RUNS_HTML, "text/html; charset=utf-8") }),
-        )
+        .route("/", get(move || std::future::ready(page(&index))))
+        .route("/runs", get(move || std::future::ready(page(&history))))
         .route(
             "/app.js",
             get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
@@ -140,15 +194,29 @@ pub fn router(state: AppState) -> Router {
         .route("/api/config", get(config))
         .route("/api/invoke", post(invoke))
         .route("/api/run", post(run))
+        .route("/api/resume", post(resume))
         .route("/api/runs", get(runs))
         .route("/api/runs/{run_id}", get(run_detail))
+        .layer(middleware::from_fn_with_state(guard, same_origin))
         .layer(middleware::from_fn(security_headers))
         .with_state(state)
 }
 
 /// Serves the inspector on `listener` until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).await
+    let address = listener.local_addr()?;
+    axum::serve(listener, router(state, address)).await
+}
+
+/// Where the HTML pages carry the launch token (in `<meta name="playground-token">`).
+const TOKEN_PLACEHOLDER: &str = "{{playground-token}}";
+
+fn page(html: &str) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        html.to_owned(),
+    )
+        .into_response()
 }
 
 async fn security_headers(request: Request, next: Next) -> Response {
@@ -242,6 +310,7 @@ async fn config(State(state): State<AppState>) -> Response {
         "default_question": DEFAULT_QUESTION,
         "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
         "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
+        "writers": state.writers,
     }))
     .into_response()
 }
@@ -260,6 +329,32 @@ struct InvokeReply {
     invocation: ToolInvocation,
 }
 
+/// Why the page cannot run `name` as one call, and how to run it, for a tool that is not
+/// offered by default; `None` for the others (the seam answers for unknown names).
+pub fn not_offered(registry: &ToolRegistry, name: &str, writers: bool) -> Option<String> {
+    let flags = registry.get(name)?.spec().flags();
+    if flags.requires_approval() {
+        return Some(if writers {
+            format!(
+                "{name:?} changes files or records, so each call waits for your approval: ask for \
+                 it in a loop (the Loop panel, or playground run --writers); the loop stops and \
+                 shows the call for you to approve or deny"
+            )
+        } else {
+            format!(
+                "{name:?} changes files or records, so it is not offered: start the playground \
+                 with --writers, then ask for it in a loop; each call waits for your approval"
+            )
+        });
+    }
+    if flags.requires_admin() {
+        return Some(format!(
+            "{name:?} is for administrators, and the playground does not run as one"
+        ));
+    }
+    None
+}
+
 async fn invoke(
     State(state): State<AppState>,
     body: Result<Json<InvokeBody>, JsonRejection>,
@@ -268,6 +363,9 @@ async fn invoke(
         Ok(body) => body,
         Err(rejection) => return rejected(&rejection),
     };
+    if let Some(why) = not_offered(state.service.registry(), &body.name, state.writers) {
+        return bad_request(why);
+    }
     let arguments = body.arguments.unwrap_or_else(|| "{}".to_owned());
     let scope = state.service.scope(state.context.clone());
     let call = ToolCall::new("call_1", body.name, arguments);
@@ -290,41 +388,33 @@ struct RunBody {
     question: Option<String>,
 }
 
-async fn run(
-    State(state): State<AppState>,
-    body: Result<Json<RunBody>, JsonRejection>,
-) -> Response {
-    let Json(body) = match body {
-        Ok(body) => body,
-        Err(rejection) => return rejected(&rejection),
-    };
-    let provider: Arc<dyn Provider> = match body.mode.as_deref().unwrap_or("scripted") {
-        "scripted" => {
-            let script = body.script.as_deref().unwrap_or(DEFAULT_SCRIPT);
-            match ScriptedProvider::from_json(script) {
-                Ok(provider) => Arc::new(provider),
-                Err(error) => return bad_request(error.to_string()),
-            }
-        }
+/// The provider a run or a resume asks: the scripted one playing `script` (the embedded script
+/// by default), or the live model.
+fn provider(
+    state: &AppState,
+    mode: Option<&str>,
+    script: Option<&str>,
+) -> Result<Arc<dyn Provider>, String> {
+    match mode.unwrap_or("scripted") {
+        "scripted" => ScriptedProvider::from_json(script.unwrap_or(DEFAULT_SCRIPT))
+            .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
+            .map_err(|error| error.to_string()),
         "live" => {
             let Some(live) = &state.live else {
-                return bad_request(
-                    "no live model: start the playground with --base-url URL [--model NAME]",
+                return Err(
+                    "no live model: start the playground with --base-url URL [--model NAME]"
+                        .to_owned(),
                 );
             };
-            match OpenAiProvider::from_env(&live.base_url, &live.model, HttpOptions::default()) {
-                Ok(provider) => Arc::new(provider),
-                Err(error) => return bad_request(error.to_string()),
-            }
+            OpenAiProvider::from_env(&live.base_url, &live.model, HttpOptions::default())
+                .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
+                .map_err(|error| error.to_string())
         }
-        other => return bad_request(format!("unknown mode {other:?}: expected scripted or live")),
-    };
-    let question = body
-        .question
-        .filter(|question| !question.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
-    let request = RunRequest::new(question).with_context(state.context.clone());
-    let lines = stream_run(Arc::clone(&state.service), provider, request);
+        other => Err(format!("unknown mode {other:?}: expected scripted or live")),
+    }
+}
+
+fn ndjson_response(lines: mpsc::UnboundedReceiver<Line>) -> Response {
     let stream = futures_util::stream::unfold(lines, |mut lines| async move {
         lines
             .recv()
@@ -336,6 +426,77 @@ async fn run(
         Body::from_stream(stream),
     )
         .into_response()
+}
+
+async fn run(
+    State(state): State<AppState>,
+    body: Result<Json<RunBody>, JsonRejection>,
+) -> Response {
+    let Json(body) = match body {
+        Ok(body) => body,
+        Err(rejection) => return rejected(&rejection),
+    };
+    let provider = match provider(&state, body.mode.as_deref(), body.script.as_deref()) {
+        Ok(provider) => provider,
+        Err(error) => return bad_request(error),
+    };
+    let question = body
+        .question
+        .filter(|question| !question.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
+    let request = RunRequest::new(question)
+        .with_tools(state.offered())
+        .with_context(state.context.clone());
+    ndjson_response(stream_run(&state.service, provider, request))
+}
+
+#[derive(Deserialize)]
+struct ResumeBody {
+    token: String,
+    #[serde(default)]
+    decisions: Vec<DecisionBody>,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    script: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DecisionBody {
+    call_id: String,
+    approved: bool,
+}
+
+async fn resume(
+    State(state): State<AppState>,
+    body: Result<Json<ResumeBody>, JsonRejection>,
+) -> Response {
+    let Json(body) = match body {
+        Ok(body) => body,
+        Err(rejection) => return rejected(&rejection),
+    };
+    let provider = match provider(&state, body.mode.as_deref(), body.script.as_deref()) {
+        Ok(provider) => provider,
+        Err(error) => return bad_request(error),
+    };
+    let decisions: Vec<Decision> = body
+        .decisions
+        .into_iter()
+        .map(|decision| Decision {
+            call_id: decision.call_id,
+            approved: decision.approved,
+        })
+        .collect();
+    match stream_resume(
+        &state.service,
+        provider,
+        &body.token,
+        decisions,
+        state.context.clone(),
+    ) {
+        Ok(lines) => ndjson_response(lines),
+        Err(error) => bad_request(error.to_string()),
+    }
 }
 
 /// One line of a run's stream: one of the run's events, or what the stream itself has to say.
@@ -359,6 +520,16 @@ pub enum Notice {
     },
     /// The run could not start: the stream ends here.
     NotStarted,
+    /// The run waits for an operator: the calls to decide on, and the token that resumes it
+    /// (once, before it expires).
+    Suspended {
+        /// The run.
+        run_id: RunId,
+        /// The sealed state, for `/api/resume` or `playground resume`.
+        token: String,
+        /// The calls waiting, with their arguments.
+        pending: Vec<ToolCall>,
+    },
 }
 
 /// A line as NDJSON: the one place lines become text.
@@ -372,20 +543,71 @@ pub fn ndjson(line: &Line) -> String {
 }
 
 /// Runs the loop in the background and gives its lines: the run's events as the recorder makes
-/// them (the audit copy, when the service has one, kept each step first), then the end of the
-/// stream. Other runs of the same service are not in it.
+/// them (the audit copy, when the service has one, kept each step first), a
+/// [`Notice::Suspended`] when it stops for approvals, then the end of the stream. Other runs of
+/// the same service are not in it.
 pub fn stream_run(
-    service: Arc<ToolLoopService>,
+    service: &Arc<ToolLoopService>,
     provider: Arc<dyn Provider>,
     request: RunRequest,
 ) -> mpsc::UnboundedReceiver<Line> {
-    let (sender, receiver) = mpsc::unbounded_channel();
     let run_id = request.run_id().clone();
+    let work = {
+        let service = Arc::clone(service);
+        async move { service.run(provider.as_ref(), request).await }
+    };
+    stream(service, run_id, work)
+}
+
+/// Resumes a suspended run in the background with the operator's `decisions`, and gives its
+/// lines as [`stream_run`] does. A token that does not open (tampered, expired, for another
+/// key) is refused here, before anything runs; one already used is refused in the stream.
+pub fn stream_resume(
+    service: &Arc<ToolLoopService>,
+    provider: Arc<dyn Provider>,
+    token: &str,
+    decisions: Vec<Decision>,
+    context: ToolContext,
+) -> Result<mpsc::UnboundedReceiver<Line>, TokenError> {
+    let run_id = service.suspended(token)?.run_id().clone();
+    let token = token.to_owned();
+    let work = {
+        let service = Arc::clone(service);
+        async move {
+            service
+                .resume(provider.as_ref(), &token, &decisions, context)
+                .await
+        }
+    };
+    Ok(stream(service, run_id, work))
+}
+
+fn stream(
+    service: &ToolLoopService,
+    run_id: RunId,
+    work: impl Future<Output = Result<ToolLoopResult, RunError>> + Send + 'static,
+) -> mpsc::UnboundedReceiver<Line> {
+    let (sender, lines) = mpsc::unbounded_channel();
     let mut events = service.subscribe();
     let forward = sender.clone();
+    let watched = run_id.clone();
+    // A run that does not start has no `Done`: its failure ends the forwarding instead.
+    let (failed, mut not_started) = oneshot::channel::<()>();
     tokio::spawn(async move {
+        let mut started = false;
         loop {
-            let event = match events.recv().await {
+            let next = tokio::select! {
+                next = events.recv() => next,
+                // Dropped unsent when the run started: then only `Done` ends this.
+                failed = &mut not_started, if !started => {
+                    if failed.is_ok() {
+                        break;
+                    }
+                    started = true;
+                    continue;
+                }
+            };
+            let event = match next {
                 Ok(event) => event,
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
                     let message = format!("the inspector missed {missed} events");
@@ -394,7 +616,7 @@ pub fn stream_run(
                 }
                 Err(broadcast::error::RecvError::Closed) => break,
             };
-            if event.run_id() != &run_id {
+            if event.run_id() != &watched {
                 continue;
             }
             let done = matches!(*event, RunEvent::Done { .. });
@@ -405,22 +627,67 @@ pub fn stream_run(
         }
     });
     tokio::spawn(async move {
-        if let Err(error) = service.run(provider.as_ref(), request).await {
-            let message = error.to_string();
-            let _ = sender.send(Line::Notice(Notice::Error { message }));
-            let _ = sender.send(Line::Notice(Notice::NotStarted));
+        match work.await {
+            Ok(result) => {
+                if let Some(suspension) = result.suspension {
+                    let _ = sender.send(Line::Notice(Notice::Suspended {
+                        run_id,
+                        token: suspension.token,
+                        pending: suspension.pending,
+                    }));
+                }
+            }
+            Err(error) => {
+                let message = error.to_string();
+                let _ = sender.send(Line::Notice(Notice::Error { message }));
+                let _ = sender.send(Line::Notice(Notice::NotStarted));
+                let _ = failed.send(());
+            }
         }
     });
-    receiver
+    lines
 }
 
-async fn runs(State(state): State<AppState>) -> Response {
-    let Some(audit) = state.audit.clone() else {
-        return Json(json!({"runs": [], "audit": null})).into_response();
+/// The history's query: `q` (text in a title, run id or tool name), `status` (a termination or
+/// `unfinished`), and a page (`offset`, `limit` up to 200).
+#[derive(Deserialize)]
+struct RunsQuery {
+    #[serde(default)]
+    q: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    offset: usize,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+/// Most runs one page of the history holds.
+const RUNS_PAGE_LIMIT: usize = 200;
+
+async fn runs(
+    State(state): State<AppState>,
+    query: Result<Query<RunsQuery>, QueryRejection>,
+) -> Response {
+    let Query(query) = match query {
+        Ok(query) => query,
+        Err(rejection) => return bad_request(format!("invalid query: {}", rejection.body_text())),
     };
-    match tokio::task::spawn_blocking(move || audit.runs(200).map(|runs| (runs, audit))).await {
-        Ok(Ok((runs, audit))) => {
-            Json(json!({"runs": runs, "audit": audit.privacy().as_str()})).into_response()
+    let Some(audit) = state.audit.clone() else {
+        return Json(json!({"runs": [], "total": 0, "audit": null})).into_response();
+    };
+    let query = RunQuery {
+        text: query.q,
+        termination: query.status,
+        offset: query.offset,
+        limit: query.limit.unwrap_or(RUNS_PAGE_LIMIT).min(RUNS_PAGE_LIMIT),
+    };
+    match tokio::task::spawn_blocking(move || audit.find_runs(&query).map(|found| (found, audit)))
+        .await
+    {
+        Ok(Ok(((runs, total), audit))) => {
+            Json(json!({"runs": runs, "total": total, "audit": audit.privacy().as_str()}))
+                .into_response()
         }
         Ok(Err(error)) => server_error(&error.to_string()),
         Err(error) => server_error(&error.to_string()),

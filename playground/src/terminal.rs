@@ -11,18 +11,32 @@ pub const COLUMN_WIDTH: usize = 40;
 /// Most rows printed per table.
 pub const ROW_LIMIT: usize = 50;
 
-/// `text` with control characters (but newlines and tabs, when `keep_lines`) escaped as `\u{..}`.
+/// `text` with control characters (but newlines and tabs, when `keep_lines`), bidirectional
+/// overrides and isolates, and invisible characters escaped as `\u{..}`: a value can neither
+/// move the cursor nor reorder or hide what is printed around it.
 pub fn inert(text: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for character in text.chars() {
         let allowed = keep_lines && (character == '\n' || character == '\t');
-        if character.is_control() && !allowed {
+        if (character.is_control() || is_invisible(character)) && !allowed {
             let _ = write!(out, "\\u{{{:x}}}", u32::from(character));
         } else {
             out.push(character);
         }
     }
     out
+}
+
+/// Bidirectional controls (embeddings, overrides, isolates, marks) and zero-width characters.
+fn is_invisible(character: char) -> bool {
+    matches!(
+        character,
+        '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{061c}'
+            | '\u{feff}'
+    )
 }
 
 fn cell(text: &str) -> String {
@@ -75,7 +89,7 @@ pub fn render(artifact: &ToolArtifact) -> String {
         if total > ROW_LIMIT {
             let _ = writeln!(out, "({} more rows not shown)", total - ROW_LIMIT);
         }
-        let _ = writeln!(out, "({total} rows)");
+        let _ = writeln!(out, "({total} {})", if total == 1 { "row" } else { "rows" });
     } else if let Some(text) = artifact.as_text() {
         out.push_str(&inert(text, true));
         if !text.ends_with('\n') {
@@ -99,6 +113,19 @@ mod tests {
         assert_eq!(
             shown,
             "-- T (table)\n| name        | n  |\n|-------------|----|\n| a\\u{1b}[31m | 10 |\n| bcd         | 2  |\n(2 rows)\n"
+        );
+    }
+
+    #[test]
+    fn bidi_controls_and_invisible_characters_are_escaped() {
+        assert_eq!(
+            inert("a\u{202e}b\u{2066}c\u{200b}d\u{feff}e\u{61c}f", true),
+            "a\\u{202e}b\\u{2066}c\\u{200b}d\\u{feff}e\\u{61c}f"
+        );
+        let table = Table::from_rows(["n\u{202e}ame"], [["x\u{2067}y"]]).expect("one column");
+        assert_eq!(
+            render(&ToolArtifact::table("T\u{200d}", table)),
+            "-- T\\u{200d} (table)\n| n\\u{202e}ame |\n|--------------|\n| x\\u{2067}y   |\n(1 row)\n"
         );
     }
 

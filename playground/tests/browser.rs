@@ -116,7 +116,10 @@ return {
     columns: Array.from(t.querySelectorAll('th')).map((c) => c.textContent),
     rows: Array.from(t.querySelectorAll('tbody tr')).map((r) => Array.from(r.querySelectorAll('td')).map((c) => c.textContent)),
   })),
-  texts: all('[data-testid=artifact-text]').map((n) => n.textContent),
+  // A text's lines as shown (the line numbers beside them are not part of it).
+  texts: all('[data-testid=artifact-text]').map((n) =>
+    Array.from(n.querySelectorAll('.line .content')).map((line) => line.textContent).join('\n') +
+    (n.dataset.trailingNewline === 'true' ? '\n' : '')),
   json: all('[data-testid=artifact-json]').map((n) => n.textContent),
   positions: all('[data-testid=page-position]').map((n) => n.textContent),
 };

@@ -62,8 +62,46 @@ fn list_prints_every_tool_and_the_count() {
         .find(|line| line.starts_with("write_file "))
         .expect("write_file listed");
     assert!(
-        write_file.ends_with("  writers     requires_approval,not_enabled_by_default"),
+        write_file.ends_with(
+            "  writers     Writes a text file in the workspace.  requires_approval,not_enabled_by_default"
+        ),
         "{write_file}"
+    );
+    let uuid = lines
+        .iter()
+        .find(|line| line.starts_with("uuid "))
+        .expect("uuid listed");
+    assert!(
+        uuid.ends_with(
+            "  utility     Generates UUIDs, one a line: version 4 (random) or 7 (time-ordered)."
+        ),
+        "{uuid}"
+    );
+}
+
+#[test]
+fn describe_shows_the_description_schema_and_every_export() {
+    let (output, stdout, stderr) = playground(&["describe", "uuid"]);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("uuid (utility)\nGenerates UUIDs"),
+        "{stdout}"
+    );
+    for heading in [
+        "\n== input schema\n{",
+        "\n== OpenAI\n{",
+        "\n== OpenAI, strict\n{",
+        "\n== Anthropic\n{",
+        "\n== Gemini\n{",
+    ] {
+        assert!(stdout.contains(heading), "{heading} in {stdout}");
+    }
+    assert!(stdout.contains("\"strict\": true"), "{stdout}");
+    let (output, _, stderr) = playground(&["describe", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr,
+        "error: unknown tool \"nope\" (playground list shows the tools)\n"
     );
 }
 
@@ -88,13 +126,160 @@ fn call_prints_the_wire_content_then_the_artifacts_apart() {
 }
 
 #[test]
-fn a_refused_call_exits_non_zero_with_the_seam_error() {
-    let (output, stdout, _) =
+fn a_writer_call_is_refused_with_the_reason_and_how_to_run_it() {
+    let (output, stdout, stderr) =
         playground(&["call", "write_file", r#"{"path": "x", "content": "y"}"#]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "error: \"write_file\" changes files or records, so it is not offered: ask for it in a \
+         loop: playground run --writers; each call waits for your approval\n"
+    );
+}
+
+#[test]
+fn a_missing_argument_is_named_and_errors_carry_their_cause_once() {
+    let (output, stdout, stderr) = playground(&["call"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "error: the following required arguments were not provided: <NAME> (see playground --help)\n"
+    );
+    // Nothing listens on port 9: the cause is said, once.
+    let (output, stdout, stderr) =
+        playground(&["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
     assert_eq!(output.status.code(), Some(1));
+    assert!(stdout.contains("\n== provider_error\n"), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stdout.contains("\nError: tool \"write_file\" not permitted\n"),
+        stderr.starts_with("error: cannot reach the provider: ")
+            && stderr.contains("Connection refused"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn arguments_come_from_a_file_or_stdin_whatever_their_size() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    // Larger than one command-line argument may be (128 KiB on Linux).
+    let text = "word ".repeat(60_000);
+    let path = folder.path().join("args.json");
+    std::fs::write(&path, serde_json::json!({"text": text}).to_string()).expect("written");
+    let (output, stdout, stderr) =
+        playground(&["call", "text_stats", &format!("@{}", path.display())]);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("\nlines: 1, words: 60000, characters: 300000, bytes: 300000"),
         "{stdout}"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_playground"))
+        .args(["call", "text_stats", "-"])
+        .env("XDG_DATA_HOME", folder.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    std::io::Write::write_all(
+        &mut child.stdin.take().expect("stdin"),
+        br#"{"text": "one two"}"#,
+    )
+    .expect("written");
+    let output = child.wait_with_output().expect("ends");
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("\nlines: 1, words: 2, characters: 7, bytes: 7"),
+        "{stdout}"
+    );
+    // Durations read as milliseconds, counts agree with their nouns.
+    let head = stdout.lines().next().expect("a first line");
+    assert!(
+        head.starts_with("== wire content (what the model sees), ") && head.ends_with(" ms"),
+        "{head}"
+    );
+}
+
+/// A script whose model writes a file (which waits for approval) and measures a text.
+const WRITER_SCRIPT: &str = r#"{"turns": [
+  {"content": "I write the note.", "tool_calls": [
+    {"id": "w1", "name": "write_file", "arguments": {"path": "notes/from-cli.txt", "content": "approved text"}},
+    {"id": "s1", "name": "text_stats", "arguments": {"text": "a b"}}
+  ]},
+  {"content": "Written."}
+]}"#;
+
+#[test]
+fn a_run_with_writers_suspends_and_resume_in_another_process_runs_the_approved_call_once() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let script = data.path().join("script.json");
+    std::fs::write(&script, WRITER_SCRIPT).expect("written");
+    let script = script.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_playground"))
+            .args(args)
+            .env("XDG_DATA_HOME", data.path())
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = run(&["run", "--writers", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("run run_"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "\n== suspended: 1 call waits for your approval\n  w1  write_file  {\"content\":\"approved text\",\"path\":\"notes/from-cli.txt\"}\ntoken: "
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[2] tool text_stats: lines: 1, words: 2"),
+        "{stdout}"
+    );
+    let token = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("token: "))
+        .expect("a token line")
+        .to_owned();
+    let written = data
+        .path()
+        .join("toolkit-playground/workspace/notes/from-cli.txt");
+    assert!(!written.exists());
+
+    let (code, stdout, stderr) = run(&["resume", &token, "--approve", "w1", "--script", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("[5] tool write_file: Wrote 13 bytes to \"notes/from-cli.txt\"."),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("\n== answered\nWritten.\n"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&written).expect("written"),
+        "approved text"
+    );
+    // The sample workspace the playground was built from is untouched.
+    assert!(
+        !toolkit_builtins::files::sample_workspace()
+            .join("notes/from-cli.txt")
+            .exists()
+    );
+
+    let (code, _, stderr) = run(&["resume", &token, "--approve", "w1", "--script", &script]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        "error: the token was already used: a suspended run resumes once\n"
+    );
+    let (code, _, stderr) = run(&["resume", &format!("{token}x"), "--deny", "w1"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: the token does not open: "),
+        "{stderr}"
     );
 }
 

@@ -8,7 +8,7 @@ use toolkit_builtins as _;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_response_carries_the_strict_csp() {
     let playground = common::start_playground().await;
-    let client = reqwest::Client::new();
+    let client = playground.client();
     let gets = [
         "/",
         "/runs",
@@ -62,10 +62,10 @@ async fn every_response_carries_the_strict_csp() {
         .send()
         .await
         .expect("answer");
-    assert_eq!(plain.status(), 400);
+    assert_eq!(plain.status(), 403);
     assert_eq!(
         plain.json::<Value>().await.expect("json"),
-        json!({"error": "invalid request: Expected request with `Content-Type: application/json`"})
+        json!({"error": "refused: a request that changes something must be application/json"})
     );
     assert!(
         playground::server::CONTENT_SECURITY_POLICY
@@ -103,7 +103,7 @@ async fn the_page_has_no_inline_script_and_never_parses_markup() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scripted_loop_streams_ndjson_events() {
     let playground = common::start_playground().await;
-    let client = reqwest::Client::new();
+    let client = playground.client();
     let script = r#"{"turns": [{"tool_calls": [{"name": "text_stats", "arguments": {"text": "a b"}}]}, {"content": "two words"}]}"#;
     let body = client
         .post(format!("{}/api/run", playground.url))

@@ -34,4 +34,4 @@ mod privacy;
 mod sqlite;
 
 pub use privacy::{Privacy, REDACTED_STRING_LIMIT, UnknownPrivacy};
-pub use sqlite::{AuditError, RunRow, SqliteAudit, StepRow};
+pub use sqlite::{AuditError, RunQuery, RunRow, SqliteAudit, StepRow};

@@ -29,6 +29,21 @@ pub enum AuditError {
     Json(#[from] serde_json::Error),
 }
 
+/// Which runs [`SqliteAudit::find_runs`] lists: those whose title, run id or a tool's name
+/// contains `text` (any case), that ended with `termination` (`answered`, ..., or `unfinished`
+/// for none yet), `limit` of them after skipping `offset`.
+#[derive(Clone, Debug, Default)]
+pub struct RunQuery {
+    /// Text to look for; `None` or empty for any.
+    pub text: Option<String>,
+    /// How the runs ended; `None` or empty for any.
+    pub termination: Option<String>,
+    /// Runs skipped, most recent first.
+    pub offset: usize,
+    /// Most runs returned.
+    pub limit: usize,
+}
+
 /// One run as the history lists it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -294,6 +309,38 @@ impl SqliteAudit {
             )?;
             let rows = statement.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], run_row)?;
             rows.collect()
+        })
+    }
+
+    /// A page of the runs `query` selects, most recent first, and how many it selects in all.
+    pub fn find_runs(&self, query: &RunQuery) -> Result<(Vec<RunRow>, usize), AuditError> {
+        const SELECTED: &str = "FROM runs WHERE \
+            (?1 IS NULL OR instr(lower(coalesce(title, '')), lower(?1)) > 0 \
+             OR instr(run_id, ?1) > 0 \
+             OR EXISTS (SELECT 1 FROM steps WHERE steps.run_id = runs.run_id \
+                        AND instr(lower(coalesce(name, '')), lower(?1)) > 0)) \
+            AND (?2 IS NULL OR (?2 = 'unfinished' AND termination IS NULL) OR termination = ?2)";
+        let text = query.text.as_deref().filter(|text| !text.is_empty());
+        let termination = query.termination.as_deref().filter(|text| !text.is_empty());
+        self.with(|db| {
+            let total: i64 = db.query_row(
+                &format!("SELECT COUNT(*) {SELECTED}"),
+                params![text, termination],
+                |row| row.get(0),
+            )?;
+            let mut statement = db.prepare(&format!(
+                "SELECT runs.run_id, kind, title, started_at, termination, privacy, \
+                 (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.run_id) \
+                 {SELECTED} ORDER BY started_at DESC, rowid DESC LIMIT ?3 OFFSET ?4"
+            ))?;
+            let page = |value: usize| i64::try_from(value).unwrap_or(i64::MAX);
+            let rows = statement
+                .query_map(
+                    params![text, termination, page(query.limit), page(query.offset)],
+                    run_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((rows, usize::try_from(total).unwrap_or(0)))
         })
     }
 

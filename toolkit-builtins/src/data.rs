@@ -105,7 +105,10 @@ pub fn regex_test(
     } else {
         ""
     };
-    let summary = format!("{found} matches{limited} of /{pattern}/:{content}{more}");
+    let summary = format!(
+        "{}{limited} of /{pattern}/:{content}{more}",
+        crate::shared::plural(found, "match", "matches")
+    );
     ToolResult::text_with(summary, [ToolArtifact::table("Matches", table)])
 }
 

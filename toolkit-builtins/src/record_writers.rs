@@ -7,10 +7,11 @@
 
 use toolkit::{ToolContext, ToolResult, tool};
 
+use crate::shared::plural;
 use crate::sqlite::{
     Access, ColumnInfo, ColumnValue, Filter, Kind, Object, Stop, answer, bind_value,
-    check_filter_count, describe_value, find_column, find_object, objects, open, plural,
-    quote_identifier, quoted, table_columns,
+    check_filter_count, describe_value, find_column, find_object, objects, open, quote_identifier,
+    quoted, table_columns,
 };
 
 /// Most columns one call sets.

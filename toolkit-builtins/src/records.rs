@@ -20,9 +20,10 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Batch, Connection, ErrorCode, Statement, params_from_iter};
 use toolkit::{ToolContext, ToolResult, tool};
 
+use crate::shared::plural;
 use crate::sqlite::{
     Access, ColumnInfo, Filter, Kind, Object, Records, Stop, answer, cell, check_filter_count,
-    find_column, find_object, integer_of, is_boolean_type, name_list, objects, open, plural,
+    find_column, find_object, integer_of, is_boolean_type, name_list, objects, open,
     quote_identifier, quoted, table_columns, text_of, tidy,
 };
 pub use crate::sqlite::{

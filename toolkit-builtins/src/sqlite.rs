@@ -15,6 +15,7 @@ use serde::Deserialize;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolResult};
 
 use crate::resources::{Database, NO_DATABASE};
+use crate::shared::plural;
 
 /// Most `where_equals` filters one call takes.
 pub const MAX_FILTERS: usize = 5;
@@ -487,11 +488,6 @@ pub(crate) fn name_list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> St
         return format!("{} ({count} in all)", listed.join(", "));
     }
     listed.join(", ")
-}
-
-/// `1 row`, `2 rows`.
-pub(crate) fn plural(count: usize, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 pub(crate) fn text_of(value: ValueRef<'_>) -> String {

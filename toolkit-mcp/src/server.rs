@@ -151,6 +151,9 @@ pub async fn serve_stdio(service: Arc<ToolLoopService>, context: ToolContext) ->
 
 /// Serves `service` over streamable HTTP at `http://127.0.0.1:PORT/mcp` until the process ends.
 /// Port 0 picks a free port; `on_bound` is told the address before the first request is served.
+///
+/// Only loopback Hosts are served, and a request with an `Origin` only from this server's own
+/// origin: a web page elsewhere (or one reached by DNS rebinding) cannot call tools.
 pub async fn serve_http(
     service: Arc<ToolLoopService>,
     context: ToolContext,
@@ -159,12 +162,22 @@ pub async fn serve_http(
 ) -> io::Result<()> {
     let listener =
         tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-    on_bound(listener.local_addr()?);
+    let address = listener.local_addr()?;
+    on_bound(address);
     let server = McpToolServer::new(service, context);
+    // Hosts other than loopback are refused (DNS rebinding), and so is a browser page of any
+    // other origin; clients that are not browsers send no Origin and pass.
+    let bound = address.port();
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_origins([
+            format!("http://127.0.0.1:{bound}"),
+            format!("http://localhost:{bound}"),
+        ])
+        .enforce_origin_validation();
     let http = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        config,
     );
     let app = axum::Router::new().nest_service(HTTP_PATH, http);
     axum::serve(listener, app).await

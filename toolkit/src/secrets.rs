@@ -106,12 +106,13 @@ static EMAIL: LazyLock<Regex> =
     LazyLock::new(|| regex(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"));
 
 /// Whether a run of token characters looks like a key rather than a word, a path or a digest:
-/// letters and digits mixed, and not only hexadecimal digits (a hash or an id that a tool
-/// computed; hexadecimal secrets are caught by their name or their `Bearer` instead).
+/// letters and digits mixed, and not only hexadecimal digits and hyphens (a hash, a UUID or an
+/// id that a tool computed; hexadecimal secrets are caught by their name or their `Bearer`
+/// instead).
 fn looks_like_key(token: &str) -> bool {
     token.bytes().any(|b| b.is_ascii_digit())
         && token.bytes().any(|b| b.is_ascii_alphabetic())
-        && !token.bytes().all(|b| b.is_ascii_hexdigit())
+        && !token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
 /// `text` with secret-shaped strings replaced by [`SECRET_MASK`]: private key blocks, URL
@@ -205,6 +206,12 @@ mod tests {
                 "sha256:13372360cc1f5e93f57306f602f7ea02238fc79fd38fa1b9887ebb5f041d8448",
             ),
             ("/usr/local/bin:/usr/bin", "/usr/local/bin:/usr/bin"),
+            // UUIDs are ids a tool made, not keys (the `uuid` tool's answer stays readable).
+            (
+                "0190f5c4-7d1e-7a3b-9c2d-5e8f10a2b3c4\n6f1c2a9e-3b4d-4e8f-a1b2-c3d4e5f60718",
+                "0190f5c4-7d1e-7a3b-9c2d-5e8f10a2b3c4\n6f1c2a9e-3b4d-4e8f-a1b2-c3d4e5f60718",
+            ),
+            ("run-0190f5c47d1e7a3b9c2d5e8f10a2b3c4XYZ", "[REDACTED]"),
             (
                 "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
                 "[REDACTED]",

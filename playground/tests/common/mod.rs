@@ -66,9 +66,32 @@ pub struct Playground {
     pub url: String,
     pub audit: Arc<SqliteAudit>,
     pub folder: tempfile::TempDir,
+    /// This launch's token, as the page receives it.
+    pub token: String,
+    pub port: u16,
+}
+
+impl Playground {
+    /// An HTTP client that sends this launch's token, as the page does.
+    pub fn client(&self) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            playground::guard::TOKEN_HEADER,
+            self.token.parse().expect("a header value"),
+        );
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .expect("client")
+    }
 }
 
 pub async fn start_playground() -> Playground {
+    start_playground_with(false).await
+}
+
+/// The playground as [`start_playground`] starts it, offering the writer tools when `writers`.
+pub async fn start_playground_with(writers: bool) -> Playground {
     let folder = tempfile::tempdir().expect("temp dir");
     let database = folder.path().join("sample.db");
     toolkit_builtins::sample::create_sample_database(&database).expect("sample database");
@@ -86,7 +109,9 @@ pub async fn start_playground() -> Playground {
         Some(Arc::clone(&audit)),
         None,
         false,
-    );
+    )
+    .with_writers(writers);
+    let token = state.token().to_owned();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("listen");
@@ -96,6 +121,8 @@ pub async fn start_playground() -> Playground {
         url: format!("http://{address}"),
         audit,
         folder,
+        token,
+        port: address.port(),
     }
 }
 
@@ -131,6 +158,12 @@ impl Drop for Browser {
 
 impl Browser {
     pub async fn start(chromium: &Path, driver: &Path) -> Browser {
+        Self::start_with(chromium, driver, &[]).await
+    }
+
+    /// A browser started with `extra` command-line switches as well (a host resolver rule, a
+    /// window size).
+    pub async fn start_with(chromium: &Path, driver: &Path, extra: &[&str]) -> Browser {
         let port = free_port();
         let child = Command::new(driver)
             .arg(format!("--port={port}"))
@@ -156,16 +189,27 @@ impl Browser {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let profile = tempfile::tempdir().expect("profile dir");
+        let mut args = vec![
+            "--headless".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-gpu".to_owned(),
+            "--disable-quic".to_owned(),
+            "--no-first-run".to_owned(),
+            "--disable-background-networking".to_owned(),
+            "--disable-component-update".to_owned(),
+            "--disable-sync".to_owned(),
+            "--disable-dev-shm-usage".to_owned(),
+            format!("--user-data-dir={}", profile.path().display()),
+        ];
+        if !extra.iter().any(|arg| arg.starts_with("--window-size=")) {
+            args.push("--window-size=1400,1000".to_owned());
+        }
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
                 "binary": chromium.to_string_lossy(),
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--disable-dev-shm-usage", "--window-size=1400,1000",
-                    format!("--user-data-dir={}", profile.path().display()),
-                ],
+                "args": args,
             },
             "goog:loggingPrefs": {"browser": "ALL"},
         }}});
