@@ -464,14 +464,17 @@ function postJson(url, body) {
   return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-// The schema a `$ref` points at, within the tool's own schema.
+// The schema a `$ref` points at, within the tool's own schema; what the referring schema says
+// beside the `$ref` (its description, its default) wins.
 function resolve(schema, root) {
   let current = schema;
   for (let depth = 0; current && typeof current.$ref === 'string' && depth < 20; depth += 1) {
     const path = current.$ref.replace(/^#\//, '').split('/');
     let target = root;
     for (const part of path) target = target && typeof target === 'object' ? target[part] : undefined;
-    current = target;
+    const beside = Object.assign({}, current);
+    delete beside.$ref;
+    current = target && typeof target === 'object' ? Object.assign({}, target, beside) : target;
   }
   return current && typeof current === 'object' ? current : {};
 }
@@ -1026,7 +1029,9 @@ function onEvent(event, steps, status, settings) {
       steps.append(approvalBox(event, steps, status, settings));
       break;
     case 'done': {
-      status.textContent = 'done: ' + event.termination;
+      status.textContent = event.termination === 'suspended'
+        ? 'suspended: waiting for your approval'
+        : 'done: ' + event.termination;
       status.dataset.done = 'true';
       // The answer is the last model step's text; mark that step rather than repeat it.
       const llm = steps.querySelectorAll('li[data-kind=llm]');

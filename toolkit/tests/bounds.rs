@@ -643,3 +643,70 @@ proptest! {
         }
     }
 }
+
+/// A filter that replaces every `x` by `yy` (it grows what it sees) and remembers how many bytes
+/// it was given.
+struct Doubling(std::sync::atomic::AtomicUsize);
+
+impl toolkit::ContentFilter for Doubling {
+    fn filter<'a>(&self, content: &'a str) -> std::borrow::Cow<'a, str> {
+        self.0
+            .store(content.len(), std::sync::atomic::Ordering::SeqCst);
+        if content.contains('x') {
+            std::borrow::Cow::Owned(content.replace('x', "yy"))
+        } else {
+            std::borrow::Cow::Borrowed(content)
+        }
+    }
+}
+
+fn filtered(content: String) -> (String, usize) {
+    let filter = Doubling(std::sync::atomic::AtomicUsize::new(usize::MAX));
+    let bounded = toolkit::bound::bound_filtered_content(content, &filter);
+    (bounded, filter.0.load(std::sync::atomic::Ordering::SeqCst))
+}
+
+#[test]
+fn the_filter_sees_the_limit_and_exactly_sixteen_kib_more() {
+    use toolkit::bound::FILTER_MARGIN;
+    assert_eq!(FILTER_MARGIN, 16 * 1024);
+    let window = CONTENT_LIMIT + FILTER_MARGIN;
+    // Short content: filtered whole, returned as the filter made it.
+    assert_eq!(filtered("a x b".to_owned()), ("a yy b".to_owned(), 5));
+    assert_eq!(filtered("plain".to_owned()), ("plain".to_owned(), 5));
+    // Exactly the window: seen whole.
+    let (bounded, seen) = filtered("a".repeat(window));
+    assert_eq!(seen, window);
+    assert_eq!(bounded.len(), CONTENT_LIMIT);
+    assert!(bounded.ends_with(TRUNCATION_MARKER));
+    // One byte more: the filter sees the window only.
+    let (bounded, seen) = filtered("a".repeat(window + 1));
+    assert_eq!(seen, window);
+    assert_eq!(
+        bounded,
+        format!(
+            "{}{TRUNCATION_MARKER}",
+            "a".repeat(CONTENT_LIMIT - TRUNCATION_MARKER.len())
+        )
+    );
+    // What the filter grew is cut to the limit, on both paths.
+    let (bounded, _) = filtered("x".repeat(window * 3));
+    assert_eq!(
+        bounded,
+        format!(
+            "{}{TRUNCATION_MARKER}",
+            "y".repeat(CONTENT_LIMIT - TRUNCATION_MARKER.len())
+        )
+    );
+    let (bounded, _) = filtered("x".repeat(CONTENT_LIMIT - 10));
+    assert_eq!(bounded.len(), CONTENT_LIMIT);
+    assert!(bounded.starts_with("yyyy") && bounded.ends_with(TRUNCATION_MARKER));
+    // A multi-byte character straddling the cut is left out whole.
+    let (bounded, _) = filtered(format!(
+        "{}é{}",
+        "a".repeat(CONTENT_LIMIT - TRUNCATION_MARKER.len() - 1),
+        "a".repeat(window)
+    ));
+    assert_eq!(bounded.len(), CONTENT_LIMIT - 1);
+    assert!(bounded.ends_with(&format!("a{TRUNCATION_MARKER}")));
+}

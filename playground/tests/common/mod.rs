@@ -87,22 +87,23 @@ impl Playground {
 }
 
 pub async fn start_playground() -> Playground {
-    start_playground_with(false).await
+    start_playground_with(false, Privacy::Full).await
 }
 
-/// The playground as [`start_playground`] starts it, offering the writer tools when `writers`.
-pub async fn start_playground_with(writers: bool) -> Playground {
+/// The playground as [`start_playground`] starts it, offering the writer tools when `writers`,
+/// its audit copy at `privacy`. Its workspace is a copy of the sample workspace in the
+/// playground's folder (`workspace`), so writers change nothing else.
+pub async fn start_playground_with(writers: bool, privacy: Privacy) -> Playground {
     let folder = tempfile::tempdir().expect("temp dir");
     let database = folder.path().join("sample.db");
     toolkit_builtins::sample::create_sample_database(&database).expect("sample database");
+    let workspace = folder.path().join("workspace");
+    playground::defaults::copy_sample_workspace(&workspace).expect("a copy of the workspace");
     let context = ToolContext::new()
-        .with_extension(toolkit_builtins::WorkspaceRoot::new(
-            toolkit_builtins::files::sample_workspace(),
-        ))
+        .with_extension(toolkit_builtins::WorkspaceRoot::new(workspace))
         .with_extension(toolkit_builtins::Database::new(database));
-    let audit = Arc::new(
-        SqliteAudit::open(&folder.path().join("audit.sqlite3"), Privacy::Full).expect("audit"),
-    );
+    let audit =
+        Arc::new(SqliteAudit::open(&folder.path().join("audit.sqlite3"), privacy).expect("audit"));
     let state = AppState::new(
         ToolRegistry::linked().expect("no duplicates"),
         context,
@@ -275,6 +276,38 @@ impl Browser {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// Sends a Chrome `DevTools` command (media emulation, say) through `chromedriver`.
+    pub async fn cdp(&self, command: &str, params: Value) -> Value {
+        self.post(
+            &format!("/session/{}/goog/cdp/execute", self.session),
+            &json!({"cmd": command, "params": params}),
+        )
+        .await
+    }
+
+    /// Sets the window's size.
+    pub async fn resize(&self, width: u32, height: u32) {
+        self.post(
+            &format!("/session/{}/window/rect", self.session),
+            &json!({"width": width, "height": height}),
+        )
+        .await;
+    }
+
+    /// Sets an input's or textarea's value as typing would, firing `input` and `change`.
+    pub async fn fill(&self, selector: &str, value: &str) {
+        let filled = self
+            .execute(
+                "const node = document.querySelector(arguments[0]); if (!node) return false; \
+                 node.value = arguments[1]; \
+                 node.dispatchEvent(new Event('input', {bubbles: true})); \
+                 node.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+                json!([selector, value]),
+            )
+            .await;
+        assert_eq!(filled, json!(true), "nothing to fill at {selector}");
     }
 
     /// Clicks the first element matching `selector` (through the DOM, as a user's click would).

@@ -1,0 +1,730 @@
+//! The inspector's views in a real headless Chromium, as people use them: approvals given in the
+//! page, forms filled without writing JSON, tables sorted, copied and exported, runs read with
+//! their id, usage and timeline, the history searched and paged, dark mode, 600 px wide, and the
+//! keyboard. Each view's screenshot goes to target/playground-screenshots/.
+
+mod common;
+
+use common::{Browser, Playground, browser, start_playground, start_playground_with};
+use serde_json::{Value, json};
+use toolkit::{Table, ToolArtifact, ToolResult, tool};
+use toolkit_audit::Privacy;
+use toolkit_builtins as _; // links the builtin tools
+
+/// A table whose values and title would reorder the page if they were not isolated.
+#[tool(group = "test")]
+fn bidi_table() -> ToolResult {
+    let table = Table::from_rows(
+        ["\u{202e}name", "n"],
+        [["\u{202e}abc", "10"], ["b\u{2067}", "9"], ["c", "100"]],
+    )
+    .expect("two columns");
+    ToolResult::text_with(
+        "three rows",
+        [
+            ToolArtifact::table("\u{202e}reversed label", table),
+            ToolArtifact::text("lines", "first\nsecond\n\u{202e}third\n"),
+        ],
+    )
+}
+
+async fn open(browser: &Browser, url: &str) {
+    browser.goto(url).await;
+    browser
+        .wait_for(
+            "the page",
+            "return document.body.dataset.ready === 'true';",
+            json!([]),
+        )
+        .await;
+}
+
+async fn wait_done(browser: &Browser) -> Value {
+    browser
+        .wait_for(
+            "the run to end",
+            "const s = document.getElementById('status'); return s.dataset.done === 'true' && s.textContent;",
+            json!([]),
+        )
+        .await
+}
+
+async fn run_tool(browser: &Browser) {
+    browser.click("[data-testid=run-tool]").await;
+    browser
+        .wait_for(
+            "the call",
+            "const t = document.getElementById('status').textContent; return (t === 'done' || t.startsWith('failed')) && t;",
+            json!([]),
+        )
+        .await;
+}
+
+const WRITER_SCRIPT: &str = r#"{"turns": [
+  {"content": "I write two notes.", "tool_calls": [
+    {"id": "w1", "name": "write_file", "arguments": {"path": "notes/approved.txt", "content": "yes"}},
+    {"id": "w2", "name": "write_file", "arguments": {"path": "notes/denied.txt", "content": "no"}}
+  ]},
+  {"content": "One note written, one refused."}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_are_given_in_the_page_and_the_run_resumes_live() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(&browser, &format!("{}/", playground.url)).await;
+    // One call of a writer is not possible: the page says why and how.
+    browser.click("[data-testid='tool-write_file']").await;
+    let blocked = browser
+        .execute(
+            "const b = document.getElementById('tool-blocked'); return [b.hidden, b.textContent, document.getElementById('run-tool').disabled];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        blocked,
+        json!([
+            false,
+            "write_file changes files or records, so each call waits for your approval: ask for it in a loop (below); the loop stops and shows the call for you to approve or deny.",
+            true
+        ])
+    );
+
+    browser.fill("#script", WRITER_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the approval box",
+            "return document.querySelector('[data-testid=approval]') !== null;",
+            json!([]),
+        )
+        .await;
+    let pending = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=approval] .pending-call')).map((row) => [row.dataset.testid, row.querySelector('[data-testid=pending-arguments]').textContent]);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        pending,
+        json!([
+            [
+                "pending-w1",
+                "{\n  \"content\": \"yes\",\n  \"path\": \"notes/approved.txt\"\n}"
+            ],
+            [
+                "pending-w2",
+                "{\n  \"content\": \"no\",\n  \"path\": \"notes/denied.txt\"\n}"
+            ],
+        ])
+    );
+    let workspace = playground.folder.path().join("workspace/notes");
+    assert!(!workspace.join("approved.txt").exists());
+    browser.click("[data-testid=approve-w1]").await;
+    browser.click("[data-testid=deny-w2]").await;
+    browser.screenshot("approval.png").await;
+    browser.click("[data-testid=resume]").await;
+    let status = wait_done(&browser).await;
+    assert_eq!(status, json!("done: answered"));
+    let steps = browser
+        .execute(
+            // The two calls run at once: sorted, as either may finish first.
+            "const steps = Array.from(document.querySelectorAll('#steps > li[data-testid=step]')).map((s) => [s.dataset.kind, (s.querySelector('[data-testid=wire]') || {}).textContent || null]); \
+             return steps.slice(0, 4).concat(steps.slice(4, 6).sort(), steps.slice(6));",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        steps,
+        json!([
+            ["request", null],
+            ["llm", null],
+            ["suspended", null],
+            ["resumed", null],
+            [
+                "tool",
+                "Error: tool \"write_file\" was denied by the operator."
+            ],
+            ["tool", "Wrote 3 bytes to \"notes/approved.txt\"."],
+            ["llm", null],
+        ])
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("approved.txt")).expect("written"),
+        "yes"
+    );
+    assert!(!workspace.join("denied.txt").exists());
+    // The decided box cannot be sent twice.
+    let sent = browser
+        .execute(
+            "const box = document.querySelector('[data-testid=approval]'); return [box.dataset.sent, document.querySelector('[data-testid=resume]').disabled];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(sent, json!(["true", true]));
+    let runs = playground.audit.runs(5).expect("runs");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].termination.as_deref(), Some("answered"));
+    browser.screenshot("approval-resumed.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_writers_the_loop_does_not_offer_them_and_the_page_says_how() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(&browser, &format!("{}/", playground.url)).await;
+    let info = browser
+        .execute(
+            "return document.getElementById('writers-info').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        info,
+        json!(
+            "Tools that change files or records are not offered (start with --writers to offer them; each call then waits for your approval)."
+        )
+    );
+    browser.fill("#script", WRITER_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    let wires = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=wire]')).map((w) => w.textContent);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        wires,
+        json!([
+            "Error: tool \"write_file\" not permitted",
+            "Error: tool \"write_file\" not permitted"
+        ])
+    );
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_take_enums_as_selects_text_on_several_lines_and_required_fields_first() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(&browser, &format!("{}/", playground.url)).await;
+    browser.click("[data-testid='tool-base64']").await;
+    let form = browser
+        .execute(
+            r"return {
+                order: Array.from(document.querySelectorAll('#arg-form > .field')).map((f) => f.dataset.path),
+                kinds: Array.from(document.querySelectorAll('#arg-form > .field')).map((f) => f.querySelector('[data-testid^=field-]').tagName),
+                modes: Array.from(document.querySelectorAll('[data-testid=field-mode] option')).map((o) => o.textContent),
+                defaults: document.querySelector('[data-testid=default-mode]').textContent,
+              };",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        form,
+        json!({
+            "order": ["text", "alphabet", "mode"],
+            "kinds": ["TEXTAREA", "SELECT", "SELECT"],
+            "modes": ["(not set)", "encode — Text to Base64.", "decode — Base64 to text."],
+            "defaults": "default: \"encode\"",
+        })
+    );
+    // An empty required field is not sent: the form says so and nothing runs.
+    run_tool_expecting_error(&browser, "Arguments: text: required").await;
+    assert_eq!(playground.audit.runs(5).expect("runs").len(), 0);
+
+    browser
+        .fill("[data-testid=field-text]", "aGkKdGhlcmU=")
+        .await;
+    browser.fill("[data-testid=field-mode]", "1").await;
+    browser.screenshot("form.png").await;
+    run_tool(&browser).await;
+    let wire = browser
+        .execute(
+            "return document.querySelector('[data-testid=wire]').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(wire, json!("hi\nthere"));
+
+    // The raw JSON mode shows what the form holds, and the form takes back what it says.
+    browser.click("#raw-mode").await;
+    let raw = browser
+        .execute(
+            "return JSON.parse(document.getElementById('raw-args').value);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(raw, json!({"text": "aGkKdGhlcmU=", "mode": "decode"}));
+    browser
+        .fill(
+            "#raw-args",
+            r#"{"text": "line one\nline two", "mode": "encode"}"#,
+        )
+        .await;
+    browser.click("input[name=arg-mode][value=form]").await;
+    let back = browser
+        .execute(
+            "return [document.querySelector('[data-testid=field-text]').value, document.querySelector('[data-testid=field-mode]').selectedOptions[0].textContent];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        back,
+        json!(["line one\nline two", "encode — Text to Base64."])
+    );
+
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_have_switches_and_sub_forms_for_arrays_of_objects() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(&browser, &format!("{}/", playground.url)).await;
+    browser.click("[data-testid='tool-regex_test']").await;
+    let switch = browser
+        .execute(
+            "const s = document.querySelector('[data-testid=field-case_insensitive]'); return [s.type, s.getAttribute('role'), s.checked];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(switch, json!(["checkbox", "switch", false]));
+    browser.click("[data-testid='tool-count_records']").await;
+    browser.fill("[data-testid=field-table]", "customers").await;
+    browser.click("[data-testid=add-where_equals]").await;
+    browser.click("[data-testid=add-where_equals]").await;
+    browser.click("[data-testid='remove-where_equals.1']").await;
+    browser
+        .fill("[data-testid='field-where_equals.0.column']", "country")
+        .await;
+    browser
+        .fill("[data-testid='field-where_equals.0.value']", "\"Spain\"")
+        .await;
+    browser.screenshot("form-nested.png").await;
+    run_tool(&browser).await;
+    let arguments = browser
+        .execute(
+            "return JSON.parse(document.querySelector('[data-testid=arguments]').textContent);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        arguments,
+        json!({"table": "customers", "where_equals": [{"column": "country", "value": "Spain"}]})
+    );
+    let wire = browser
+        .execute(
+            "return document.querySelector('[data-testid=wire]').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        wire,
+        json!("\"customers\" has 1 row where country = \"Spain\".")
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+async fn run_tool_expecting_error(browser: &Browser, expected: &str) {
+    browser.click("[data-testid=run-tool]").await;
+    let error = browser
+        .execute(
+            "return document.getElementById('arg-error').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(error, json!(expected));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_sort_copy_and_export_and_values_stay_isolated() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(
+        &browser,
+        &format!("{}/?tool=bidi_table&run=1&tab=artifacts", playground.url),
+    )
+    .await;
+    browser
+        .wait_for(
+            "the table",
+            "return document.querySelector('[data-testid=artifact] table') !== null;",
+            json!([]),
+        )
+        .await;
+    let rows = "return Array.from(document.querySelectorAll('[data-testid=artifact] tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent));";
+    // Numbers sort as numbers.
+    browser.click("[data-testid=sort-1]").await;
+    assert_eq!(
+        browser.execute(rows, json!([])).await,
+        json!([["b\u{2067}", "9"], ["\u{202e}abc", "10"], ["c", "100"]])
+    );
+    browser.click("[data-testid=sort-1]").await;
+    assert_eq!(
+        browser.execute(rows, json!([])).await,
+        json!([["c", "100"], ["\u{202e}abc", "10"], ["b\u{2067}", "9"]])
+    );
+    let sorted = browser
+        .execute(
+            "return document.querySelectorAll('th')[1].getAttribute('aria-sort');",
+            json!([]),
+        )
+        .await;
+    assert_eq!(sorted, json!("descending"));
+    browser.click("[data-testid=copy-table]").await;
+    let copied = browser.execute("return window.__copied;", json!([])).await;
+    assert_eq!(
+        copied,
+        json!("\u{202e}name\tn\nc\t100\n\u{202e}abc\t10\nb\u{2067}\t9")
+    );
+    browser.click("[data-testid=artifact] tbody tr td").await;
+    browser.click("[data-testid=copy-cell]").await;
+    assert_eq!(
+        browser.execute("return window.__copied;", json!([])).await,
+        json!("c")
+    );
+    browser.click("[data-testid=copy-row]").await;
+    assert_eq!(
+        browser.execute("return window.__copied;", json!([])).await,
+        json!("c\t100")
+    );
+    browser.click("[data-testid=download-csv]").await;
+    assert_eq!(
+        browser
+            .execute("return window.__downloaded;", json!([]))
+            .await,
+        json!("\u{202e}name,n\r\nc,100\r\n\u{202e}abc,10\r\nb\u{2067},9\r\n")
+    );
+    // Every value is its own bidi-isolated element; the page's labels stay in order.
+    let isolated = browser
+        .execute(
+            r"const values = Array.from(document.querySelectorAll('[data-testid=artifact-label], [data-testid=artifact] td, [data-testid=artifact] th .value, .text-lines .content'));
+              return values.map((v) => [v.dir, getComputedStyle(v).unicodeBidi]);",
+            json!([]),
+        )
+        .await;
+    let isolated = isolated.as_array().expect("values");
+    assert_eq!(isolated.len(), 2 + 6 + 2 + 3);
+    for value in isolated {
+        assert!(
+            value == &json!(["auto", "isolate"]) || value == &json!(["auto", "plaintext"]),
+            "{value}"
+        );
+    }
+    // Text artifacts come with line numbers.
+    let lines = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('.text-lines .line')).map((l) => [l.querySelector('.number').textContent, l.querySelector('.content').textContent]);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        lines,
+        json!([["1", "first"], ["2", "second"], ["3", "\u{202e}third"]])
+    );
+    browser.screenshot("table.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_shows_its_id_usage_timeline_requested_calls_and_its_answer_once() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(&browser, &format!("{}/", playground.url)).await;
+    browser.click("[data-testid=run-loop]").await;
+    assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    let runs = playground.audit.runs(1).expect("runs");
+    let view = browser
+        .execute(
+            r"return {
+                run: document.getElementById('run-id').textContent,
+                usage: document.getElementById('usage').textContent,
+                bars: document.querySelectorAll('[data-testid=timeline-bar]').length,
+                notes: Array.from(document.querySelectorAll('#steps > li[data-kind=llm] [data-testid=step-note]')).map((n) => n.textContent),
+                calls: Array.from(document.querySelectorAll('[data-testid=requested-calls] li code:first-of-type')).map((c) => c.textContent),
+                answers: document.querySelectorAll('#steps > li.answer').length,
+                repeated: document.querySelectorAll('[data-testid=answer]').length,
+              };",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        view,
+        json!({
+            "run": format!("run {}", runs[0].run_id),
+            "usage": "· 737 in / 83 out tokens",
+            "bars": 8,
+            "notes": [
+                "1 tool call · 13 in / 12 out tokens",
+                "2 tool calls · 68 in / 15 out tokens",
+                "1 tool call · 308 in / 11 out tokens",
+                "0 tool calls · 348 in / 45 out tokens",
+            ],
+            "calls": ["list_tables", "read_records", "query_sql", "text_stats"],
+            "answers": 1,
+            "repeated": 0,
+        })
+    );
+    // Arrow keys move across a step's tabs; Ctrl+Enter runs the selected tool.
+    let moved = browser
+        .execute(
+            r"const tabs = document.querySelector('#steps > li[data-kind=tool] [data-testid=tabs]');
+              const result = tabs.querySelector('[data-testid=tab-result]');
+              result.focus();
+              result.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+              return [document.activeElement.dataset.testid, tabs.querySelector('[aria-selected=true]').dataset.testid];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(moved, json!(["tab-artifacts", "tab-artifacts"]));
+    browser.screenshot("run.png").await;
+    browser.click("[data-testid='tool-uuid']").await;
+    browser
+        .execute(
+            "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', ctrlKey: true, bubbles: true}));",
+            json!([]),
+        )
+        .await;
+    browser
+        .wait_for(
+            "the shortcut's call",
+            "return document.getElementById('status').textContent === 'done';",
+            json!([]),
+        )
+        .await;
+    assert_eq!(playground.audit.runs(5).expect("runs").len(), 2);
+    browser.quit().await;
+}
+
+/// Waits until the element `id` says `text`.
+async fn wait_text(browser: &Browser, id: &str, text: &str) {
+    browser
+        .wait_for(
+            &format!("{id} to say {text}"),
+            "return document.getElementById(arguments[0]).textContent === arguments[1];",
+            json!([id, text]),
+        )
+        .await;
+}
+
+async fn invoke(playground: &Playground, name: &str, arguments: &str) {
+    let response = playground
+        .client()
+        .post(format!("{}/api/invoke", playground.url))
+        .json(&json!({"name": name, "arguments": arguments}))
+        .send()
+        .await
+        .expect("invoke");
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_searches_pages_exports_and_compares() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    for index in 0..53 {
+        invoke(
+            &playground,
+            "text_stats",
+            &format!(r#"{{"text": "run {index}"}}"#),
+        )
+        .await;
+    }
+    invoke(&playground, "uuid", "{}").await;
+    invoke(&playground, "list_tables", "{}").await;
+    let browser = Browser::start(&chromium, &driver).await;
+    open(&browser, &format!("{}/runs", playground.url)).await;
+    let page = "return [document.querySelectorAll('#run-list button').length, document.getElementById('run-total').textContent, document.getElementById('runs-position').textContent, document.getElementById('runs-previous').disabled, document.getElementById('runs-next').disabled];";
+    assert_eq!(
+        browser.execute(page, json!([])).await,
+        json!([50, "(55)", "1–50 of 55", true, false])
+    );
+    browser.click("#runs-next").await;
+    wait_text(&browser, "runs-position", "51–55 of 55").await;
+    assert_eq!(
+        browser.execute(page, json!([])).await,
+        json!([5, "(55)", "51–55 of 55", false, true])
+    );
+    browser.fill("#run-search", "UUID").await;
+    wait_text(&browser, "run-total", "(1)").await;
+    browser.click("#run-list button").await;
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            json!([]),
+        )
+        .await;
+    browser.click("#run-export").await;
+    let exported = browser
+        .execute("return JSON.parse(window.__downloaded);", json!([]))
+        .await;
+    assert_eq!(exported["run"]["title"], json!("uuid"));
+    assert_eq!(exported["steps"][0]["name"], json!("uuid"));
+    browser.fill("#run-search", "").await;
+    wait_text(&browser, "run-total", "(55)").await;
+    let other = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('#compare option')).find((o) => o.textContent.endsWith('list_tables')).value;",
+            json!([]),
+        )
+        .await;
+    browser
+        .fill("#compare", other.as_str().expect("a run id"))
+        .await;
+    browser
+        .wait_for(
+            "the second run",
+            "return !document.getElementById('steps-other').hidden && document.querySelectorAll('#steps-other [data-testid=step]').length === 1;",
+            json!([]),
+        )
+        .await;
+    let names = browser
+        .execute(
+            "return [document.querySelector('#steps [data-testid=step-name]').textContent, document.querySelector('#steps-other [data-testid=step-name]').textContent];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(names, json!(["uuid", "list_tables"]));
+    browser.screenshot("history-compare.png").await;
+    browser.fill("#run-status", "unfinished").await;
+    browser
+        .wait_for(
+            "no unfinished run",
+            "return document.getElementById('run-total').textContent === '(0)' && document.getElementById('run-list').textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        browser
+            .execute(
+                "return document.getElementById('run-list').textContent;",
+                json!([])
+            )
+            .await,
+        json!("No run matches.")
+    );
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_metadata_the_history_shows_the_sizes_it_keeps() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(false, Privacy::Metadata).await;
+    invoke(&playground, "text_stats", r#"{"text": "one two"}"#).await;
+    let run = playground.audit.runs(1).expect("runs").remove(0);
+    let browser = Browser::start(&chromium, &driver).await;
+    open(
+        &browser,
+        &format!("{}/runs?run={}", playground.url, run.run_id),
+    )
+    .await;
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            json!([]),
+        )
+        .await;
+    let notes = browser
+        .execute(
+            r"const step = document.querySelector('#steps [data-testid=step]');
+              step.querySelector('[data-testid=tab-artifacts]').click();
+              return [document.getElementById('run-title').textContent,
+                      Array.from(step.querySelectorAll('.panel .note')).map((n) => n.textContent)];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        notes,
+        json!([
+            format!(
+                "call {} · text_stats · answered · privacy metadata",
+                run.run_id
+            ),
+            [
+                "Arguments not kept at privacy metadata",
+                "The wire string not kept at privacy metadata (59 bytes)",
+                "1 artifact (table); their data is not kept at privacy metadata",
+            ]
+        ])
+    );
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dark_mode_follows_the_system_and_600_pixels_need_no_sideways_scrolling() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser
+        .cdp(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+        )
+        .await;
+    open(
+        &browser,
+        &format!("{}/?tool=list_tables&run=1&tab=artifacts", playground.url),
+    )
+    .await;
+    browser
+        .wait_for(
+            "the call",
+            "return document.getElementById('status').textContent === 'done';",
+            json!([]),
+        )
+        .await;
+    let colours = browser
+        .execute(
+            "return [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(colours, json!(["rgb(20, 23, 29)", "rgb(227, 230, 236)"]));
+    browser.screenshot("inspector-dark.png").await;
+
+    browser.resize(600, 900).await;
+    let layout = browser
+        .execute(
+            r"const tools = document.getElementById('tools-panel').getBoundingClientRect();
+              const work = document.getElementById('work').getBoundingClientRect();
+              return [window.innerWidth <= 600, document.documentElement.scrollWidth <= window.innerWidth, tools.bottom <= work.top, work.width > 500];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(layout, json!([true, true, true, true]));
+    browser.screenshot("inspector-600px.png").await;
+    browser.quit().await;
+}
