@@ -7,9 +7,12 @@
 //! | export | shape | rewrites |
 //! | --- | --- | --- |
 //! | [`ToolSpec::openai`] | `{"type":"function","function":{name, description, parameters}}` | none |
-//! | [`ToolSpec::openai_strict`] | the same with `"strict": true` | every object closed and fully required, optional properties nullable, `oneOf` of exclusive branches as `anyOf`, a `default` moved into the description, numeric `format` annotations dropped |
+//! | [`ToolSpec::openai_strict`] | the same with `"strict": true` | every object closed and fully required, optional properties nullable unless they have a default (then the model always gives them), `oneOf` of exclusive branches (constants, or objects told apart by a tag) as `anyOf`, a `default` moved into the description, `minLength`/`maxLength` as a `pattern`, numeric `format` annotations dropped |
 //! | [`ToolSpec::anthropic`] | `{name, description, input_schema}` | none |
-//! | [`ToolSpec::gemini`] | `{name, description, parameters}` | `$ref` inlined and `$defs` removed, type lists as `nullable`, `const` as a one-value `enum`, `oneOf` of exclusive branches as `anyOf`, keywords Gemini does not know dropped |
+//! | [`ToolSpec::gemini`] | `{name, description, parameters}` | `$ref` inlined and `$defs` removed, type lists as `nullable`, `const` as a one-value `enum`, `oneOf` of exclusive branches as `anyOf`, keywords Gemini does not know and that constrain nothing dropped |
+//!
+//! Neither strict mode nor Gemini can declare a value of any type (a `serde_json::Value`
+//! argument) or a map's value type: both are a [`SchemaError`], never a silent drop.
 
 use serde_json::{Map, Value, json};
 
@@ -254,9 +257,12 @@ impl<'a> Rewrite<'a> {
                 other if STRICT_KEYWORDS.contains(&other) => {
                     out.insert(key.clone(), value.clone());
                 }
+                "minLength" | "maxLength" => {}
                 other => return Err(self.error(&here, format!("the keyword `{other}`"))),
             }
         }
+        self.typed(map, path)?;
+        length_as_pattern(map, &mut out);
         if let Some(default) = default {
             let note = format!("Default: {default}.");
             let description = match out.get("description").and_then(Value::as_str) {
@@ -266,9 +272,30 @@ impl<'a> Rewrite<'a> {
             out.insert("description".to_owned(), Value::String(description));
         }
         if is_object_type(&out) {
-            close_object(&mut out);
+            close_object(&mut out, map.get("properties"));
         }
         Ok(Value::Object(out))
+    }
+
+    /// Refuses a schema that says nothing of its value's type (a `serde_json::Value`): neither
+    /// strict mode nor Gemini can declare "any JSON value".
+    fn typed(&self, map: &Map<String, Value>, path: &str) -> Result<(), SchemaError> {
+        const TYPING: &[&str] = &[
+            "type",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "enum",
+            "const",
+            "$ref",
+            "properties",
+            "items",
+        ];
+        if TYPING.iter().any(|key| map.contains_key(*key)) {
+            Ok(())
+        } else {
+            Err(self.error(path, "a value of any type (a schema without `type`)"))
+        }
     }
 
     fn gemini(
@@ -299,6 +326,7 @@ impl<'a> Rewrite<'a> {
             }
             return Ok(inlined);
         }
+        self.typed(map, path)?;
         let mut out = Map::new();
         for (key, value) in map {
             let here = format!("{path}/{}", escape(key));
@@ -308,6 +336,13 @@ impl<'a> Rewrite<'a> {
                         self.gemini(child, path, refs)
                     })?;
                     out.insert(key.clone(), rewritten);
+                }
+                // A closed object says nothing Gemini needs; a map's value type it cannot say.
+                "additionalProperties" if value != &Value::Bool(false) => {
+                    return Err(self.error(
+                        &here,
+                        "an object with open or typed extra properties (a map)",
+                    ));
                 }
                 "items" => {
                     out.insert(key.clone(), self.gemini(value, &here, refs)?);
@@ -404,9 +439,45 @@ fn is_object_type(map: &Map<String, Value>) -> bool {
     }
 }
 
+/// A string's `minLength`/`maxLength` (which strict mode does not take) as the equivalent
+/// `pattern` (which it does), when the schema has no pattern of its own; else said in the
+/// description.
+fn length_as_pattern(schema: &Map<String, Value>, out: &mut Map<String, Value>) {
+    let min = schema.get("minLength").and_then(Value::as_u64);
+    let max = schema.get("maxLength").and_then(Value::as_u64);
+    if min.is_none() && max.is_none() {
+        return;
+    }
+    if out.contains_key("pattern") {
+        let note = match (min, max) {
+            (Some(min), Some(max)) => format!("From {min} to {max} characters."),
+            (Some(min), None) => format!("At least {min} characters."),
+            (_, max) => format!("At most {} characters.", max.unwrap_or_default()),
+        };
+        let description = match out.get("description").and_then(Value::as_str) {
+            Some(text) if !text.is_empty() => format!("{text} {note}"),
+            _ => note,
+        };
+        out.insert("description".to_owned(), Value::String(description));
+        return;
+    }
+    let min = min.unwrap_or(0);
+    let range = match max {
+        Some(max) if max == min => format!("{{{min}}}"),
+        Some(max) => format!("{{{min},{max}}}"),
+        None => format!("{{{min},}}"),
+    };
+    out.insert(
+        "pattern".to_owned(),
+        Value::String(format!("^[\\s\\S]{range}$")),
+    );
+}
+
 /// Closes an object for strict mode: no extra properties, every property required, those that
-/// were optional nullable.
-fn close_object(map: &mut Map<String, Value>) {
+/// were optional nullable unless they have a default (`original` is the properties before the
+/// rewrite moved their defaults into descriptions): a value the model must then always give,
+/// since the decoder reads `null` for such a field as a wrong type.
+fn close_object(map: &mut Map<String, Value>, original: Option<&Value>) {
     let required: Vec<String> = map
         .get("required")
         .and_then(Value::as_array)
@@ -422,7 +493,10 @@ fn close_object(map: &mut Map<String, Value>) {
     if let Some(Value::Object(properties)) = map.get_mut("properties") {
         for (name, property) in properties.iter_mut() {
             all.push(Value::String(name.clone()));
-            if !required.contains(name) {
+            let has_default = original
+                .and_then(|properties| properties.get(name))
+                .is_some_and(|property| property.get("default").is_some());
+            if !required.contains(name) && !has_default {
                 make_nullable(property);
             }
         }
@@ -470,11 +544,12 @@ fn make_nullable(schema: &mut Value) {
 }
 
 /// Whether `oneOf` branches are pairwise exclusive in a way that makes `anyOf` equivalent:
-/// distinct constants, or objects each requiring a single distinct property (serde's externally
-/// tagged enums), or a mix of the two.
+/// distinct constants; objects each requiring a single distinct property (serde's externally
+/// tagged enums); objects that all require one property with a distinct constant value
+/// (internally and adjacently tagged enums); or constants beside objects of one of those kinds.
 fn exclusive(branches: &[Value]) -> bool {
     let mut constants = Vec::new();
-    let mut tags = Vec::new();
+    let mut objects = Vec::new();
     for branch in branches {
         if let Some(constant) = branch.get("const") {
             if constants.contains(&constant) {
@@ -489,25 +564,70 @@ fn exclusive(branches: &[Value]) -> bool {
                 constants.push(value);
             }
         } else {
-            let closed = branch.get("additionalProperties") == Some(&Value::Bool(false));
-            let Some(Value::Array(required)) = branch.get("required") else {
-                return false;
-            };
-            let [Value::String(tag)] = required.as_slice() else {
-                return false;
-            };
-            let only_property = branch
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|properties| properties.len() == 1);
-            if !closed || !only_property || tags.contains(&tag) {
-                return false;
-            }
-            tags.push(tag);
+            objects.push(branch);
         }
     }
     // A constant string could equal nothing an object matches, so the two kinds never overlap.
+    objects.is_empty() || externally_tagged(&objects) || tagged_by_a_property(&objects)
+}
+
+/// Each object closed, with one required property, and no two with the same one.
+fn externally_tagged(objects: &[&Value]) -> bool {
+    let mut tags = Vec::new();
+    for branch in objects {
+        let closed = branch.get("additionalProperties") == Some(&Value::Bool(false));
+        let Some(Value::Array(required)) = branch.get("required") else {
+            return false;
+        };
+        let [Value::String(tag)] = required.as_slice() else {
+            return false;
+        };
+        let only_property = branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|properties| properties.len() == 1);
+        if !closed || !only_property || tags.contains(&tag) {
+            return false;
+        }
+        tags.push(tag);
+    }
     true
+}
+
+/// Some property that every object requires, each with a different single constant value.
+fn tagged_by_a_property(objects: &[&Value]) -> bool {
+    let constant = |branch: &Value, name: &str| -> Option<Value> {
+        let property = branch.get("properties")?.get(name)?;
+        let required = branch
+            .get("required")?
+            .as_array()?
+            .iter()
+            .any(|required| required == name);
+        if !required {
+            return None;
+        }
+        match (property.get("const"), property.get("enum")) {
+            (Some(value), _) => Some(value.clone()),
+            (None, Some(Value::Array(values))) if values.len() == 1 => Some(values[0].clone()),
+            _ => None,
+        }
+    };
+    let Some(first) = objects
+        .first()
+        .and_then(|branch| branch.get("properties")?.as_object())
+    else {
+        return false;
+    };
+    first.keys().any(|name| {
+        let mut seen = Vec::new();
+        objects.iter().all(|branch| match constant(branch, name) {
+            Some(value) if !seen.contains(&value) => {
+                seen.push(value);
+                true
+            }
+            _ => false,
+        })
+    })
 }
 
 /// Escapes one JSON Pointer segment.

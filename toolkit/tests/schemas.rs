@@ -227,8 +227,17 @@ fn a_map_cannot_be_strict_and_a_recursive_type_cannot_be_gemini() {
         error.to_string(),
         "tool \"count_nodes\": the Gemini schema cannot express a recursive reference to `#/$defs/Tree` at /properties/tree/properties/children/items"
     );
+    // Gemini cannot say a map's value type either: refused, never dropped.
+    let error = spec(&registry, "label_all").gemini().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool \"label_all\": the Gemini schema cannot express an object with open or typed extra properties (a map) at /properties/labels/additionalProperties"
+    );
     // Both still have the forms their providers can take.
-    assert!(spec(&registry, "label_all").gemini().is_ok());
+    assert_eq!(
+        spec(&registry, "label_all").openai()["function"]["parameters"]["properties"]["labels"]["additionalProperties"],
+        serde_json::json!({"type": "string"})
+    );
     assert!(spec(&registry, "count_nodes").openai_strict().is_ok());
 }
 

@@ -1,0 +1,504 @@
+//! Every export of every builtin (and of golden types that once went wrong) proved against the
+//! decoder, both ways:
+//!
+//! - arguments generated from an export's schema that a JSON Schema validator accepts under that
+//!   export must decode;
+//! - arguments generated from the tool's own schema that the decoder accepts must satisfy every
+//!   export (for OpenAI strict mode, written as strict mode writes them: every property present,
+//!   a default when the property had one, else `null`).
+//!
+//! Whatever an export cannot express must be a `SchemaError`, checked with exact messages below.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, ValueTree};
+use proptest::test_runner::{Config, TestRunner};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use toolkit::{ToolRegistry, ToolResult, ToolSpec, tool};
+use toolkit_builtins as _; // links the builtin tools
+
+/// Options with a defaulted nested boolean (strict mode once made it nullable, and the decoder
+/// refused the `null` that strict calls then carried).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// Say more.
+    #[serde(default)]
+    pub verbose: bool,
+    /// A label, when wanted.
+    pub label: Option<String>,
+}
+
+/// An internally tagged enum (strict mode and Gemini once refused it as overlapping).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Action {
+    /// Renames it.
+    Rename {
+        /// The new name.
+        to: String,
+    },
+    /// Removes it.
+    Remove,
+    /// Moves it.
+    Move {
+        /// How far.
+        by: i32,
+    },
+}
+
+/// Uses nested options.
+#[tool(group = "golden")]
+fn golden_nested(
+    /// The options.
+    options: Options,
+) -> ToolResult {
+    ToolResult::text(format!("{options:?}"))
+}
+
+/// Takes an action.
+#[tool(group = "golden")]
+fn golden_tagged(
+    /// What to do.
+    action: Action,
+) -> ToolResult {
+    ToolResult::text(format!("{action:?}"))
+}
+
+/// Takes one character (strict mode once refused the whole tool for its `maxLength`).
+#[tool(group = "golden")]
+fn golden_char(
+    /// The initial.
+    initial: char,
+) -> ToolResult {
+    ToolResult::text(initial.to_string())
+}
+
+/// Takes any JSON value.
+#[tool(group = "golden")]
+fn golden_value(
+    /// Anything.
+    payload: Value,
+) -> ToolResult {
+    ToolResult::text(payload.to_string())
+}
+
+/// Counts per name.
+#[tool(group = "golden")]
+fn golden_map(
+    /// A count per name.
+    counts: BTreeMap<String, u32>,
+) -> ToolResult {
+    ToolResult::text(counts.len().to_string())
+}
+
+/// Cases per tool, per export and direction.
+const CASES: u32 = 48;
+
+/// The schema a `$ref` points at, with what the referring schema says beside it.
+fn resolve<'a>(schema: &'a Value, root: &'a Value) -> Value {
+    let mut current = schema.clone();
+    for _ in 0..16 {
+        let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
+        let target = root
+            .pointer(reference.trim_start_matches('#'))
+            .cloned()
+            .unwrap_or(Value::Bool(true));
+        let mut merged = target.as_object().cloned().unwrap_or_default();
+        if let Some(beside) = current.as_object() {
+            for (key, value) in beside {
+                if key != "$ref" {
+                    merged.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        current = Value::Object(merged);
+    }
+    current
+}
+
+fn number(value: f64) -> Value {
+    serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
+}
+
+/// Values for `schema` (JSON Schema as schemars writes it, or Gemini's subset with `nullable`).
+#[allow(clippy::too_many_lines)] // one arm per keyword
+fn values(schema: &Value, root: &Value, depth: u32) -> BoxedStrategy<Value> {
+    let schema = resolve(schema, root);
+    let Some(map) = schema.as_object() else {
+        return any_json();
+    };
+    if map.get("nullable") == Some(&Value::Bool(true)) {
+        let mut inner = map.clone();
+        inner.remove("nullable");
+        return prop_oneof![
+            1 => Just(Value::Null),
+            3 => values(&Value::Object(inner), root, depth),
+        ]
+        .boxed();
+    }
+    if let Some(constant) = map.get("const") {
+        return Just(constant.clone()).boxed();
+    }
+    if let Some(Value::Array(choices)) = map.get("enum") {
+        return proptest::sample::select(choices.clone()).boxed();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = map.get(key) {
+            let strategies: Vec<BoxedStrategy<Value>> = branches
+                .iter()
+                .map(|branch| values(branch, root, depth + 1))
+                .collect();
+            return proptest::strategy::Union::new(strategies).boxed();
+        }
+    }
+    let types: Vec<String> = match map.get("type") {
+        Some(Value::String(kind)) => vec![kind.clone()],
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ if map.contains_key("properties") => vec!["object".to_owned()],
+        _ => return any_json(),
+    };
+    let strategies: Vec<BoxedStrategy<Value>> = types
+        .iter()
+        .map(|kind| typed(kind, map, root, depth))
+        .collect();
+    proptest::strategy::Union::new(strategies).boxed()
+}
+
+fn typed(kind: &str, map: &Map<String, Value>, root: &Value, depth: u32) -> BoxedStrategy<Value> {
+    let int = |key: &str| map.get(key).and_then(Value::as_f64);
+    match kind {
+        "null" => Just(Value::Null).boxed(),
+        "boolean" => any::<bool>().prop_map(Value::Bool).boxed(),
+        "integer" => {
+            // Bounds kept within ±1000 first, so the casts are exact.
+            let low = int("minimum")
+                .unwrap_or(-1000.0)
+                .clamp(-1000.0, 1000.0)
+                .ceil();
+            let high = int("maximum").unwrap_or(1000.0).clamp(low, 1000.0).floor();
+            #[allow(clippy::cast_possible_truncation)]
+            let (low, high) = (low as i64, high as i64);
+            (low..=high.max(low)).prop_map(|n| json!(n)).boxed()
+        }
+        "number" => {
+            let low = int("minimum").unwrap_or(-1000.0).max(-1000.0);
+            let high = int("maximum").unwrap_or(1000.0).min(1000.0);
+            (low..=high.max(low)).prop_map(number).boxed()
+        }
+        "string" => {
+            if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+                let body = pattern.trim_start_matches('^').trim_end_matches('$');
+                if let Ok(strategy) = proptest::string::string_regex(body) {
+                    return strategy.prop_map(Value::String).boxed();
+                }
+            }
+            let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+            let max = map
+                .get("maxLength")
+                .and_then(Value::as_u64)
+                .unwrap_or(min + 12)
+                .min(min + 12);
+            proptest::string::string_regex(&format!("(?s:.{{{min},{max}}})"))
+                .expect("a length pattern")
+                .prop_map(Value::String)
+                .boxed()
+        }
+        "array" => {
+            let items = map.get("items").cloned().unwrap_or(Value::Bool(true));
+            let count = |key: &str| {
+                map.get(key)
+                    .and_then(Value::as_u64)
+                    .and_then(|count| usize::try_from(count).ok())
+            };
+            let min = count("minItems").unwrap_or(0).min(3);
+            let max = count("maxItems").unwrap_or(min + 3).min(min + 3);
+            let max = if depth > 4 { min } else { max };
+            proptest::collection::vec(values(&items, root, depth + 1), min..=max)
+                .prop_map(Value::Array)
+                .boxed()
+        }
+        "object" => object(map, root, depth),
+        _ => any_json(),
+    }
+}
+
+fn object(map: &Map<String, Value>, root: &Value, depth: u32) -> BoxedStrategy<Value> {
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut fields: Vec<BoxedStrategy<Option<(String, Value)>>> = Vec::new();
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        for (name, property) in properties {
+            let name = name.clone();
+            let value = values(property, root, depth + 1);
+            if required.contains(&name) {
+                fields.push(
+                    value
+                        .prop_map(move |value| Some((name.clone(), value)))
+                        .boxed(),
+                );
+            } else if depth <= 4 {
+                fields.push(
+                    proptest::option::of(value.prop_map(move |value| (name.clone(), value)))
+                        .boxed(),
+                );
+            }
+        }
+    }
+    if let Some(extra @ Value::Object(_)) = map.get("additionalProperties") {
+        let extra = values(extra, root, depth + 1);
+        fields.push(
+            proptest::option::of(("[a-z]{1,6}", extra).prop_map(|(key, value)| (key, value)))
+                .boxed(),
+        );
+    }
+    fields
+        .prop_map(|fields| Value::Object(fields.into_iter().flatten().collect()))
+        .boxed()
+}
+
+fn any_json() -> BoxedStrategy<Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-100i64..100).prop_map(|n| json!(n)),
+        "[a-z ]{0,8}".prop_map(Value::String),
+        Just(json!({"a": [1, "b"]})),
+    ]
+    .boxed()
+}
+
+/// Gemini's `nullable` as JSON Schema, so that a validator reads it.
+fn gemini_as_json_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out: Map<String, Value> = map
+                .iter()
+                .filter(|(key, _)| key.as_str() != "nullable")
+                .map(|(key, value)| (key.clone(), gemini_as_json_schema(value)))
+                .collect();
+            if map.get("nullable") == Some(&Value::Bool(true)) {
+                if let Some(Value::String(kind)) = out.get("type").cloned() {
+                    out.insert("type".to_owned(), json!([kind, "null"]));
+                }
+                if let Some(Value::Array(choices)) = out.get_mut("enum") {
+                    choices.push(Value::Null);
+                }
+                if let Some(Value::Array(branches)) = out.get_mut("anyOf") {
+                    branches.push(json!({"type": "null"}));
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(gemini_as_json_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `value` as strict mode writes it: every property of every object present, with its default
+/// when the tool's schema gives one, else `null`.
+fn as_strict(value: &Value, schema: &Value, root: &Value) -> Value {
+    let schema = resolve(schema, root);
+    match value {
+        Value::Object(fields) => {
+            let mut out = fields.clone();
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for (name, property) in properties {
+                    let property = resolve(property, root);
+                    let written = if let Some(present) = out.get(name) {
+                        as_strict(present, &property, root)
+                    } else {
+                        property.get("default").cloned().unwrap_or(Value::Null)
+                    };
+                    out.insert(name.clone(), written);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => {
+            let item = schema.get("items").cloned().unwrap_or(Value::Bool(true));
+            Value::Array(items.iter().map(|v| as_strict(v, &item, root)).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Each export's parameters, as a JSON Schema a validator reads, or why there is none.
+fn exports(spec: &ToolSpec) -> Vec<(&'static str, Result<Value, String>)> {
+    vec![
+        (
+            "OpenAI",
+            Ok(spec.openai()["function"]["parameters"].clone()),
+        ),
+        (
+            "OpenAI strict",
+            spec.openai_strict()
+                .map(|tool| tool["function"]["parameters"].clone())
+                .map_err(|error| error.to_string()),
+        ),
+        ("Anthropic", Ok(spec.anthropic()["input_schema"].clone())),
+        (
+            "Gemini",
+            spec.gemini()
+                .map(|tool| gemini_as_json_schema(&tool["parameters"]))
+                .map_err(|error| error.to_string()),
+        ),
+    ]
+}
+
+fn sample(strategy: &BoxedStrategy<Value>, runner: &mut TestRunner) -> Value {
+    strategy.new_tree(runner).expect("a value tree").current()
+}
+
+#[derive(Default)]
+struct Counts {
+    generated: u32,
+    valid: u32,
+    decoded: u32,
+}
+
+#[test]
+fn every_export_agrees_with_the_decoder_both_ways() {
+    let registry = ToolRegistry::linked().expect("no duplicates");
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        proptest::test_runner::TestRng::deterministic_rng(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+        ),
+    );
+    let mut failures = Vec::new();
+    let mut counts: BTreeMap<(&str, &str), Counts> = BTreeMap::new();
+    let mut refusals = BTreeMap::new();
+    for tool in registry.iter() {
+        let spec = tool.spec();
+        let own = spec.input_schema().clone();
+        let own_values = values(&own, &own, 0);
+        for (export, schema) in exports(spec) {
+            let schema = match schema {
+                Ok(schema) => schema,
+                Err(error) => {
+                    refusals.insert((spec.name().to_owned(), export), error);
+                    continue;
+                }
+            };
+            let validator = jsonschema::validator_for(&schema)
+                .unwrap_or_else(|error| panic!("{} {export}: {error}", spec.name()));
+            // Valid under the export, so a model may send it: it must decode.
+            let export_values = values(&schema, &schema, 0);
+            for _ in 0..CASES {
+                let value = sample(&export_values, &mut runner);
+                let entry = counts.entry((export, "export → decoder")).or_default();
+                entry.generated += 1;
+                if !validator.is_valid(&value) {
+                    continue;
+                }
+                entry.valid += 1;
+                match tool.check_arguments(&value.to_string()) {
+                    Ok(()) => entry.decoded += 1,
+                    Err(error) => failures.push(format!(
+                        "{} {export}: valid {value} does not decode: {error:?}",
+                        spec.name()
+                    )),
+                }
+            }
+            // Decoded, so the tool takes it: every export must allow it.
+            for _ in 0..CASES {
+                let value = sample(&own_values, &mut runner);
+                let entry = counts.entry((export, "decoder → export")).or_default();
+                entry.generated += 1;
+                if tool.check_arguments(&value.to_string()).is_err() {
+                    continue;
+                }
+                entry.decoded += 1;
+                let written = if export == "OpenAI strict" {
+                    as_strict(&value, &own, &own)
+                } else {
+                    value.clone()
+                };
+                if validator.is_valid(&written) {
+                    entry.valid += 1;
+                } else {
+                    failures.push(format!(
+                        "{} {export}: {written} decodes but the export refuses it",
+                        spec.name()
+                    ));
+                }
+            }
+        }
+    }
+    for ((export, direction), count) in &counts {
+        println!(
+            "{export:<14} {direction}: {} generated, {} valid under the export, {} decoded",
+            count.generated, count.valid, count.decoded
+        );
+    }
+    assert_eq!(failures, Vec::<String>::new());
+    // Every direction really exercised values that pass both sides.
+    for ((export, direction), count) in &counts {
+        assert!(count.valid > 0 && count.decoded > 0, "{export} {direction}");
+    }
+    assert_eq!(
+        refusals,
+        BTreeMap::from([
+            (
+                ("golden_map".to_owned(), "Gemini"),
+                "tool \"golden_map\": the Gemini schema cannot express an object with open or typed extra properties (a map) at /properties/counts/additionalProperties".to_owned()
+            ),
+            (
+                ("golden_map".to_owned(), "OpenAI strict"),
+                "tool \"golden_map\": the OpenAI strict schema cannot express an object with open or typed extra properties (a map) at /properties/counts/additionalProperties".to_owned()
+            ),
+            (
+                ("golden_value".to_owned(), "Gemini"),
+                "tool \"golden_value\": the Gemini schema cannot express a value of any type (a schema without `type`) at /properties/payload".to_owned()
+            ),
+            (
+                ("golden_value".to_owned(), "OpenAI strict"),
+                "tool \"golden_value\": the OpenAI strict schema cannot express a value of any type (a schema without `type`) at /properties/payload".to_owned()
+            ),
+        ])
+    );
+}
+
+#[test]
+fn the_golden_cases_export_as_their_decoders_read_them() {
+    let registry = ToolRegistry::linked().expect("no duplicates");
+    let spec = |name: &str| registry.get(name).expect("registered").spec().clone();
+    // A defaulted nested boolean is required and never null in strict mode.
+    let strict = spec("golden_nested").openai_strict().expect("strict");
+    assert_eq!(
+        strict["function"]["parameters"]["$defs"]["Options"]["properties"]["verbose"],
+        json!({"description": "Say more. Default: false.", "type": "boolean"})
+    );
+    // An internally tagged enum: its branches are told apart by the tag.
+    let strict = spec("golden_tagged").openai_strict().expect("strict");
+    let branches = strict["function"]["parameters"]["$defs"]["Action"]["anyOf"]
+        .as_array()
+        .expect("branches");
+    assert_eq!(branches.len(), 3);
+    assert!(spec("golden_tagged").gemini().is_ok());
+    // A char is one character, as a pattern strict mode takes.
+    let strict = spec("golden_char").openai_strict().expect("strict");
+    assert_eq!(
+        strict["function"]["parameters"]["properties"]["initial"]["pattern"],
+        json!("^[\\s\\S]{1}$")
+    );
+}
