@@ -8,8 +8,11 @@ use crate::attr::combine;
 pub struct Input {
     /// The function as it will be emitted: parameter attributes removed.
     pub func: ItemFn,
-    /// Lines of the function's doc comment.
+    /// Lines of the function's doc comment, where they are literal text.
     pub docs: Vec<String>,
+    /// The value of each `#[doc = ..]` in order: literal text, or a macro such as
+    /// `include_str!`, read when the crate compiles.
+    pub doc_values: Vec<Expr>,
     pub params: Vec<Param>,
 }
 
@@ -57,6 +60,15 @@ impl Input {
     /// Reads the function, with every error in parameter attributes found on the way.
     pub fn from_syn(mut func: ItemFn) -> (Self, Option<syn::Error>) {
         let docs = doc_lines(&func.attrs);
+        let doc_values = func
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("doc"))
+            .filter_map(|attr| match &attr.meta {
+                syn::Meta::NameValue(name_value) => Some(name_value.value.clone()),
+                _ => None,
+            })
+            .collect();
         let mut params = Vec::new();
         let mut errors = None;
         for input in &mut func.sig.inputs {
@@ -107,7 +119,15 @@ impl Input {
             }
             params.push(Param::Arg(Box::new(arg)));
         }
-        (Input { func, docs, params }, errors)
+        (
+            Input {
+                func,
+                docs,
+                doc_values,
+                params,
+            },
+            errors,
+        )
     }
 }
 

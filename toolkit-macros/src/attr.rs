@@ -1,4 +1,4 @@
-//! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, and the flags
+//! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, `description = "..."`, and the flags
 //! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`, each bare
 //! (true) or `= true` / `= false`.
 
@@ -8,7 +8,7 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str = "`name`, `group`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
+const KEYS: &str = "`name`, `group`, `description`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
 
 /// A flag's value as written, and where its key is.
 #[derive(Clone, Copy)]
@@ -21,6 +21,7 @@ pub struct Flag {
 pub struct ToolAttr {
     pub name: Option<LitStr>,
     pub group: Option<LitStr>,
+    pub description: Option<LitStr>,
     pub requires_approval: Option<Flag>,
     pub requires_admin: Option<Flag>,
     pub enabled_by_default: Option<Flag>,
@@ -55,6 +56,7 @@ impl ToolAttr {
         match key.to_string().as_str() {
             "name" => set(&mut self.name, meta, "name", string_value),
             "group" => set(&mut self.group, meta, "group", string_value),
+            "description" => set(&mut self.description, meta, "description", string_value),
             "requires_approval" => set(
                 &mut self.requires_approval,
                 meta,

@@ -66,25 +66,15 @@ fn item_head(item: &Item) -> (TokenStream, &'static str) {
 }
 
 /// Doc lines as prose: lines of a paragraph joined by spaces, paragraphs by a blank line.
-fn description(lines: &[String]) -> String {
-    let mut paragraphs: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for line in lines.iter().map(|line| line.trim()) {
-        if line.is_empty() {
-            if !current.is_empty() {
-                paragraphs.push(std::mem::take(&mut current));
-            }
-        } else {
-            if !current.is_empty() {
-                current.push(' ');
-            }
-            current.push_str(line);
-        }
+/// The description as written: `description = ".."`, else every `#[doc]` value joined by line
+/// breaks (`include_str!` included), for `toolkit::describe::for_model` to clean when the spec
+/// is built.
+fn description(attr: &ToolAttr, input: &Input) -> TokenStream {
+    if let Some(text) = &attr.description {
+        return quote!(#text);
     }
-    if !current.is_empty() {
-        paragraphs.push(current);
-    }
-    paragraphs.join("\n\n")
+    let values = &input.doc_values;
+    quote!(::core::concat!(#(#values, "\n"),*))
 }
 
 fn with_errors(item: &TokenStream, error: &syn::Error) -> TokenStream {
@@ -283,7 +273,7 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         .group
         .as_ref()
         .map_or_else(|| "default".to_owned(), syn::LitStr::value);
-    let description = description(&input.docs);
+    let description = description(attr, input);
     let (flags, execution) = policy(attr, &func.sig);
 
     let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));

@@ -13,7 +13,7 @@ mod attr;
 mod expand;
 mod valid;
 
-/// Turns a documented free function into a registered tool. See `toolkit::tool`.
+/// (Defined in `toolkit-macros`; depend on `toolkit` and write `#[toolkit::tool]`.)
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);

@@ -11,6 +11,20 @@ use crate::attr::{ToolAttr, combine};
 const NAME_LIMIT: usize = 64;
 
 /// Everything checked; `Err` holds all errors found.
+/// Whether the tool has a description: doc text, text that only the compiler reads
+/// (`#[doc = include_str!("..")]`), or `description = ".."`.
+fn described(attr: &ToolAttr, input: &Input) -> bool {
+    input.docs.iter().any(|line| !line.trim().is_empty())
+        || input
+            .doc_values
+            .iter()
+            .any(|value| !matches!(value, syn::Expr::Lit(_)))
+        || attr
+            .description
+            .as_ref()
+            .is_some_and(|text| !text.value().trim().is_empty())
+}
+
 pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
     let mut errors = None;
     let sig = &input.func.sig;
@@ -39,12 +53,12 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
             syn::Error::new_spanned(group, format!("invalid tool group: {problem}")),
         );
     }
-    if input.docs.iter().all(|line| line.trim().is_empty()) {
+    if !described(attr, input) {
         combine(
             &mut errors,
             syn::Error::new_spanned(
                 &sig.ident,
-                "a #[tool] function needs a doc comment: it is the tool's description for the model",
+                "a #[tool] function needs a doc comment (or `description = \"..\"`): it is the tool's description for the model",
             ),
         );
     }

@@ -66,6 +66,7 @@ struct ReadmeDoctests;
 pub mod bound;
 mod context;
 mod declaration;
+pub mod describe;
 mod filter;
 mod meter;
 mod name;
@@ -115,6 +116,124 @@ pub use seam::{
 pub use tool::{
     ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFlags, ToolFuture, ToolSpec,
 };
+/// Makes a documented function a tool, registered when the program links it.
+///
+/// ```
+/// use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tool};
+///
+/// /// Adds two numbers.
+/// #[tool(group = "math")]
+/// fn add(
+///     /// The first number.
+///     a: i64,
+///     /// The second number.
+///     b: i64,
+/// ) -> String {
+///     (a + b).to_string()
+/// }
+///
+/// let registry = ToolRegistry::linked().unwrap();
+/// let spec = registry.get("add").unwrap().spec();
+/// assert_eq!(spec.description(), "Adds two numbers.");
+/// assert_eq!(spec.input_schema()["required"], serde_json::json!(["a", "b"]));
+///
+/// let service = ToolLoopService::new(registry);
+/// let scope = service.scope(ToolContext::new());
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let result = runtime.block_on(service.invoke(&scope, "add", r#"{"a": 40, "b": 2}"#));
+/// assert_eq!(result.content().as_str(), "42");
+/// ```
+///
+/// # The description
+///
+/// The model reads the function's doc comment, cleaned by
+/// [`describe::for_model`](crate::describe::for_model): paragraphs joined, code blocks kept as
+/// blocks, intra-doc link brackets removed, `# Examples`, `# Panics`, `# Errors` and `# Safety`
+/// sections dropped. `#[doc = include_str!("tool.md")]` reads it from a file, and
+/// `#[tool(description = "..")]` gives it directly (the doc comment then stays for rustdoc). A
+/// tool with none of these does not compile.
+///
+/// # Keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = ".."` | the name the model calls (default: the function's name); [`check_tool_name`] rules |
+/// | `group = ".."` | a group for listings (default `default`) |
+/// | `description = ".."` | the description, instead of the doc comment |
+/// | `requires_approval` | each call waits for an operator (the loop suspends; see [`Approval`]) |
+/// | `requires_admin` | offered only to an admin [`ToolContext`] |
+/// | `enabled_by_default = false` | offered only when a run asks for it by name |
+/// | `remote` | counts against a run's budget of remote calls |
+/// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
+///
+/// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value
+/// of the wrong kind is one error on that key.
+///
+/// # Parameters
+///
+/// Every parameter is an argument the model gives, decoded from JSON by `serde` and described
+/// by `schemars`, each with a doc comment (its description in the schema). An `Option<T>` is
+/// optional; `#[arg(default = EXPR)]` gives a default, shown in the schema (so its type must be
+/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through. One parameter of type
+/// `&ToolContext` is not an argument: the seam passes the run's context, whose typed
+/// extensions hold state such as a database handle.
+///
+/// ```
+/// use toolkit::{ToolContext, tool};
+///
+/// struct Greeting(&'static str);
+///
+/// /// Greets someone.
+/// #[tool]
+/// fn greet(
+///     /// Who.
+///     name: String,
+///     /// How many times.
+///     #[arg(default = 1)]
+///     times: u8,
+///     context: &ToolContext,
+/// ) -> Result<String, String> {
+///     let greeting = context.extension::<Greeting>().ok_or("no greeting configured")?;
+///     Ok(vec![format!("{} {name}", greeting.0); usize::from(times)].join("\n"))
+/// }
+/// # fn main() {}
+/// ```
+///
+/// # Return types
+///
+/// [`ToolResult`] (content, error flag and artifacts), `String` (the content), or
+/// `Result<T, E>` with `T` one of those and `E: Display` (an error result with `E`'s text).
+/// `async fn` is supported; a plain `fn` runs on a worker thread unless `inline`.
+///
+/// # Registration
+///
+/// A tool registers itself when its crate is linked: [`ToolRegistry::linked`] finds every
+/// `#[tool]` of the program. A crate of tools that nothing else names must be linked with
+/// `use that_crate as _;`. Inside the crate that defines `toolkit` paths are resolved through
+/// `::toolkit`, so a crate that renames the dependency does not compile.
+///
+/// ```compile_fail
+/// use toolkit::tool;
+///
+/// #[tool]
+/// fn undocumented() -> String {
+///     String::new()
+/// }
+/// ```
+///
+/// ```compile_fail
+/// use toolkit::tool;
+///
+/// /// Methods with a receiver are not tools.
+/// struct Counter;
+/// impl Counter {
+///     /// Counts.
+///     #[tool]
+///     fn count(&self) -> String {
+///         String::new()
+///     }
+/// }
+/// ```
 pub use toolkit_macros::tool;
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
 

@@ -172,7 +172,8 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
     }
 }
 
-/// The spec of a `#[tool]` function whose arguments struct is `T`.
+/// The spec of a `#[tool]` function whose arguments struct is `T`; `description` is the doc
+/// text as written (see [`describe::for_model`](crate::describe::for_model)).
 #[doc(hidden)]
 pub fn spec<T: schemars::JsonSchema>(
     name: &'static str,
@@ -182,9 +183,13 @@ pub fn spec<T: schemars::JsonSchema>(
     execution: crate::Execution,
     place: &'static str,
 ) -> crate::ToolSpec {
-    crate::ToolSpec::new(name, description, input_schema::<T>())
-        .with_group(group)
-        .with_flags(flags)
-        .with_execution(execution)
-        .defined_at(place)
+    crate::ToolSpec::new(
+        name,
+        crate::describe::for_model(description),
+        input_schema::<T>(),
+    )
+    .with_group(group)
+    .with_flags(flags)
+    .with_execution(execution)
+    .defined_at(place)
 }

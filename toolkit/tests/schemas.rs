@@ -142,6 +142,58 @@ fn count_nodes(
     count(&tree).to_string()
 }
 
+/// Reads the [`Table`](toolkit::Table) of a query, see [`ToolSpec`] and
+/// [the guide](https://example.com/guide).
+///
+/// ```sql
+/// SELECT id
+///   FROM orders
+/// ```
+///
+/// # Examples
+///
+/// ```
+/// # use toolkit::ToolRegistry;
+/// let registry = ToolRegistry::linked();
+/// ```
+///
+/// # Errors
+///
+/// When the query fails.
+#[tool]
+fn documented_for_rustdoc() -> String {
+    String::new()
+}
+
+#[doc = include_str!("golden/described.md")]
+#[tool]
+fn documented_in_a_file() -> String {
+    String::new()
+}
+
+/// For Rust readers only.
+#[tool(description = "Given to the model as is.\n\nTwo paragraphs.")]
+fn described_by_the_attribute() -> String {
+    String::new()
+}
+
+#[test]
+fn descriptions_are_cleaned_for_a_model_from_any_source() {
+    let registry = registry();
+    assert_eq!(
+        spec(&registry, "documented_for_rustdoc").description(),
+        "Reads the `Table` of a query, see `ToolSpec` and [the guide](https://example.com/guide).\n\n```sql\nSELECT id\n  FROM orders\n```"
+    );
+    assert_eq!(
+        spec(&registry, "documented_in_a_file").description(),
+        "Summarises a `Tree` kept in a Markdown file.\n\nThe file is read when the crate compiles."
+    );
+    assert_eq!(
+        spec(&registry, "described_by_the_attribute").description(),
+        "Given to the model as is.\n\nTwo paragraphs."
+    );
+}
+
 fn registry() -> ToolRegistry {
     ToolRegistry::linked().expect("no duplicate names")
 }

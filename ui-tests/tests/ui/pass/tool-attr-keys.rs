@@ -1,6 +1,6 @@
 // control for fail/tool-attr-*.rs (attribute keys and names): every `#[tool]` key, bare or
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
-// description. The registry reports each tool with the name and flags it was given.
+// description, or `description = ".."`, or `#[doc = include_str!(..)]` (cleaned for a model). The registry reports each tool with the name and flags it was given.
 use toolkit::{Execution, ToolContext, ToolFlags, ToolLoopService, ToolRegistry, ToolResult, tool};
 
 /// The longest name a tool may have.
@@ -38,6 +38,18 @@ pub fn longest() -> ToolResult {
 #[tool]
 pub fn plain() -> ToolResult {
     ToolResult::text("plain")
+}
+
+/// For Rust readers; the model reads the attribute's description.
+#[tool(description = "Given to the model.")]
+pub fn described() -> ToolResult {
+    ToolResult::text("described")
+}
+
+#[doc = include_str!("tool-attr-keys.md")]
+#[tool]
+pub fn described_in_a_file() -> ToolResult {
+    ToolResult::text("from a file")
 }
 
 /// Adds, on the caller's thread.
@@ -91,6 +103,12 @@ async fn main() {
     assert_eq!(
         plain.flags(),
         ToolFlags::new()
+    );
+
+    assert_eq!(spec("described").description(), "Given to the model.");
+    assert_eq!(
+        spec("described_in_a_file").description(),
+        "Described in a Markdown file beside the code."
     );
 
     let service = ToolLoopService::new(registry);
