@@ -619,9 +619,9 @@ mod tests {
             );
         }
         assert_eq!(counted.1.load(Ordering::SeqCst), 0);
-        let ran = seam
-            .invoke_approved(&scope, &call, Approval::granted(&call))
-            .await;
+        let approval = Approval::granted(&call);
+        assert_eq!(approval.call_id(), "c1");
+        let ran = seam.invoke_approved(&scope, &call, approval).await;
         assert_eq!(ran.content().as_str(), "ran");
         assert_eq!(counted.1.load(Ordering::SeqCst), 1);
     }
