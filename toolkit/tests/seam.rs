@@ -10,7 +10,9 @@ use toolkit::{
 };
 
 static ECHO_RUNS: AtomicUsize = AtomicUsize::new(0);
-static REMOTE_RUNS: AtomicUsize = AtomicUsize::new(0);
+/// The keys `remote_lookup` ran for: tests running at once use distinct keys, so each counts
+/// its own runs.
+static LOOKED_UP: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 static HIDDEN_RUNS: AtomicUsize = AtomicUsize::new(0);
 static TYPED_RUNS: AtomicUsize = AtomicUsize::new(0);
 
@@ -30,7 +32,10 @@ fn remote_lookup(
     /// What to look up.
     key: String,
 ) -> String {
-    REMOTE_RUNS.fetch_add(1, Ordering::SeqCst);
+    LOOKED_UP
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(key.clone());
     format!("looked up {key}")
 }
 
@@ -223,7 +228,14 @@ async fn offering_an_unregistered_name_is_an_error() {
 async fn remote_budget_is_charged_after_the_name_checks_and_stops_at_its_limit() {
     let service = service();
     let scope = service.scope(ToolContext::new()).with_remote_budget(2);
-    let before = REMOTE_RUNS.load(Ordering::SeqCst);
+    let runs_of = |key: &str| {
+        LOOKED_UP
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|looked| *looked == key)
+            .count()
+    };
 
     // Unknown and not-offered calls are not charged.
     call(&service, &scope, "remote_lookupp", "{}").await;
@@ -236,20 +248,21 @@ async fn remote_budget_is_charged_after_the_name_checks_and_stops_at_its_limit()
     );
     assert_eq!(scope.remote_calls_used(), 1);
     assert_eq!(
-        call(&service, &scope, "remote_lookup", r#"{"key":"a"}"#)
+        call(&service, &scope, "remote_lookup", r#"{"key":"budget-a"}"#)
             .await
             .0,
-        "looked up a"
+        "looked up budget-a"
     );
     assert_eq!(scope.remote_calls_used(), 2);
 
-    let (content, is_error) = call(&service, &scope, "remote_lookup", r#"{"key":"b"}"#).await;
+    let (content, is_error) =
+        call(&service, &scope, "remote_lookup", r#"{"key":"budget-b"}"#).await;
     assert_eq!(
         content,
         "Error: this run has used its budget of 2 calls to external tools; \"remote_lookup\" was not called."
     );
     assert!(is_error);
-    assert_eq!(REMOTE_RUNS.load(Ordering::SeqCst), before + 1);
+    assert_eq!((runs_of("budget-a"), runs_of("budget-b")), (1, 0));
     // Local tools are not limited by it.
     assert_eq!(
         call(&service, &scope, "echo", r#"{"text":"local"}"#)
