@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256, Sha512};
 use toolkit::{ToolContext, ToolResult, tool};
 
 use crate::shared::{
-    Listing, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
+    Listing, PAGE_LIMIT, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
 };
 use crate::text::HashAlgorithm;
 use crate::workspace::{RelativePath, Workspace, io_refusal, open_reading, shown, timestamp};
@@ -19,7 +19,6 @@ use crate::workspace::{RelativePath, Workspace, io_refusal, open_reading, shown,
 /// Entries `list_directory` reports; a folder with more says so.
 const DIRECTORY_LIMIT: usize = 1_000;
 /// Entries listed in the content of `list_directory`.
-const DIRECTORY_IN_CONTENT: usize = 50;
 /// Longest line `read_file` shows, in characters.
 const LINE_LIMIT: usize = 1_000;
 /// Most lines `read_file` shows.
@@ -71,12 +70,26 @@ pub fn list_directory(
     /// The folder, relative to the workspace root (`.` is the root).
     #[arg(default = ".".to_owned())]
     path: String,
+    /// The first entry to show, counted from 0 in name order (for the next page).
+    #[arg(default = 0)]
+    offset: usize,
+    /// Most entries to show (1 to 200).
+    #[arg(default = 50)]
+    limit: usize,
     context: &ToolContext,
 ) -> ToolResult {
-    settle(list_directory_in(context, &path))
+    if let Err(result) = check_range("limit", limit, 1, PAGE_LIMIT) {
+        return result;
+    }
+    settle(list_directory_in(context, &path, offset, limit))
 }
 
-fn list_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, ToolResult> {
+fn list_directory_in(
+    context: &ToolContext,
+    path: &str,
+    offset: usize,
+    limit: usize,
+) -> Result<ToolResult, ToolResult> {
     let workspace = Workspace::open(context)?;
     let path = RelativePath::parse(path)?;
     let folder = if path.is_root() {
@@ -122,7 +135,7 @@ fn list_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, To
     }
     entries.sort_by(|a, b| a[0].cmp(&b[0]));
     let total = entries.len();
-    let mut listing = Listing::new(["name", "type", "size", "modified"], DIRECTORY_IN_CONTENT);
+    let mut listing = Listing::page(["name", "type", "size", "modified"], offset, limit);
     for entry in entries.into_iter().take(DIRECTORY_LIMIT) {
         listing
             .push(entry.to_vec(), |cells| match cells[1].as_str() {
@@ -389,9 +402,12 @@ pub fn find_files(
     /// The folder to search, relative to the workspace root.
     #[arg(default = ".".to_owned())]
     path: String,
-    /// Most results to report (1 to 500).
+    /// Most results to collect (1 to 500); the model is shown 50 of them from `offset`.
     #[arg(default = 100)]
     max_results: usize,
+    /// The first result to show, counted from 0 (for the next page).
+    #[arg(default = 0)]
+    offset: usize,
     context: &ToolContext,
 ) -> ToolResult {
     if let Err(result) = check_range("max_results", max_results, 1, FIND_LIMIT) {
@@ -410,7 +426,7 @@ pub fn find_files(
         &matcher,
         &pattern,
         &path,
-        max_results,
+        (max_results, offset),
     ))
 }
 
@@ -419,11 +435,11 @@ fn find_files_in(
     matcher: &GlobMatcher,
     pattern: &str,
     path: &str,
-    max_results: usize,
+    (max_results, offset): (usize, usize),
 ) -> Result<ToolResult, ToolResult> {
     let path = RelativePath::parse(path)?;
     let start = workspace.real_folder(&path)?;
-    let mut listing = Listing::new(["path", "type", "size"], FIND_IN_CONTENT);
+    let mut listing = Listing::page(["path", "type", "size"], offset, FIND_IN_CONTENT);
     let mut failed = None;
     let mut walked = 0;
     workspace.walk(&start, None, |entry| {
@@ -450,7 +466,8 @@ fn find_files_in(
             failed = Some(table_error(&error));
             return ControlFlow::Break(());
         }
-        if listing.len() == max_results {
+        // `max_results` more than the rows skipped before `offset`.
+        if listing.len() == offset.saturating_add(max_results) {
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
@@ -465,7 +482,7 @@ fn find_files_in(
         )));
     }
     let found = listing.len();
-    let limited = if found == max_results {
+    let limited = if found == offset.saturating_add(max_results) {
         " (the limit)"
     } else {
         ""
@@ -498,9 +515,12 @@ pub fn search_files(
     /// Only search files whose name matches this glob (`*.rs`), or whose path below `path`
     /// does if it has a `/`.
     glob: Option<String>,
-    /// Most matching lines to report (1 to 100).
+    /// Most matching lines to collect (1 to 100); the model is shown 20 of them from `offset`.
     #[arg(default = 30)]
     max_results: usize,
+    /// The first matching line to show, counted from 0 (for the next page).
+    #[arg(default = 0)]
+    offset: usize,
     context: &ToolContext,
 ) -> ToolResult {
     if query.is_empty() {
@@ -541,6 +561,7 @@ pub fn search_files(
         matcher,
         file_filter,
         max_results,
+        offset,
     };
     settle(search.run(&workspace, &path))
 }
@@ -550,13 +571,14 @@ struct Search {
     matcher: regex::Regex,
     file_filter: Option<(GlobMatcher, String)>,
     max_results: usize,
+    offset: usize,
 }
 
 impl Search {
     fn run(&self, workspace: &Workspace, path: &str) -> Result<ToolResult, ToolResult> {
         let path = RelativePath::parse(path)?;
         let start = workspace.real_folder(&path)?;
-        let mut listing = Listing::new(["path", "line", "text"], MATCHES_IN_CONTENT);
+        let mut listing = Listing::page(["path", "line", "text"], self.offset, MATCHES_IN_CONTENT);
         let mut files_with_matches = 0;
         let mut failed = None;
         let mut walked = 0;
@@ -602,7 +624,7 @@ impl Search {
                     failed = Some(table_error(&error));
                     return ControlFlow::Break(());
                 }
-                if listing.len() == self.max_results {
+                if listing.len() == self.offset.saturating_add(self.max_results) {
                     return ControlFlow::Break(());
                 }
             }
@@ -619,7 +641,7 @@ impl Search {
             )));
         }
         let found = listing.len();
-        let limited = if found == self.max_results {
+        let limited = if found == self.offset.saturating_add(self.max_results) {
             " (the limit)"
         } else {
             ""

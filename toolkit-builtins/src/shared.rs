@@ -33,8 +33,14 @@ pub(crate) struct Listing {
     table: Table,
     lines: String,
     rows: usize,
+    offset: usize,
     in_content: usize,
+    /// Whether the tool takes `offset` and `limit`, so that the content can say how to page.
+    paged: bool,
 }
+
+/// Most rows one page of a listing shows the model.
+pub(crate) const PAGE_LIMIT: usize = 200;
 
 impl Listing {
     /// An empty listing with these columns, showing up to `in_content` rows in the content.
@@ -43,10 +49,25 @@ impl Listing {
         in_content: usize,
     ) -> Self {
         Self {
+            paged: false,
+            ..Self::page(columns, 0, in_content)
+        }
+    }
+
+    /// An empty listing whose content shows `limit` rows from row `offset` (0-based); the table
+    /// for people holds every row.
+    pub(crate) fn page<C: Into<String>>(
+        columns: impl IntoIterator<Item = C>,
+        offset: usize,
+        limit: usize,
+    ) -> Self {
+        Self {
             table: Table::new(columns),
             lines: String::new(),
             rows: 0,
-            in_content,
+            offset,
+            in_content: limit,
+            paged: true,
         }
     }
 
@@ -56,7 +77,7 @@ impl Listing {
         cells: Vec<String>,
         line: impl FnOnce(&[String]) -> String,
     ) -> Result<(), TableError> {
-        if self.rows < self.in_content {
+        if (self.offset..self.offset.saturating_add(self.in_content)).contains(&self.rows) {
             let _ = write!(self.lines, "\n{}", line(&cells));
         }
         self.rows += 1;
@@ -68,16 +89,49 @@ impl Listing {
         self.rows
     }
 
-    /// The result: `head`, the content lines, a note of the rows only in the artifact, and the
-    /// table labelled `label`.
+    /// The result: `head`, the content lines, how to get the rows after them (the model reads
+    /// only the content), and the table labelled `label`.
     pub(crate) fn finish(self, head: &str, label: &str) -> ToolResult {
-        let more = if self.rows > self.in_content {
-            format!("\n… {} more in the artifact.", self.rows - self.in_content)
+        if !self.paged {
+            let more = if self.rows > self.in_content {
+                format!("\n… {} more in the artifact.", self.rows - self.in_content)
+            } else {
+                String::new()
+            };
+            return ToolResult::text_with(
+                format!("{head}{}{more}", self.lines),
+                [ToolArtifact::table(label, self.table)],
+            );
+        }
+        let end = self.offset.saturating_add(self.in_content).min(self.rows);
+        let tail = if self.offset >= self.rows {
+            format!(
+                "\nNothing from offset {}: there {}.",
+                self.offset,
+                if self.rows == 1 {
+                    "is 1 row".to_owned()
+                } else {
+                    format!("are {} rows", self.rows)
+                }
+            )
         } else {
-            String::new()
+            let shown = if self.offset > 0 || end < self.rows {
+                format!("\n(rows {} to {end} of {})", self.offset + 1, self.rows)
+            } else {
+                String::new()
+            };
+            let more = if end < self.rows {
+                format!(
+                    "\n… {} more: call again with offset {end} for the next page.",
+                    self.rows - end
+                )
+            } else {
+                String::new()
+            };
+            format!("{shown}{}{more}", self.lines)
         };
         ToolResult::text_with(
-            format!("{head}{}{more}", self.lines),
+            format!("{head}{tail}"),
             [ToolArtifact::table(label, self.table)],
         )
     }

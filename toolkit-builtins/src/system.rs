@@ -17,13 +17,11 @@ use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, tool};
 use toolkit::secrets;
 
 use crate::resources::WorkspaceRoot;
-use crate::shared::{Listing, check_range, cut, plural, refusal, settle, table_error};
+use crate::shared::{Listing, PAGE_LIMIT, check_range, cut, plural, refusal, settle, table_error};
 use crate::workspace::{RelativePath, Workspace, io_refusal};
 
 /// Longest value shown, in characters.
 const VALUE_LIMIT: usize = 300;
-/// Variables listed in the content of `get_env`.
-const VARIABLES_IN_CONTENT: usize = 40;
 /// Processes listed in the content of `list_processes`.
 const PROCESSES_IN_CONTENT: usize = 20;
 /// Bytes from the end of a log that `fetch_logs` reads.
@@ -43,7 +41,16 @@ pub fn get_env(
     name: Option<String>,
     /// Only variables whose name starts with this (case-sensitive).
     prefix: Option<String>,
+    /// The first variable to show, counted from 0 in name order (for the next page).
+    #[arg(default = 0)]
+    offset: usize,
+    /// Most variables to show (1 to 200).
+    #[arg(default = 40)]
+    limit: usize,
 ) -> ToolResult {
+    if let Err(result) = check_range("limit", limit, 1, PAGE_LIMIT) {
+        return result;
+    }
     let mut variables: Vec<(String, String)> = std::env::vars_os()
         .map(|(name, value)| {
             (
@@ -68,7 +75,7 @@ pub fn get_env(
     variables.sort();
     let total = variables.len();
     let mut redacted = 0;
-    let mut listing = Listing::new(["name", "value"], VARIABLES_IN_CONTENT);
+    let mut listing = Listing::page(["name", "value"], offset, limit);
     for (variable, value) in variables {
         let shown = if secrets::is_secret_name(&variable) {
             secrets::SECRET_MASK.to_owned()

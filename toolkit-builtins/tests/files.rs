@@ -451,14 +451,89 @@ async fn search_files_stops_at_max_results_and_keeps_the_rest_out_of_content() {
     let outcome = fixture
         .call("search_files", json!({"query": "hit", "max_results": 22}))
         .await;
-    let mut expected = "22 matches (the limit) for \"hit\" in 1 file:".to_owned();
+    let mut expected =
+        "22 matches (the limit) for \"hit\" in 1 file:\n(rows 1 to 20 of 22)".to_owned();
     for n in 1..=20 {
         let _ = write!(expected, "\nmany.txt:{n}: hit {n}");
     }
-    expected.push_str("\n… 2 more in the artifact.");
+    expected.push_str("\n… 2 more: call again with offset 20 for the next page.");
     assert_eq!(outcome.content, expected);
     assert_eq!(outcome.table().1.len(), 22);
     assert_eq!(outcome.table().1[21], strings(["many.txt", "22", "hit 22"]));
+    // The next page, as the content says: the model reads every match.
+    let next = fixture
+        .call(
+            "search_files",
+            json!({"query": "hit", "max_results": 22, "offset": 20}),
+        )
+        .await;
+    let mut expected = "25 matches for \"hit\" in 1 file:\n(rows 21 to 25 of 25)".to_owned();
+    for n in 21..=25 {
+        let _ = write!(expected, "\nmany.txt:{n}: hit {n}");
+    }
+    assert_eq!(next.content, expected);
+}
+
+#[tokio::test]
+async fn listings_page_by_offset_and_limit_and_say_how_to_get_the_next_page() {
+    let fixture = Fixture::new();
+    std::fs::create_dir(fixture.root.join("many")).expect("folder");
+    for n in 0..7 {
+        std::fs::create_dir(fixture.root.join(format!("many/d{n}"))).expect("folder");
+    }
+    let page = |offset: usize| {
+        let fixture = &fixture;
+        async move {
+            fixture
+                .call(
+                    "list_directory",
+                    json!({"path": "many", "offset": offset, "limit": 3}),
+                )
+                .await
+                .content
+        }
+    };
+    assert_eq!(
+        page(0).await,
+        "7 entries in \"many\":\n(rows 1 to 3 of 7)\n- d0/ (folder)\n- d1/ (folder)\n- d2/ (folder)\n… 4 more: call again with offset 3 for the next page."
+    );
+    assert_eq!(
+        page(3).await,
+        "7 entries in \"many\":\n(rows 4 to 6 of 7)\n- d3/ (folder)\n- d4/ (folder)\n- d5/ (folder)\n… 1 more: call again with offset 6 for the next page."
+    );
+    assert_eq!(
+        page(6).await,
+        "7 entries in \"many\":\n(rows 7 to 7 of 7)\n- d6/ (folder)"
+    );
+    assert_eq!(
+        page(7).await,
+        "7 entries in \"many\":\nNothing from offset 7: there are 7 rows."
+    );
+    // The table for people holds every entry whatever the page.
+    let outcome = fixture
+        .call(
+            "list_directory",
+            json!({"path": "many", "offset": 3, "limit": 3}),
+        )
+        .await;
+    assert_eq!(outcome.table().1.len(), 7);
+    assert_eq!(
+        fixture
+            .call("list_directory", json!({"path": "many", "limit": 0}))
+            .await
+            .content,
+        "Error: limit must be between 1 and 200, not 0."
+    );
+    let files = fixture
+        .call(
+            "find_files",
+            json!({"pattern": "d*", "path": "many", "offset": 5}),
+        )
+        .await;
+    assert_eq!(
+        files.content,
+        "7 matches for \"d*\" in \"many\":\n(rows 6 to 7 of 7)\n- many/d5 (folder)\n- many/d6 (folder)"
+    );
 }
 
 #[tokio::test]

@@ -76,7 +76,7 @@ async fn get_env_redacts_secrets_in_content_and_artifact() {
     }
     assert_eq!(outcome.content, expected);
     assert_eq!(outcome.label(), "Environment");
-    assert_eq!(outcome.table(), (strings(["name", "value"]), rows));
+    assert_eq!(outcome.table(), (strings(["name", "value"]), rows.clone()));
     let artifact = serde_json::to_string(&outcome.artifacts).expect("serialise");
     for (_, secret) in [
         ("", "plainvalue"),
@@ -87,6 +87,26 @@ async fn get_env_redacts_secrets_in_content_and_artifact() {
         assert!(!outcome.content.contains(secret), "content shows {secret}");
         assert!(!artifact.contains(secret), "artifact shows {secret}");
     }
+    // Paged: two at a time, from the third.
+    let page = fixture
+        .call(
+            "get_env",
+            json!({"prefix": "BUILTINS_GET_ENV_", "offset": 2, "limit": 2}),
+        )
+        .await;
+    let mut expected =
+        "6 variables starting with \"BUILTINS_GET_ENV_\" (4 redacted):\n(rows 3 to 4 of 6)"
+            .to_owned();
+    for row in &rows[2..4] {
+        expected.push('\n');
+        expected.push_str(&row.join("="));
+    }
+    expected.push_str("\n… 2 more: call again with offset 4 for the next page.");
+    assert_eq!(page.content, expected);
+    assert_eq!(
+        fixture.call("get_env", json!({"limit": 201})).await.content,
+        "Error: limit must be between 1 and 200, not 201."
+    );
     let one = fixture
         .call("get_env", json!({"name": "BUILTINS_GET_ENV_API_KEY"}))
         .await;
