@@ -1,15 +1,15 @@
 //! Tools that look into data the model passes in.
 
-use std::fmt::Write as _;
-
 use regex::RegexBuilder;
-use toolkit::{Table, ToolArtifact, ToolResult, tool};
+use toolkit::{ToolResult, tool};
+
+use crate::shared::{Listing, plural, table_error};
 
 /// Longest pattern accepted, in bytes.
 const PATTERN_LIMIT: usize = 1_000;
 /// Most matches reported.
 const MATCH_LIMIT: usize = 1_000;
-/// Matches listed in the content; the artifact holds them all.
+/// Matches shown to the model per page; the artifact holds them all.
 const MATCHES_IN_CONTENT: usize = 20;
 /// Compiled-program size limit, so a pattern cannot exhaust memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -25,9 +25,12 @@ pub fn regex_test(
     /// Match case-insensitively.
     #[arg(default = false)]
     case_insensitive: bool,
-    /// Most matches to report (1 to 1000).
+    /// Most matches to collect from `offset` on (1 to 1000); the model is shown 20 of them.
     #[arg(default = 100)]
     max_matches: usize,
+    /// The first match to show, counted from 0 (for the next page).
+    #[arg(default = 0)]
+    offset: usize,
 ) -> ToolResult {
     if pattern.len() > PATTERN_LIMIT {
         return ToolResult::error(format!(
@@ -62,17 +65,14 @@ pub fn regex_test(
         "match".to_owned(),
     ];
     columns.extend(group_names.iter().cloned());
-    let mut table = Table::new(columns);
-
-    let mut content = String::new();
-    let mut found = 0;
-    for captures in regex.captures_iter(&text).take(max_matches) {
+    let mut listing = Listing::page(columns, offset, MATCHES_IN_CONTENT);
+    let collect = offset.saturating_add(max_matches);
+    for captures in regex.captures_iter(&text).take(collect) {
         let Some(whole) = captures.get(0) else {
             continue;
         };
-        found += 1;
         let mut row = vec![
-            found.to_string(),
+            (listing.len() + 1).to_string(),
             whole.start().to_string(),
             whole.end().to_string(),
             whole.as_str().to_owned(),
@@ -82,34 +82,26 @@ pub fn regex_test(
                 .get(group)
                 .map_or_else(String::new, |m| m.as_str().to_owned())
         }));
-        if found <= MATCHES_IN_CONTENT {
-            let _ = write!(content, "\n{found}. {}..{} {:?}", row[1], row[2], row[3]);
-        }
-        if let Err(error) = table.push_row(row) {
-            return ToolResult::error(format!("Error: {error}"));
+        let pushed = listing.push(row, |cells| {
+            format!("{}. {}..{} {:?}", cells[0], cells[1], cells[2], cells[3])
+        });
+        if let Err(error) = pushed {
+            return table_error(&error);
         }
     }
+    let found = listing.len();
     if found == 0 {
         return ToolResult::text(format!(
             "No match for /{pattern}/ in {} bytes of text.",
             text.len()
         ));
     }
-    let more = if found > MATCHES_IN_CONTENT {
-        format!("\n… {} more in the artifact.", found - MATCHES_IN_CONTENT)
-    } else {
-        String::new()
-    };
-    let limited = if found == max_matches {
-        " (the limit)"
-    } else {
-        ""
-    };
-    let summary = format!(
-        "{}{limited} of /{pattern}/:{content}{more}",
-        crate::shared::plural(found, "match", "matches")
+    let limited = if found == collect { " (the limit)" } else { "" };
+    let head = format!(
+        "{}{limited} of /{pattern}/:",
+        plural(found, "match", "matches")
     );
-    ToolResult::text_with(summary, [ToolArtifact::table("Matches", table)])
+    listing.finish(&head, "Matches")
 }
 
 /// Largest text `diff_text` compares, in bytes, each side.

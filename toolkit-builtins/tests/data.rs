@@ -418,6 +418,32 @@ async fn regex_test_lists_matches_and_groups() {
 }
 
 #[tokio::test]
+async fn regex_test_pages_its_matches_for_the_model() {
+    let fixture = Fixture::new();
+    let text = "x".repeat(25);
+    let first = fixture
+        .call("regex_test", json!({"pattern": "x", "text": text}))
+        .await;
+    let mut expected = "25 matches of /x/:\n(rows 1 to 20 of 25)".to_owned();
+    for n in 1..=20 {
+        expected.push_str(&format!("\n{n}. {}..{n} \"x\"", n - 1));
+    }
+    expected.push_str("\n… 5 more: call again with offset 20 for the next page.");
+    assert_eq!(first.content, expected);
+    assert_eq!(first.table().1.len(), 25);
+    let next = fixture
+        .call(
+            "regex_test",
+            json!({"pattern": "x", "text": text, "offset": 20, "max_matches": 3}),
+        )
+        .await;
+    assert_eq!(
+        next.content,
+        "23 matches (the limit) of /x/:\n(rows 21 to 23 of 23)\n21. 20..21 \"x\"\n22. 21..22 \"x\"\n23. 22..23 \"x\""
+    );
+}
+
+#[tokio::test]
 async fn data_tools_reading_files_refuse_every_escape() {
     let fixture = Fixture::new();
     assert_escapes_refused(&fixture, "csv_preview", |path| json!({"path": path})).await;
