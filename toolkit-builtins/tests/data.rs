@@ -3,6 +3,7 @@
 mod workspace_fixture;
 
 use serde_json::json;
+use std::fmt::Write as _;
 use toolkit_builtins as _;
 use workspace_fixture::{Fixture, assert_escapes_refused};
 
@@ -426,7 +427,7 @@ async fn regex_test_pages_its_matches_for_the_model() {
         .await;
     let mut expected = "25 matches of /x/:\n(rows 1 to 20 of 25)".to_owned();
     for n in 1..=20 {
-        expected.push_str(&format!("\n{n}. {}..{n} \"x\"", n - 1));
+        let _ = write!(expected, "\n{n}. {}..{n} \"x\"", n - 1);
     }
     expected.push_str("\n… 5 more: call again with offset 20 for the next page.");
     assert_eq!(first.content, expected);
