@@ -80,6 +80,12 @@ struct McpArgs {
     /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.
     #[arg(long, value_name = "PORT")]
     http: Option<u16>,
+    /// The folder the file tools work in (default: the copy of the sample workspace).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// The SQLite file the record tools work on (default: the sample database).
+    #[arg(long, value_name = "FILE")]
+    database: Option<PathBuf>,
     #[command(flatten)]
     audit: AuditArgs,
     #[command(flatten)]
@@ -338,7 +344,25 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
 /// recorder, where `playground serve` shows it in the runs history.
 fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
     let audit = open_audit(&args.audit)?;
-    let context = sample()?;
+    let mut context = sample()?;
+    if let Some(folder) = &args.workspace {
+        if !folder.is_dir() {
+            return Err(Failure::usage(format!(
+                "--workspace {}: not a folder",
+                folder.display()
+            )));
+        }
+        context = context.with_extension(toolkit_builtins::WorkspaceRoot::new(folder));
+    }
+    if let Some(file) = &args.database {
+        if !file.is_file() {
+            return Err(Failure::usage(format!(
+                "--database {}: no such file (give an existing SQLite file)",
+                file.display()
+            )));
+        }
+        context = context.with_extension(toolkit_builtins::Database::new(file));
+    }
     let service = Arc::new(service(
         registry()?,
         Some(&audit),

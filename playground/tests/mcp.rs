@@ -62,3 +62,38 @@ fn two_mcp_processes_on_one_audit_file_keep_both_steps() {
     tools.sort();
     assert_eq!(tools, ["text_stats", "uuid"]);
 }
+
+#[test]
+fn mcp_works_on_the_workspace_and_database_it_is_given() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let audit_path = data.path().join("audit.sqlite3");
+    let workspace = data.path().join("mine");
+    std::fs::create_dir(&workspace).expect("folder");
+    std::fs::write(workspace.join("only-here.txt"), "x").expect("file");
+    let reply = common::call_over_mcp_with(
+        &audit_path,
+        data.path(),
+        "list_directory",
+        &[std::path::Path::new("--workspace"), &workspace],
+    );
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert_eq!(text, "1 entry in \".\":\n- only-here.txt (file, 1 bytes)");
+
+    // An empty database of one's own: no tables, where the sample has five.
+    let database = data.path().join("empty.db");
+    rusqlite::Connection::open(&database)
+        .and_then(|db| db.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY);"))
+        .expect("a database");
+    let reply = common::call_over_mcp_with(
+        &audit_path,
+        data.path(),
+        "list_tables",
+        &[std::path::Path::new("--database"), &database],
+    );
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(text.starts_with("The database has 1 table"), "{text}");
+}

@@ -151,11 +151,24 @@ impl SqliteAudit {
         }
         let connection = Connection::open(path)?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        let _mode: String =
-            connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
-        // Each row is its own transaction, synced at commit: a finished step survives a kill.
-        connection.execute_batch("PRAGMA synchronous = FULL;")?;
-        connection.execute_batch(SCHEMA)?;
+        // Processes opening one new file at once: switching it to WAL and creating the tables
+        // can be refused as busy without the busy handler being asked (SQLite's deadlock
+        // avoidance), so the setup is tried again until the others are done.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match set_up(&connection) {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(failure, _))
+                    if matches!(
+                        failure.code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    ) && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             privacy,
@@ -489,6 +502,13 @@ impl Write {
         };
         Ok(())
     }
+}
+
+/// WAL, a sync at every commit (a finished step survives a kill), and the tables.
+fn set_up(connection: &Connection) -> rusqlite::Result<()> {
+    let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    connection.execute_batch("PRAGMA synchronous = FULL;")?;
+    connection.execute_batch(SCHEMA)
 }
 
 fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {

@@ -20,7 +20,9 @@
 mod resources;
 mod shared;
 
-pub use resources::{Database, NO_DATABASE, NO_WORKSPACE, WorkspaceRoot};
+pub use resources::{
+    DATABASE_TOOLS, Database, NO_DATABASE, NO_WORKSPACE, WORKSPACE_TOOLS, WorkspaceRoot,
+};
 
 #[cfg(feature = "data")]
 pub mod data;

@@ -60,3 +60,34 @@ pub const NO_WORKSPACE: &str = "Error: no workspace folder is configured for thi
 
 /// What a records tool answers when the run has no [`Database`].
 pub const NO_DATABASE: &str = "Error: no database is configured for this run.";
+
+/// The builtins that need a [`Database`] to do anything: a server without one should not offer
+/// them (they would only answer [`NO_DATABASE`]).
+pub const DATABASE_TOOLS: &[&str] = &[
+    "count_records",
+    "delete_record",
+    "describe_database",
+    "get_table_schema",
+    "insert_record",
+    "list_tables",
+    "query_sql",
+    "read_records",
+    "search_records",
+    "update_record",
+];
+
+/// The builtins that need a [`WorkspaceRoot`] to do anything (those that can also work on text
+/// they are given, such as `csv_preview`, are not here).
+pub const WORKSPACE_TOOLS: &[&str] = &[
+    "append_file",
+    "create_directory",
+    "fetch_logs",
+    "file_hash",
+    "file_info",
+    "find_files",
+    "list_directory",
+    "read_file",
+    "search_files",
+    "tree",
+    "write_file",
+];

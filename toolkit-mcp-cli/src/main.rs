@@ -1,23 +1,45 @@
 //! `toolkit-mcp`: serves toolkit's builtin tools to MCP hosts, over stdio or (`--http PORT`)
-//! streamable HTTP on 127.0.0.1, with the builtins' sample workspace as the tools' workspace.
+//! streamable HTTP on 127.0.0.1, on `--workspace DIR` (default: the builtins' sample workspace)
+//! and, with `--database FILE`, a SQLite database; without one, the record tools are not listed.
 //! Secret-shaped strings in what tools answer are masked (`[REDACTED]`) unless
 //! `--show-secrets`: an MCP host forwards replies to a model.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins::WorkspaceRoot;
+use std::path::PathBuf;
 
-const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). Secret-shaped strings in replies are masked\nunless --show-secrets.";
+use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
+
+const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. Secret-shaped strings in replies are masked unless --show-secrets.";
 
 fn main() -> ExitCode {
     let mut arguments = std::env::args().skip(1);
     let mut port = None;
     let mut show_secrets = false;
+    let mut workspace = PathBuf::from(toolkit_builtins::files::sample_workspace());
+    let mut database = None;
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--show-secrets" => show_secrets = true,
+            "--workspace" => match arguments.next().map(PathBuf::from) {
+                Some(folder) if folder.is_dir() => workspace = folder,
+                Some(folder) => {
+                    return usage_error(&format!("--workspace {}: not a folder", folder.display()));
+                }
+                None => return usage_error("--workspace needs a folder"),
+            },
+            "--database" => match arguments.next().map(PathBuf::from) {
+                Some(file) if file.is_file() => database = Some(file),
+                Some(file) => {
+                    return usage_error(&format!(
+                        "--database {}: no such file (give an existing SQLite file)",
+                        file.display()
+                    ));
+                }
+                None => return usage_error("--database needs a SQLite file"),
+            },
             "--http" => match arguments.next().map(|port| port.parse::<u16>()) {
                 Some(Ok(number)) => port = Some(number),
                 _ => return usage_error("--http needs a port number (0 to 65535)"),
@@ -29,21 +51,26 @@ fn main() -> ExitCode {
             other => return usage_error(&format!("unknown argument \"{}\"", other.escape_debug())),
         }
     }
-    // Referencing the crate keeps its tools linked.
-    let workspace = WorkspaceRoot::new(toolkit_builtins::files::sample_workspace());
-    let registry = match ToolRegistry::linked() {
+    let mut registry = match ToolRegistry::linked() {
         Ok(registry) => registry,
         Err(error) => {
             eprintln!("toolkit-mcp: {error}");
             return ExitCode::FAILURE;
         }
     };
+    // A host is not shown tools that could only answer that their database is missing.
+    if database.is_none() {
+        registry.retain(|spec| !DATABASE_TOOLS.contains(&spec.name()));
+    }
     let mut service = ToolLoopService::new(registry);
     if !show_secrets {
         service = service.with_content_filter(Arc::new(SecretFilter));
     }
     let service = Arc::new(service);
-    let context = ToolContext::new().with_extension(workspace);
+    let mut context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
+    if let Some(database) = database {
+        context = context.with_extension(Database::new(database));
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

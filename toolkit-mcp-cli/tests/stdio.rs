@@ -7,7 +7,7 @@ mod support;
 use serde_json::{Value, json};
 use support::{python, reply, run_client, temp_path};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins::WorkspaceRoot;
+use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
 
 #[test]
 fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
@@ -42,6 +42,8 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
         .offered()
         .filter_map(|name| service.registry().get(name))
         .filter(|tool| !tool.spec().flags().requires_approval())
+        // No --database: the record tools would only say that none is configured.
+        .filter(|tool| !DATABASE_TOOLS.contains(&tool.spec().name()))
         .map(|tool| {
             let spec = tool.spec();
             json!({"name": spec.name(), "description": spec.description(), "input_schema": spec.input_schema()})
@@ -89,5 +91,67 @@ fn bad_arguments_are_usage_errors() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr).lines().next(),
         Some("toolkit-mcp: --http needs a port number (0 to 65535)")
+    );
+}
+
+#[test]
+fn a_workspace_and_a_database_given_on_the_command_line_are_the_tools_resources() {
+    let Some(python) = python() else {
+        return;
+    };
+    let folder = temp_path("resources");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(folder.join("workspace")).expect("folder");
+    std::fs::write(folder.join("workspace/only-here.txt"), "x").expect("file");
+    let database = folder.join("shop.db");
+    toolkit_builtins::sample::create_sample_database(&database).expect("sample database");
+    let raw_log = folder.join("raw.log");
+    let calls = json!([
+        {"name": "list_directory", "arguments": {}},
+        {"name": "count_records", "arguments": {"table": "customers"}},
+    ]);
+    let (output, _) = run_client(
+        &python,
+        &[
+            "stdio",
+            raw_log.to_str().expect("UTF-8 path"),
+            env!("CARGO_BIN_EXE_toolkit-mcp"),
+            "--workspace",
+            folder.join("workspace").to_str().expect("UTF-8 path"),
+            "--database",
+            database.to_str().expect("UTF-8 path"),
+        ],
+        &calls,
+    );
+    let listed: Vec<&str> = output["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    for name in ["count_records", "query_sql", "list_tables"] {
+        assert!(listed.contains(&name), "{name} in {listed:?}");
+    }
+    let (listing, is_error) = reply(&output, 0);
+    assert!(!is_error);
+    assert!(
+        listing.contains("- only-here.txt (file, 1 bytes)"),
+        "{listing}"
+    );
+    assert_eq!(
+        reply(&output, 1),
+        ("\"customers\" has 12 rows.".to_owned(), false)
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
+        .args(["--database", "/nonexistent/shop.db"])
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).starts_with(
+            "toolkit-mcp: --database /nonexistent/shop.db: no such file (give an existing SQLite file)\n"
+        )
     );
 }

@@ -166,6 +166,23 @@ impl ToolRegistry {
     pub fn specs(&self) -> impl ExactSizeIterator<Item = &ToolSpec> + '_ {
         self.iter().map(Tool::spec)
     }
+
+    /// Keeps only the tools whose spec `keep` accepts (say, those whose resources a server
+    /// has), in their order.
+    ///
+    /// ```
+    /// let mut registry = toolkit::ToolRegistry::linked().unwrap();
+    /// registry.retain(|spec| spec.group() != "files");
+    /// assert!(registry.specs().all(|spec| spec.group() != "files"));
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(&ToolSpec) -> bool) {
+        self.tools.retain(|entry| keep(entry.tool().spec()));
+        self.by_name.clear();
+        for (index, entry) in self.tools.iter().enumerate() {
+            self.by_name
+                .insert(entry.tool().spec().name().into(), index);
+        }
+    }
 }
 
 impl std::fmt::Debug for ToolRegistry {

@@ -364,11 +364,17 @@ impl Browser {
 /// its audit copy at `audit`, calls `tool` without arguments, and returns the reply. The server
 /// has exited, its audit writes done, when this returns.
 pub fn call_over_mcp(audit: &Path, data: &Path, tool: &str) -> Value {
+    call_over_mcp_with(audit, data, tool, &[])
+}
+
+/// [`call_over_mcp`] with more arguments for `playground mcp`.
+pub fn call_over_mcp_with(audit: &Path, data: &Path, tool: &str, extra: &[&Path]) -> Value {
     use std::io::{BufRead, BufReader};
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_playground"))
         .args(["mcp", "--privacy", "full", "--audit"])
         .arg(audit)
+        .args(extra)
         .env("XDG_DATA_HOME", data)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
