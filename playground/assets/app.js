@@ -460,7 +460,8 @@ function api(url, options) {
   return fetch(url, Object.assign({}, given, { headers }));
 }
 
-function postJson(url, body) {
+// The options of a POST with a JSON body.
+function postJson(body) {
   return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
@@ -861,7 +862,7 @@ async function inspector() {
     status.textContent = 'running ' + current.name + '…';
     runTool.disabled = true;
     try {
-      const event = await getJson('/api/invoke', postJson('/api/invoke', { name: current.name, arguments: text }));
+      const event = await getJson('/api/invoke', postJson({ name: current.name, arguments: text }));
       steps.append(renderStep(fromInvocation(event.index, event.invocation)));
       const wanted = new URLSearchParams(window.location.search).get('tab');
       const tab = wanted && steps.querySelector('[data-testid="tab-' + wanted.replace(/[^a-z]/g, '') + '"]');
@@ -943,7 +944,7 @@ async function stream(url, body, steps, status, settings) {
   try {
     let response;
     try {
-      response = await api(url, postJson(url, body));
+      response = await api(url, postJson(body));
     } catch (error) {
       status.textContent = 'failed: ' + error.message;
       return;

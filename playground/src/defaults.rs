@@ -175,6 +175,20 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The tools a loop is offered: those enabled by default, and with `writers` those that wait
+/// for an operator's approval (the tools that change files and records). Admin tools never.
+pub fn offered_tools(registry: &ToolRegistry, writers: bool) -> Vec<String> {
+    registry
+        .specs()
+        .filter(|spec| {
+            let flags = spec.flags();
+            !flags.requires_admin()
+                && (flags.enabled_by_default() || (writers && flags.requires_approval()))
+        })
+        .map(|spec| spec.name().to_owned())
+        .collect()
+}
+
 /// The service every command uses: over `registry`, keeping each call and run (and each used
 /// token) in `audit` when there is one, and masking secret-shaped strings in what tools send to the model unless
 /// `show_secrets` (artifacts, for people, always keep them).

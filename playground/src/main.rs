@@ -21,7 +21,8 @@ use clap::{Args, Parser, Subcommand};
 use std::time::Duration;
 
 use playground::defaults::{
-    DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, sample_context, seal_key, service,
+    DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, offered_tools, sample_context, seal_key,
+    service,
 };
 use playground::server::{
     AppState, Line, LiveModel, Notice, not_offered, stream_resume, stream_run,
@@ -556,16 +557,7 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
     let audit = open_audit(&args.audit)?;
     let service = sealing_service(&audit, args.secrets)?;
-    let offered: Vec<String> = service
-        .registry()
-        .specs()
-        .filter(|spec| {
-            let flags = spec.flags();
-            !flags.requires_admin()
-                && (flags.enabled_by_default() || (args.writers && flags.requires_approval()))
-        })
-        .map(|spec| spec.name().to_owned())
-        .collect();
+    let offered = offered_tools(service.registry(), args.writers);
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
     let request = RunRequest::new(question)
         .with_tools(offered)

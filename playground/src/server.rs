@@ -121,31 +121,14 @@ impl AppState {
         self
     }
 
-    /// The same state with this launch token instead of a random one.
-    #[must_use]
-    pub fn with_token(mut self, token: &str) -> Self {
-        self.token = token.into();
-        self
-    }
-
     /// This launch's token: API clients send it in the `X-Playground-Token` header.
     pub fn token(&self) -> &str {
         &self.token
     }
 
-    /// The tools a loop is offered: those enabled by default, and with `--writers` those that
-    /// wait for approval. Admin tools never.
+    /// The tools a loop is offered (see [`offered_tools`](crate::defaults::offered_tools)).
     fn offered(&self) -> Vec<String> {
-        self.service
-            .registry()
-            .specs()
-            .filter(|spec| {
-                let flags = spec.flags();
-                !flags.requires_admin()
-                    && (flags.enabled_by_default() || (self.writers && flags.requires_approval()))
-            })
-            .map(|spec| spec.name().to_owned())
-            .collect()
+        crate::defaults::offered_tools(self.service.registry(), self.writers)
     }
 
     /// The embedded default: the linked tools over the sample workspace and database, secrets

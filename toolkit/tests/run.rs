@@ -527,3 +527,38 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
         .unwrap();
     assert_eq!(resumed.content, "resumed elsewhere");
 }
+
+#[tokio::test]
+async fn an_approval_call_at_the_argument_limit_waits_and_one_byte_more_is_refused_at_once() {
+    let frame = r#"{"target":""}"#.len();
+    for (length, waits) in [
+        (toolkit::ARGUMENT_LIMIT, true),
+        (toolkit::ARGUMENT_LIMIT + 1, false),
+    ] {
+        let raw = format!(r#"{{"target":"{}"}}"#, "x".repeat(length - frame));
+        assert_eq!(raw.len(), length);
+        let script = serde_json::json!({"turns": [
+            {"tool_calls": [{"id": "big", "name": "delete_all", "arguments_raw": raw}]},
+            {"content": "finished"}
+        ]})
+        .to_string();
+        let (service, provider) = service(&script);
+        let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
+        if waits {
+            assert_eq!(result.termination, Termination::Suspended);
+        } else {
+            // Nobody is asked to approve a call that could not run.
+            assert_eq!(result.termination, Termination::Answered);
+            assert_eq!(
+                tool_results(&result.messages),
+                [(
+                    "big".to_owned(),
+                    format!(
+                        "Error: invalid arguments for tool \"delete_all\": {length} bytes of arguments; the limit is {}.",
+                        toolkit::ARGUMENT_LIMIT
+                    )
+                )]
+            );
+        }
+    }
+}
