@@ -79,7 +79,7 @@ fn mcp_works_on_the_workspace_and_database_it_is_given() {
     let text = reply["result"]["content"][0]["text"]
         .as_str()
         .expect("text");
-    assert_eq!(text, "1 entry in \".\":\n- only-here.txt (file, 1 bytes)");
+    assert_eq!(text, "1 entry in \".\":\n- only-here.txt (file, 1 byte)");
 
     // An empty database of one's own: no tables, where the sample has five.
     let database = data.path().join("empty.db");

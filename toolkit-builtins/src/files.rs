@@ -140,7 +140,7 @@ fn list_directory_in(
         listing
             .push(entry.to_vec(), |cells| match cells[1].as_str() {
                 "folder" => format!("- {}/ (folder)", cells[0]),
-                "file" => format!("- {} (file, {} bytes)", cells[0], cells[2]),
+                "file" => format!("- {} (file, {})", cells[0], byte_count(&cells[2])),
                 other => format!("- {} ({other})", cells[0]),
             })
             .map_err(|error| table_error(&error))?;
@@ -158,6 +158,15 @@ fn list_directory_in(
         )
     };
     Ok(listing.finish(&head, "Directory listing"))
+}
+
+/// A size cell as words: `1 byte`, `12 bytes`.
+fn byte_count(size: &str) -> String {
+    if size == "1" {
+        "1 byte".to_owned()
+    } else {
+        format!("{size} bytes")
+    }
 }
 
 /// The `errno` of "not a directory" on this platform.
@@ -458,7 +467,7 @@ fn find_files_in(
         let pushed = listing.push(
             vec![shown(&entry.relative), entry.kind.to_owned(), size],
             |cells| match cells[1].as_str() {
-                "file" => format!("- {} ({} bytes)", cells[0], cells[2]),
+                "file" => format!("- {} ({})", cells[0], byte_count(&cells[2])),
                 other => format!("- {} ({other})", cells[0]),
             },
         );

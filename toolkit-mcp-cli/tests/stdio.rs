@@ -135,7 +135,7 @@ fn a_workspace_and_a_database_given_on_the_command_line_are_the_tools_resources(
     let (listing, is_error) = reply(&output, 0);
     assert!(!is_error);
     assert!(
-        listing.contains("- only-here.txt (file, 1 bytes)"),
+        listing.contains("- only-here.txt (file, 1 byte)"),
         "{listing}"
     );
     assert_eq!(
