@@ -5,6 +5,7 @@ use std::io::{self, Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
 use toolkit::{SealKey, SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_audit::SqliteAudit;
 use toolkit_builtins::{Database, WorkspaceRoot};
@@ -173,6 +174,24 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The provider a run or a resume asks: the OpenAI-compatible server at `base_url` for `model`
+/// (key from `OPENAI_API_KEY`), else the scripted provider playing `script` (the embedded one
+/// when `None`). The error says what is wrong with either.
+pub fn provider(
+    base_url: Option<&str>,
+    model: &str,
+    script: Option<&str>,
+) -> Result<Arc<dyn Provider>, String> {
+    match base_url {
+        Some(base_url) => OpenAiProvider::from_env(base_url, model, HttpOptions::default())
+            .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
+            .map_err(|error| error.to_string()),
+        None => ScriptedProvider::from_json(script.unwrap_or(DEFAULT_SCRIPT))
+            .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
+            .map_err(|error| error.to_string()),
+    }
 }
 
 /// The tools a loop is offered: those enabled by default, and with `writers` those that wait

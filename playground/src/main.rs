@@ -21,14 +21,13 @@ use clap::{Args, Parser, Subcommand};
 use std::time::Duration;
 
 use playground::defaults::{
-    DEFAULT_QUESTION, DEFAULT_SCRIPT, default_audit_path, offered_tools, sample_context, seal_key,
-    service,
+    DEFAULT_QUESTION, default_audit_path, offered_tools, sample_context, seal_key, service,
 };
 use playground::server::{
     AppState, Line, LiveModel, Notice, not_offered, stream_resume, stream_run,
 };
 use playground::terminal;
-use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
+use toolkit::provider::Provider;
 use toolkit::{
     Decision, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService, ToolRegistry,
 };
@@ -530,27 +529,20 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
     })
 }
 
-/// The provider a run or a resume asks: a live server, else the scripted one playing `script`
-/// (the embedded script by default).
+/// The provider a run or a resume asks (see [`playground::defaults::provider`]), its script
+/// read from a file.
 fn provider(
     base_url: Option<&str>,
     model: &str,
     script: Option<&PathBuf>,
 ) -> Result<Arc<dyn Provider>, Failure> {
-    if let Some(base_url) = base_url {
-        return Ok(Arc::new(
-            OpenAiProvider::from_env(base_url, model, HttpOptions::default())
-                .map_err(|error| Failure::usage(error.to_string()))?,
-        ));
-    }
-    let script = match script {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?,
-        None => DEFAULT_SCRIPT.to_owned(),
-    };
-    Ok(Arc::new(
-        ScriptedProvider::from_json(&script).map_err(|error| Failure::usage(error.to_string()))?,
-    ))
+    let script = script
+        .map(|path| {
+            std::fs::read_to_string(path)
+                .map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))
+        })
+        .transpose()?;
+    playground::defaults::provider(base_url, model, script.as_deref()).map_err(Failure::usage)
 }
 
 fn run(args: RunArgs) -> Result<ExitCode, Failure> {

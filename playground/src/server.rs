@@ -26,7 +26,7 @@ use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot};
-use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
+use toolkit::provider::Provider;
 use toolkit::{
     Decision, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError, ToolCall,
     ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService, ToolRegistry,
@@ -341,24 +341,21 @@ pub fn not_offered(registry: &ToolRegistry, name: &str, writers: bool) -> Option
 async fn invoke(
     State(state): State<AppState>,
     body: Result<Json<InvokeBody>, JsonRejection>,
-) -> Response {
-    let Json(body) = match body {
-        Ok(body) => body,
-        Err(rejection) => return rejected(&rejection),
-    };
+) -> Result<Response, Response> {
+    let Json(body) = body.map_err(|rejection| rejected(&rejection))?;
     if let Some(why) = not_offered(state.service.registry(), &body.name, state.writers) {
-        return bad_request(why);
+        return Err(bad_request(why));
     }
     let arguments = body.arguments.unwrap_or_else(|| "{}".to_owned());
     let scope = state.service.scope(state.context.clone());
     let call = ToolCall::new("call_1", body.name, arguments);
     // Recorded like any run: the audit copy keeps it before the page sees it.
     let (_, invocation) = state.service.call_observed(&scope, "invoke", &call).await;
-    Json(InvokeReply {
+    Ok(Json(InvokeReply {
         index: 0,
         invocation,
     })
-    .into_response()
+    .into_response())
 }
 
 #[derive(Deserialize)]
@@ -371,30 +368,35 @@ struct RunBody {
     question: Option<String>,
 }
 
-/// The provider a run or a resume asks: the scripted one playing `script` (the embedded script
-/// by default), or the live model.
+/// The provider a run or a resume asks: `mode` is `scripted` (the default, playing `script`)
+/// or `live` (the server's `--base-url`).
 fn provider(
     state: &AppState,
     mode: Option<&str>,
     script: Option<&str>,
-) -> Result<Arc<dyn Provider>, String> {
-    match mode.unwrap_or("scripted") {
-        "scripted" => ScriptedProvider::from_json(script.unwrap_or(DEFAULT_SCRIPT))
-            .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
-            .map_err(|error| error.to_string()),
-        "live" => {
-            let Some(live) = &state.live else {
-                return Err(
-                    "no live model: start the playground with --base-url URL [--model NAME]"
-                        .to_owned(),
-                );
-            };
-            OpenAiProvider::from_env(&live.base_url, &live.model, HttpOptions::default())
-                .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
-                .map_err(|error| error.to_string())
+) -> Result<Arc<dyn Provider>, Response> {
+    let base_url = match mode.unwrap_or("scripted") {
+        "scripted" => None,
+        "live" => match &state.live {
+            Some(live) => Some(live),
+            None => {
+                return Err(bad_request(
+                    "no live model: start the playground with --base-url URL [--model NAME]",
+                ));
+            }
+        },
+        other => {
+            return Err(bad_request(format!(
+                "unknown mode {other:?}: expected scripted or live"
+            )));
         }
-        other => Err(format!("unknown mode {other:?}: expected scripted or live")),
-    }
+    };
+    crate::defaults::provider(
+        base_url.map(|live| live.base_url.as_str()),
+        base_url.map_or("", |live| live.model.as_str()),
+        script,
+    )
+    .map_err(bad_request)
 }
 
 fn ndjson_response(lines: mpsc::UnboundedReceiver<Line>) -> Response {
@@ -414,15 +416,9 @@ fn ndjson_response(lines: mpsc::UnboundedReceiver<Line>) -> Response {
 async fn run(
     State(state): State<AppState>,
     body: Result<Json<RunBody>, JsonRejection>,
-) -> Response {
-    let Json(body) = match body {
-        Ok(body) => body,
-        Err(rejection) => return rejected(&rejection),
-    };
-    let provider = match provider(&state, body.mode.as_deref(), body.script.as_deref()) {
-        Ok(provider) => provider,
-        Err(error) => return bad_request(error),
-    };
+) -> Result<Response, Response> {
+    let Json(body) = body.map_err(|rejection| rejected(&rejection))?;
+    let provider = provider(&state, body.mode.as_deref(), body.script.as_deref())?;
     let question = body
         .question
         .filter(|question| !question.trim().is_empty())
@@ -430,56 +426,39 @@ async fn run(
     let request = RunRequest::new(question)
         .with_tools(state.offered())
         .with_context(state.context.clone());
-    ndjson_response(stream_run(&state.service, provider, request))
+    Ok(ndjson_response(stream_run(
+        &state.service,
+        provider,
+        request,
+    )))
 }
 
 #[derive(Deserialize)]
 struct ResumeBody {
     token: String,
     #[serde(default)]
-    decisions: Vec<DecisionBody>,
+    decisions: Vec<Decision>,
     #[serde(default)]
     mode: Option<String>,
     #[serde(default)]
     script: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct DecisionBody {
-    call_id: String,
-    approved: bool,
-}
-
 async fn resume(
     State(state): State<AppState>,
     body: Result<Json<ResumeBody>, JsonRejection>,
-) -> Response {
-    let Json(body) = match body {
-        Ok(body) => body,
-        Err(rejection) => return rejected(&rejection),
-    };
-    let provider = match provider(&state, body.mode.as_deref(), body.script.as_deref()) {
-        Ok(provider) => provider,
-        Err(error) => return bad_request(error),
-    };
-    let decisions: Vec<Decision> = body
-        .decisions
-        .into_iter()
-        .map(|decision| Decision {
-            call_id: decision.call_id,
-            approved: decision.approved,
-        })
-        .collect();
-    match stream_resume(
+) -> Result<Response, Response> {
+    let Json(body) = body.map_err(|rejection| rejected(&rejection))?;
+    let provider = provider(&state, body.mode.as_deref(), body.script.as_deref())?;
+    let lines = stream_resume(
         &state.service,
         provider,
         &body.token,
-        decisions,
+        body.decisions,
         state.context.clone(),
-    ) {
-        Ok(lines) => ndjson_response(lines),
-        Err(error) => bad_request(error.to_string()),
-    }
+    )
+    .map_err(|error| bad_request(error.to_string()))?;
+    Ok(ndjson_response(lines))
 }
 
 /// One line of a run's stream: one of the run's events, or what the stream itself has to say.

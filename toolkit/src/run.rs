@@ -240,8 +240,9 @@ pub struct Suspension {
     pub pending: Vec<ToolCall>,
 }
 
-/// An operator's decision on one pending call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An operator's decision on one pending call (`{"call_id": "..", "approved": true}` as JSON,
+/// as a page or a client sends it).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Decision {
     /// The call decided.
     pub call_id: String,
