@@ -160,3 +160,99 @@ async fn a_scripted_loop_streams_ndjson_events() {
         json!({"error": "no live model: start the playground with --base-url URL [--model NAME]"})
     );
 }
+
+/// The lines of an NDJSON answer.
+async fn events(response: reqwest::Response) -> Vec<Value> {
+    response
+        .text()
+        .await
+        .expect("body")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON per line"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothing_more() {
+    let playground = common::start_playground_with(true, toolkit_audit::Privacy::Full).await;
+    let client = playground.client();
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "w1", "name": "append_file", "arguments": {"path": "notes/once.txt", "content": "x"}}]},
+        {"content": "appended"}
+    ]}"#;
+    let post = |path: &'static str, body: Value| {
+        client
+            .post(format!("{}{path}", playground.url))
+            .json(&body)
+            .send()
+    };
+    let started = events(
+        post("/api/run", json!({"script": script}))
+            .await
+            .expect("run"),
+    )
+    .await;
+    let suspended = started
+        .iter()
+        .find(|event| event["event"] == "suspended")
+        .expect("a suspension notice");
+    assert_eq!(suspended["pending"][0]["id"], "w1");
+    let token = suspended["token"].as_str().expect("a token").to_owned();
+    let resume = |token: String, decisions: Value| {
+        post(
+            "/api/resume",
+            json!({"token": token, "decisions": decisions, "script": script}),
+        )
+    };
+    let file = playground.folder.path().join("workspace/notes/once.txt");
+
+    // Tampered (one character of the payload changed): refused before anything runs.
+    let mut tampered: Vec<char> = token.chars().collect();
+    tampered[10] = if tampered[10] == 'A' { 'B' } else { 'A' };
+    let refused = resume(
+        tampered.into_iter().collect(),
+        json!([{"call_id": "w1", "approved": true}]),
+    )
+    .await
+    .expect("answer");
+    assert_eq!(refused.status(), 400);
+    assert_eq!(
+        refused.json::<Value>().await.expect("json"),
+        json!({"error": "the token's seal does not verify: it was altered or sealed by another service"})
+    );
+    // A decision on a call that is not pending: refused, the token not spent.
+    let forged = events(
+        resume(token.clone(), json!([{"call_id": "w2", "approved": true}]))
+            .await
+            .expect("answer"),
+    )
+    .await;
+    assert_eq!(
+        forged[0],
+        json!({"event": "error", "message": "no pending call has the id \"w2\""})
+    );
+    assert!(!file.exists());
+
+    let resumed = events(
+        resume(token.clone(), json!([{"call_id": "w1", "approved": true}]))
+            .await
+            .expect("answer"),
+    )
+    .await;
+    assert_eq!(resumed.last().expect("events")["termination"], "answered");
+    // Sent again, as a replayed request would be: already used, and the file has one line.
+    let replayed = events(
+        resume(token, json!([{"call_id": "w1", "approved": true}]))
+            .await
+            .expect("answer"),
+    )
+    .await;
+    assert_eq!(
+        replayed,
+        [
+            json!({"event": "error", "message": "the token was already used: a suspended run resumes once"}),
+            json!({"event": "not_started"}),
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("appended"), "x");
+}
