@@ -369,34 +369,27 @@ struct RunBody {
 }
 
 /// The provider a run or a resume asks: `mode` is `scripted` (the default, playing `script`)
-/// or `live` (the server's `--base-url`).
+/// or `live` (the server's `--base-url`); the error is the page's message.
 fn provider(
     state: &AppState,
     mode: Option<&str>,
     script: Option<&str>,
-) -> Result<Arc<dyn Provider>, Response> {
-    let base_url = match mode.unwrap_or("scripted") {
+) -> Result<Arc<dyn Provider>, String> {
+    let live = match mode.unwrap_or("scripted") {
         "scripted" => None,
-        "live" => match &state.live {
-            Some(live) => Some(live),
-            None => {
-                return Err(bad_request(
-                    "no live model: start the playground with --base-url URL [--model NAME]",
-                ));
-            }
-        },
-        other => {
-            return Err(bad_request(format!(
-                "unknown mode {other:?}: expected scripted or live"
-            )));
-        }
+        "live" => Some(
+            state
+                .live
+                .as_ref()
+                .ok_or("no live model: start the playground with --base-url URL [--model NAME]")?,
+        ),
+        other => return Err(format!("unknown mode {other:?}: expected scripted or live")),
     };
     crate::defaults::provider(
-        base_url.map(|live| live.base_url.as_str()),
-        base_url.map_or("", |live| live.model.as_str()),
+        live.map(|live| live.base_url.as_str()),
+        live.map_or("", |live| live.model.as_str()),
         script,
     )
-    .map_err(bad_request)
 }
 
 fn ndjson_response(lines: mpsc::UnboundedReceiver<Line>) -> Response {
@@ -418,7 +411,8 @@ async fn run(
     body: Result<Json<RunBody>, JsonRejection>,
 ) -> Result<Response, Response> {
     let Json(body) = body.map_err(|rejection| rejected(&rejection))?;
-    let provider = provider(&state, body.mode.as_deref(), body.script.as_deref())?;
+    let provider =
+        provider(&state, body.mode.as_deref(), body.script.as_deref()).map_err(bad_request)?;
     let question = body
         .question
         .filter(|question| !question.trim().is_empty())
@@ -449,7 +443,8 @@ async fn resume(
     body: Result<Json<ResumeBody>, JsonRejection>,
 ) -> Result<Response, Response> {
     let Json(body) = body.map_err(|rejection| rejected(&rejection))?;
-    let provider = provider(&state, body.mode.as_deref(), body.script.as_deref())?;
+    let provider =
+        provider(&state, body.mode.as_deref(), body.script.as_deref()).map_err(bad_request)?;
     let lines = stream_resume(
         &state.service,
         provider,
