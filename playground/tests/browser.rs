@@ -135,17 +135,6 @@ async fn seam(name: &str, arguments: &str, context: ToolContext) -> (String, Vec
     )
 }
 
-async fn open_inspector(browser: &Browser, url: &str) {
-    browser.goto(&format!("{url}/")).await;
-    browser
-        .wait_for(
-            "the tool list",
-            "return document.body.dataset.ready === 'true';",
-            json!([]),
-        )
-        .await;
-}
-
 /// Runs `name` with raw JSON `arguments` in the inspector and returns what the step shows.
 async fn run_raw(browser: &Browser, name: &str, arguments: &str) -> Value {
     browser.click(&format!("[data-testid='tool-{name}']")).await;
@@ -187,7 +176,7 @@ async fn builtin_shows_wire_string_and_exact_table_cells_and_no_artifacts_tab_wi
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open_inspector(&browser, &playground.url).await;
+    browser.open(&format!("{}/", playground.url)).await;
 
     let arguments = r#"{"table": "customers", "limit": 3, "fields": ["id", "name", "email"]}"#;
     let shown = run_raw(&browser, "read_records", arguments).await;
@@ -253,7 +242,7 @@ async fn xss_corpus_in_labels_columns_cells_and_texts_renders_as_literal_text() 
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open_inspector(&browser, &playground.url).await;
+    browser.open(&format!("{}/", playground.url)).await;
     let shown = run_raw(&browser, "xss_corpus", "{}").await;
 
     let corpus: Vec<String> = XSS.iter().map(|payload| (*payload).to_owned()).collect();
@@ -320,7 +309,7 @@ async fn large_tables_are_paginated() {
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open_inspector(&browser, &playground.url).await;
+    browser.open(&format!("{}/", playground.url)).await;
     let shown = run_raw(&browser, "big_table", "{}").await;
     assert_eq!(shown["positions"], json!(["rows 1–100 of 3000"]));
     let rows = shown["tables"][0]["rows"].as_array().expect("rows");
@@ -342,7 +331,7 @@ async fn scripted_loop_streams_every_step_and_lands_in_the_runs_history() {
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open_inspector(&browser, &playground.url).await;
+    browser.open(&format!("{}/", playground.url)).await;
     browser.click("[data-testid=run-loop]").await;
     browser
         .wait_for(
@@ -375,12 +364,7 @@ async fn scripted_loop_streams_every_step_and_lands_in_the_runs_history() {
             llm,
         ])
     );
-    let status = browser
-        .execute(
-            "return document.getElementById('status').textContent;",
-            json!([]),
-        )
-        .await;
+    let status = browser.text("#status").await;
     assert_eq!(status, json!("done: answered"));
     browser.screenshot("inspector-scripted-loop.png").await;
 

@@ -49,6 +49,16 @@ fn attacks(port: u16, token: &str) -> Vec<Attack> {
         ("POST", "/api/run"),
         ("POST", "/api/resume"),
     ];
+    // The page's own request, which each attack changes in one or two ways.
+    let own_request = |method: &'static str, path: &'static str| Attack {
+        method,
+        path,
+        host: own.clone(),
+        origin: None,
+        content_type: "application/json",
+        token: Some(token.to_owned()),
+        fetch_site: None,
+    };
     let mut all = Vec::new();
     for host in [
         format!("evil.example:{port}"),
@@ -58,13 +68,10 @@ fn attacks(port: u16, token: &str) -> Vec<Attack> {
     ] {
         for (method, path) in routes {
             all.push(Attack {
-                method,
-                path,
-                host: host.clone(),
                 origin: Some(format!("http://{host}")),
-                content_type: "application/json",
-                token: Some(token.to_owned()),
+                host: host.clone(),
                 fetch_site: Some("same-origin"),
+                ..own_request(method, path)
             });
         }
     }
@@ -83,13 +90,10 @@ fn attacks(port: u16, token: &str) -> Vec<Attack> {
             for (method, path) in routes.iter().filter(|(method, _)| *method == "POST") {
                 for token in [None, Some(token.to_owned())] {
                     all.push(Attack {
-                        method,
-                        path,
-                        host: own.clone(),
                         origin: Some(origin.clone()),
                         content_type,
                         token,
-                        fetch_site: None,
+                        ..own_request(method, path)
                     });
                 }
             }
@@ -102,24 +106,14 @@ fn attacks(port: u16, token: &str) -> Vec<Attack> {
         near.push(last);
         for token in [None, Some("0".repeat(64)), Some(near.clone())] {
             all.push(Attack {
-                method,
-                path,
-                host: own.clone(),
-                origin: None,
-                content_type: "application/json",
                 token,
-                fetch_site: None,
+                ..own_request(method, path)
             });
         }
         for site in ["cross-site", "same-site"] {
             all.push(Attack {
-                method,
-                path,
-                host: own.clone(),
-                origin: None,
-                content_type: "application/json",
-                token: Some(token.to_owned()),
                 fetch_site: Some(site),
+                ..own_request(method, path)
             });
         }
     }
@@ -349,14 +343,7 @@ async fn in_chromium_a_foreign_page_and_a_rebound_name_get_nothing_and_run_nothi
     assert_eq!(playground.audit.runs(10).expect("runs").len(), 0);
 
     // The real page still works.
-    browser.goto(&format!("{}/", playground.url)).await;
-    browser
-        .wait_for(
-            "the tool list",
-            "return document.body.dataset.ready === 'true';",
-            json!([]),
-        )
-        .await;
+    browser.open(&format!("{}/", playground.url)).await;
     let count: Value = browser
         .execute(
             "return document.querySelectorAll('#tool-list li').length;",

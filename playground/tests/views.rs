@@ -28,17 +28,6 @@ fn bidi_table() -> ToolResult {
     )
 }
 
-async fn open(browser: &Browser, url: &str) {
-    browser.goto(url).await;
-    browser
-        .wait_for(
-            "the page",
-            "return document.body.dataset.ready === 'true';",
-            json!([]),
-        )
-        .await;
-}
-
 async fn wait_done(browser: &Browser) -> Value {
     browser
         .wait_for(
@@ -75,7 +64,7 @@ async fn approvals_are_given_in_the_page_and_the_run_resumes_live() {
     };
     let playground = start_playground_with(true, Privacy::Full).await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(&browser, &format!("{}/", playground.url)).await;
+    browser.open(&format!("{}/", playground.url)).await;
     // One call of a writer is not possible: the page says why and how.
     browser.click("[data-testid='tool-write_file']").await;
     let blocked = browser
@@ -180,13 +169,8 @@ async fn without_writers_the_loop_does_not_offer_them_and_the_page_says_how() {
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(&browser, &format!("{}/", playground.url)).await;
-    let info = browser
-        .execute(
-            "return document.getElementById('writers-info').textContent;",
-            json!([]),
-        )
-        .await;
+    browser.open(&format!("{}/", playground.url)).await;
+    let info = browser.text("#writers-info").await;
     assert_eq!(
         info,
         json!(
@@ -219,7 +203,7 @@ async fn forms_take_enums_as_selects_text_on_several_lines_and_required_fields_f
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(&browser, &format!("{}/", playground.url)).await;
+    browser.open(&format!("{}/", playground.url)).await;
     browser.click("[data-testid='tool-base64']").await;
     let form = browser
         .execute(
@@ -251,12 +235,7 @@ async fn forms_take_enums_as_selects_text_on_several_lines_and_required_fields_f
     browser.fill("[data-testid=field-mode]", "1").await;
     browser.screenshot("form.png").await;
     run_tool(&browser).await;
-    let wire = browser
-        .execute(
-            "return document.querySelector('[data-testid=wire]').textContent;",
-            json!([]),
-        )
-        .await;
+    let wire = browser.text("[data-testid=wire]").await;
     assert_eq!(wire, json!("hi\nthere"));
 
     // The raw JSON mode shows what the form holds, and the form takes back what it says.
@@ -297,7 +276,7 @@ async fn forms_have_switches_and_sub_forms_for_arrays_of_objects() {
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(&browser, &format!("{}/", playground.url)).await;
+    browser.open(&format!("{}/", playground.url)).await;
     browser.click("[data-testid='tool-regex_test']").await;
     let switch = browser
         .execute(
@@ -329,12 +308,7 @@ async fn forms_have_switches_and_sub_forms_for_arrays_of_objects() {
         arguments,
         json!({"table": "customers", "where_equals": [{"column": "country", "value": "Spain"}]})
     );
-    let wire = browser
-        .execute(
-            "return document.querySelector('[data-testid=wire]').textContent;",
-            json!([]),
-        )
-        .await;
+    let wire = browser.text("[data-testid=wire]").await;
     assert_eq!(
         wire,
         json!("\"customers\" has 1 row where country = \"Spain\".")
@@ -345,12 +319,7 @@ async fn forms_have_switches_and_sub_forms_for_arrays_of_objects() {
 
 async fn run_tool_expecting_error(browser: &Browser, expected: &str) {
     browser.click("[data-testid=run-tool]").await;
-    let error = browser
-        .execute(
-            "return document.getElementById('arg-error').textContent;",
-            json!([]),
-        )
-        .await;
+    let error = browser.text("#arg-error").await;
     assert_eq!(error, json!(expected));
 }
 
@@ -361,11 +330,12 @@ async fn tables_sort_copy_and_export_and_values_stay_isolated() {
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(
-        &browser,
-        &format!("{}/?tool=bidi_table&run=1&tab=artifacts", playground.url),
-    )
-    .await;
+    browser
+        .open(&format!(
+            "{}/?tool=bidi_table&run=1&tab=artifacts",
+            playground.url
+        ))
+        .await;
     browser
         .wait_for(
             "the table",
@@ -455,7 +425,7 @@ async fn a_run_shows_its_id_usage_timeline_requested_calls_and_its_answer_once()
     };
     let playground = start_playground().await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(&browser, &format!("{}/", playground.url)).await;
+    browser.open(&format!("{}/", playground.url)).await;
     browser.click("[data-testid=run-loop]").await;
     assert_eq!(wait_done(&browser).await, json!("done: answered"));
     let runs = playground.audit.runs(1).expect("runs");
@@ -521,17 +491,6 @@ async fn a_run_shows_its_id_usage_timeline_requested_calls_and_its_answer_once()
     browser.quit().await;
 }
 
-/// Waits until the element `id` says `text`.
-async fn wait_text(browser: &Browser, id: &str, text: &str) {
-    browser
-        .wait_for(
-            &format!("{id} to say {text}"),
-            "return document.getElementById(arguments[0]).textContent === arguments[1];",
-            json!([id, text]),
-        )
-        .await;
-}
-
 async fn invoke(playground: &Playground, name: &str, arguments: &str) {
     let response = playground
         .client()
@@ -560,20 +519,20 @@ async fn the_history_searches_pages_exports_and_compares() {
     invoke(&playground, "uuid", "{}").await;
     invoke(&playground, "list_tables", "{}").await;
     let browser = Browser::start(&chromium, &driver).await;
-    open(&browser, &format!("{}/runs", playground.url)).await;
+    browser.open(&format!("{}/runs", playground.url)).await;
     let page = "return [document.querySelectorAll('#run-list button').length, document.getElementById('run-total').textContent, document.getElementById('runs-position').textContent, document.getElementById('runs-previous').disabled, document.getElementById('runs-next').disabled];";
     assert_eq!(
         browser.execute(page, json!([])).await,
         json!([50, "(55)", "1–50 of 55", true, false])
     );
     browser.click("#runs-next").await;
-    wait_text(&browser, "runs-position", "51–55 of 55").await;
+    browser.wait_text("#runs-position", "51–55 of 55").await;
     assert_eq!(
         browser.execute(page, json!([])).await,
         json!([5, "(55)", "51–55 of 55", false, true])
     );
     browser.fill("#run-search", "UUID").await;
-    wait_text(&browser, "run-total", "(1)").await;
+    browser.wait_text("#run-total", "(1)").await;
     browser.click("#run-list button").await;
     browser
         .wait_for(
@@ -589,7 +548,7 @@ async fn the_history_searches_pages_exports_and_compares() {
     assert_eq!(exported["run"]["title"], json!("uuid"));
     assert_eq!(exported["steps"][0]["name"], json!("uuid"));
     browser.fill("#run-search", "").await;
-    wait_text(&browser, "run-total", "(55)").await;
+    browser.wait_text("#run-total", "(55)").await;
     let other = browser
         .execute(
             "return Array.from(document.querySelectorAll('#compare option')).find((o) => o.textContent.endsWith('list_tables')).value;",
@@ -615,22 +574,8 @@ async fn the_history_searches_pages_exports_and_compares() {
     assert_eq!(names, json!(["uuid", "list_tables"]));
     browser.screenshot("history-compare.png").await;
     browser.fill("#run-status", "unfinished").await;
-    browser
-        .wait_for(
-            "no unfinished run",
-            "return document.getElementById('run-total').textContent === '(0)' && document.getElementById('run-list').textContent;",
-            json!([]),
-        )
-        .await;
-    assert_eq!(
-        browser
-            .execute(
-                "return document.getElementById('run-list').textContent;",
-                json!([])
-            )
-            .await,
-        json!("No run matches.")
-    );
+    browser.wait_text("#run-total", "(0)").await;
+    browser.wait_text("#run-list", "No run matches.").await;
     browser.quit().await;
 }
 
@@ -643,11 +588,9 @@ async fn at_metadata_the_history_shows_the_sizes_it_keeps() {
     invoke(&playground, "text_stats", r#"{"text": "one two"}"#).await;
     let run = playground.audit.runs(1).expect("runs").remove(0);
     let browser = Browser::start(&chromium, &driver).await;
-    open(
-        &browser,
-        &format!("{}/runs?run={}", playground.url, run.run_id),
-    )
-    .await;
+    browser
+        .open(&format!("{}/runs?run={}", playground.url, run.run_id))
+        .await;
     browser
         .wait_for(
             "the run",
@@ -694,11 +637,12 @@ async fn dark_mode_follows_the_system_and_600_pixels_need_no_sideways_scrolling(
             json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
         )
         .await;
-    open(
-        &browser,
-        &format!("{}/?tool=list_tables&run=1&tab=artifacts", playground.url),
-    )
-    .await;
+    browser
+        .open(&format!(
+            "{}/?tool=list_tables&run=1&tab=artifacts",
+            playground.url
+        ))
+        .await;
     browser
         .wait_for(
             "the call",

@@ -310,6 +310,36 @@ impl Browser {
         assert_eq!(filled, json!(true), "nothing to fill at {selector}");
     }
 
+    /// Opens a page of the playground and waits until its script has loaded what it shows.
+    pub async fn open(&self, url: &str) {
+        self.goto(url).await;
+        self.wait_for(
+            "the page",
+            "return document.body.dataset.ready === 'true';",
+            json!([]),
+        )
+        .await;
+    }
+
+    /// The text of the first element matching `selector`.
+    pub async fn text(&self, selector: &str) -> Value {
+        self.execute(
+            "return document.querySelector(arguments[0]).textContent;",
+            json!([selector]),
+        )
+        .await
+    }
+
+    /// Waits until the first element matching `selector` says `text`.
+    pub async fn wait_text(&self, selector: &str, text: &str) {
+        self.wait_for(
+            &format!("{selector} to say {text}"),
+            "const node = document.querySelector(arguments[0]); return node !== null && node.textContent === arguments[1];",
+            json!([selector, text]),
+        )
+        .await;
+    }
+
     /// Clicks the first element matching `selector` (through the DOM, as a user's click would).
     pub async fn click(&self, selector: &str) {
         let clicked = self
