@@ -72,8 +72,7 @@ pub fn seal_key_at(path: &Path) -> io::Result<SealKey> {
     }
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|error| io::Error::other(error.to_string()))?;
-    let aside = path.with_extension(format!("new-{}", std::process::id()));
-    let _ = std::fs::remove_file(&aside);
+    let aside = aside(path)?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -89,6 +88,17 @@ pub fn seal_key_at(path: &Path) -> io::Result<SealKey> {
     let _ = std::fs::remove_file(&aside);
     linked?;
     read_key(path)
+}
+
+/// A name beside `path` that no other process or thread making the same file uses at once.
+fn aside(path: &Path) -> io::Result<PathBuf> {
+    let mut nonce = [0u8; 8];
+    getrandom::fill(&mut nonce).map_err(|error| io::Error::other(error.to_string()))?;
+    Ok(path.with_extension(format!(
+        "new-{}-{}",
+        std::process::id(),
+        u64::from_le_bytes(nonce)
+    )))
 }
 
 fn read_key(path: &Path) -> io::Result<SealKey> {
@@ -148,8 +158,7 @@ pub fn copy_sample_workspace(target: &Path) -> io::Result<()> {
     }
     let parent = target.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)?;
-    let aside = target.with_extension(format!("new-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&aside);
+    let aside = aside(target)?;
     copy_tree(toolkit_builtins::files::sample_workspace(), &aside)?;
     match std::fs::rename(&aside, target) {
         // Another process put its copy there first: the same files.
@@ -256,6 +265,67 @@ mod tests {
             .map(|entry| entry.expect("entry").file_name())
             .collect();
         assert_eq!(names, ["seal.key"]);
+    }
+
+    #[test]
+    fn processes_making_the_key_at_once_end_with_one_whole_key() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("seal.key");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let makers: Vec<_> = (0..8)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), std::sync::Arc::clone(&barrier));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    seal_key_at(&path).map(|_| std::fs::read(&path))
+                })
+            })
+            .collect();
+        let seen: Vec<Vec<u8>> = makers
+            .into_iter()
+            .map(|maker| {
+                maker
+                    .join()
+                    .expect("no panic")
+                    .expect("made")
+                    .expect("read")
+            })
+            .collect();
+        // Every maker read the same 32 bytes, and nothing was left beside the key.
+        assert!(
+            seen.iter()
+                .all(|bytes| bytes.len() == 32 && *bytes == seen[0])
+        );
+        let names: Vec<_> = std::fs::read_dir(folder.path())
+            .expect("listed")
+            .map(|entry| entry.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["seal.key"]);
+    }
+
+    #[test]
+    fn copies_of_the_sample_workspace_made_at_once_leave_one_whole_copy() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let target = folder.path().join("workspace");
+        let copiers: Vec<_> = (0..4)
+            .map(|_| {
+                let target = target.clone();
+                std::thread::spawn(move || super::copy_sample_workspace(&target))
+            })
+            .collect();
+        for copier in copiers {
+            copier.join().expect("no panic").expect("copied");
+        }
+        assert_eq!(
+            std::fs::read(target.join("README.md")).expect("copied file"),
+            std::fs::read(toolkit_builtins::files::sample_workspace().join("README.md"))
+                .expect("original")
+        );
+        let names: Vec<_> = std::fs::read_dir(folder.path())
+            .expect("listed")
+            .map(|entry| entry.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["workspace"]);
     }
 
     #[test]
