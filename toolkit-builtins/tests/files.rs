@@ -509,6 +509,13 @@ async fn listings_page_by_offset_and_limit_and_say_how_to_get_the_next_page() {
         page(7).await,
         "7 entries in \"many\":\nNothing from offset 7: there are 7 rows."
     );
+    assert_eq!(
+        page(usize::MAX).await,
+        format!(
+            "7 entries in \"many\":\nNothing from offset {}: there are 7 rows.",
+            usize::MAX
+        )
+    );
     // The table for people holds every entry whatever the page.
     let outcome = fixture
         .call(
@@ -534,6 +541,14 @@ async fn listings_page_by_offset_and_limit_and_say_how_to_get_the_next_page() {
         files.content,
         "7 matches for \"d*\" in \"many\":\n(rows 6 to 7 of 7)\n- many/d5 (folder)\n- many/d6 (folder)"
     );
+    // An offset at the end of usize: no overflow, nothing shown, the count still true.
+    let far = fixture
+        .call(
+            "search_files",
+            json!({"query": "d", "path": "many", "offset": usize::MAX}),
+        )
+        .await;
+    assert!(far.content.starts_with("No match"), "{}", far.content);
 }
 
 #[tokio::test]

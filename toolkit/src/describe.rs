@@ -252,6 +252,16 @@ mod tests {
     }
 
     #[test]
+    fn unbalanced_markup_is_kept_as_written() {
+        assert_eq!(
+            for_model(" A [half link and ](no end\n\n ```\n open block"),
+            "A [half link and ](no end\n\n```rust\nopen block"
+        );
+        assert_eq!(for_model(" [] and [`x`"), "[] and [`x`");
+        assert_eq!(for_model(" ####### not a heading"), "####### not a heading");
+    }
+
+    #[test]
     fn sections_for_rust_callers_are_dropped_up_to_the_next_heading() {
         assert_eq!(
             for_model(
