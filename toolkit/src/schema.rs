@@ -264,12 +264,7 @@ impl<'a> Rewrite<'a> {
         self.typed(map, path)?;
         length_as_pattern(map, &mut out);
         if let Some(default) = default {
-            let note = format!("Default: {default}.");
-            let description = match out.get("description").and_then(Value::as_str) {
-                Some(text) if !text.is_empty() => format!("{text} {note}"),
-                _ => note,
-            };
-            out.insert("description".to_owned(), Value::String(description));
+            add_note(&mut out, format!("Default: {default}."));
         }
         if is_object_type(&out) {
             close_object(&mut out, map.get("properties"));
@@ -439,6 +434,16 @@ fn is_object_type(map: &Map<String, Value>) -> bool {
     }
 }
 
+/// Appends `note` to the schema's description (or makes it the description): what the target
+/// cannot say as a keyword, said in words.
+fn add_note(out: &mut Map<String, Value>, note: String) {
+    let description = match out.get("description").and_then(Value::as_str) {
+        Some(text) if !text.is_empty() => format!("{text} {note}"),
+        _ => note,
+    };
+    out.insert("description".to_owned(), Value::String(description));
+}
+
 /// A string's `minLength`/`maxLength` (which strict mode does not take) as the equivalent
 /// `pattern` (which it does), when the schema has no pattern of its own; else said in the
 /// description.
@@ -454,11 +459,7 @@ fn length_as_pattern(schema: &Map<String, Value>, out: &mut Map<String, Value>) 
             (Some(min), None) => format!("At least {min} characters."),
             (_, max) => format!("At most {} characters.", max.unwrap_or_default()),
         };
-        let description = match out.get("description").and_then(Value::as_str) {
-            Some(text) if !text.is_empty() => format!("{text} {note}"),
-            _ => note,
-        };
-        out.insert("description".to_owned(), Value::String(description));
+        add_note(out, note);
         return;
     }
     let min = min.unwrap_or(0);
