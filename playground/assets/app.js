@@ -63,6 +63,11 @@ function isStringArray(value) {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
+// A table row: texts, and null for no value.
+function isCellArray(value) {
+  return Array.isArray(value) && value.every((item) => item === null || typeof item === 'string');
+}
+
 function download(name, type, text) {
   const link = el('a');
   link.href = URL.createObjectURL(new Blob([text], { type }));
@@ -106,20 +111,24 @@ function arrowKeys(tablist) {
 
 // ---- artifacts ---------------------------------------------------------------------------------
 
+// A NULL cell is an empty field and an empty text is `""`, as PostgreSQL's CSV writes them.
 function csvField(value) {
-  return /[",\n\r]/.test(value) ? '"' + value.replace(/"/g, '""') + '"' : value;
+  if (value === null) return '';
+  return value === '' || /[",\n\r]/.test(value) ? '"' + value.replace(/"/g, '""') + '"' : value;
 }
 
 function tableCsv(columns, rows) {
   return [columns, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
+// A NULL cell is copied as nothing.
 function tsv(rows) {
-  return rows.map((row) => row.join('\t')).join('\n');
+  return rows.map((row) => row.map((value) => value === null ? '' : value).join('\t')).join('\n');
 }
 
-// Numbers sort as numbers, the rest as text.
+// NULL sorts before every value, numbers sort as numbers, the rest as text.
 function compareCells(a, b) {
+  if (a === null || b === null) return (a === null ? 0 : 1) - (b === null ? 0 : 1);
   const x = Number(a);
   const y = Number(b);
   if (a !== '' && b !== '' && isFinite(x) && isFinite(y)) return x - y;
@@ -182,7 +191,9 @@ function renderTable(data, label) {
     for (const rowIndex of order.slice(start, start + PAGE_SIZE)) {
       const tr = el('tr');
       data.rows[rowIndex].forEach((value, columnIndex) => {
-        const td = val('td', null, value);
+        // No value is shown as a marked NULL, never as a text a cell could also hold.
+        const td = value === null ? el('td', 'null', 'NULL') : val('td', null, value);
+        if (value === null) td.title = 'no value (NULL)';
         if (selected && selected[0] === rowIndex && selected[1] === columnIndex) td.classList.add('selected');
         td.addEventListener('click', () => {
           selected = [rowIndex, columnIndex];
@@ -206,7 +217,7 @@ function renderTable(data, label) {
   next.addEventListener('click', () => { if (page < pages - 1) { page += 1; show(); } });
   copyTable.addEventListener('click', () => copy(tsv([data.columns, ...order.map((i) => data.rows[i])]), copyTable));
   copyRow.addEventListener('click', () => { if (selected) copy(tsv([data.rows[selected[0]]]), copyRow); });
-  copyCell.addEventListener('click', () => { if (selected) copy(data.rows[selected[0]][selected[1]], copyCell); });
+  copyCell.addEventListener('click', () => { if (selected) copy(data.rows[selected[0]][selected[1]] ?? '', copyCell); });
   csv.addEventListener('click', () => {
     const name = (label || 'table').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 60) || 'table';
     const text = tableCsv(data.columns, order.map((i) => data.rows[i]));
@@ -226,7 +237,7 @@ function isTable(artifact) {
   const data = artifact.data;
   return artifact.type === 'table' && data && typeof data === 'object' &&
     isStringArray(data.columns) && Array.isArray(data.rows) &&
-    data.rows.every((row) => isStringArray(row) && row.length === data.columns.length);
+    data.rows.every((row) => isCellArray(row) && row.length === data.columns.length);
 }
 
 function isText(artifact) {

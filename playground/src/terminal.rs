@@ -63,7 +63,7 @@ pub fn render(artifact: &ToolArtifact) -> String {
             .rows()
             .iter()
             .take(ROW_LIMIT)
-            .map(|row| row.iter().map(|value| cell(value)).collect())
+            .map(|row| row.iter().map(|value| cell(&value.to_string())).collect())
             .collect();
         let mut widths: Vec<usize> = columns.iter().map(|name| name.chars().count()).collect();
         for row in &rows {
@@ -101,7 +101,7 @@ pub fn render(artifact: &ToolArtifact) -> String {
 
 #[cfg(test)]
 mod tests {
-    use toolkit::{Table, ToolArtifact};
+    use toolkit::{Cell, Table, ToolArtifact};
 
     use super::{inert, render};
 
@@ -126,6 +126,19 @@ mod tests {
         assert_eq!(
             render(&ToolArtifact::table("T\u{200d}", table)),
             "-- T\\u{200d} (table)\n| n\\u{202e}ame |\n|--------------|\n| x\\u{2067}y   |\n(1 row)\n"
+        );
+    }
+
+    #[test]
+    fn null_reads_as_null_and_a_text_that_looks_like_it_is_quoted() {
+        let table = Table::from_rows(
+            ["v"],
+            [[Cell::Null], [Cell::from("null")], [Cell::from("\"x")]],
+        )
+        .expect("one column");
+        assert_eq!(
+            render(&ToolArtifact::table("T", table)),
+            "-- T (table)\n| v      |\n|--------|\n| NULL   |\n| \"null\" |\n| \"\\\"x\"  |\n(3 rows)\n"
         );
     }
 

@@ -7,7 +7,7 @@ mod common;
 
 use common::{Browser, Playground, browser, start_playground, start_playground_with};
 use serde_json::{Value, json};
-use toolkit::{Table, ToolArtifact, ToolResult, tool};
+use toolkit::{Cell, Table, ToolArtifact, ToolResult, tool};
 use toolkit_audit::Privacy;
 use toolkit_builtins as _; // links the builtin tools
 
@@ -26,6 +26,21 @@ fn bidi_table() -> ToolResult {
             ToolArtifact::text("lines", "first\nsecond\n\u{202e}third\n"),
         ],
     )
+}
+
+/// A table with no value in one cell, the text "null" in another and an empty text in a third.
+#[tool(group = "test")]
+fn null_table() -> ToolResult {
+    let table = Table::from_rows(
+        ["name", "note"],
+        [
+            [Cell::from("a"), Cell::Null],
+            [Cell::from("b"), Cell::from("null")],
+            [Cell::from("c"), Cell::from("")],
+        ],
+    )
+    .expect("two columns");
+    ToolResult::text_with("three rows", [ToolArtifact::table("notes", table)])
 }
 
 async fn wait_done(browser: &Browser) -> Value {
@@ -414,6 +429,71 @@ async fn tables_sort_copy_and_export_and_values_stay_isolated() {
         json!([["1", "first"], ["2", "second"], ["3", "\u{202e}third"]])
     );
     browser.screenshot("table.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn null_cells_are_marked_sort_first_and_export_as_empty_fields_here_and_in_the_history() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser
+        .open(&format!(
+            "{}/?tool=null_table&run=1&tab=artifacts",
+            playground.url
+        ))
+        .await;
+    let cells = "const table = document.querySelector('[data-testid=artifact] table'); \
+                 return table && Array.from(table.querySelectorAll('tbody tr')).map((r) => Array.from(r.children).map((c) => [c.textContent, c.classList.contains('null')]));";
+    let shown = browser.wait_for("the table", cells, json!([])).await;
+    assert_eq!(
+        shown,
+        json!([
+            [["a", false], ["NULL", true]],
+            [["b", false], ["null", false]],
+            [["c", false], ["", false]]
+        ])
+    );
+    browser.click("[data-testid=sort-1]").await;
+    assert_eq!(
+        browser.execute(cells, json!([])).await,
+        json!([
+            [["a", false], ["NULL", true]],
+            [["c", false], ["", false]],
+            [["b", false], ["null", false]]
+        ])
+    );
+    browser.click("[data-testid=download-csv]").await;
+    assert_eq!(
+        browser
+            .execute("return window.__downloaded;", json!([]))
+            .await,
+        json!("name,note\r\na,\r\nc,\"\"\r\nb,null\r\n")
+    );
+    browser.click("[data-testid=copy-table]").await;
+    assert_eq!(
+        browser.execute("return window.__copied;", json!([])).await,
+        json!("name\tnote\na\t\nc\t\nb\tnull")
+    );
+    browser.screenshot("table-null.png").await;
+
+    // The audit copy keeps no value as no value: the history shows the same marked cell.
+    browser.open(&format!("{}/runs", playground.url)).await;
+    browser.click("#run-list button").await;
+    let shown = browser
+        .wait_for("the table in the history", cells, json!([]))
+        .await;
+    assert_eq!(
+        shown,
+        json!([
+            [["a", false], ["NULL", true]],
+            [["b", false], ["null", false]],
+            [["c", false], ["", false]]
+        ])
+    );
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
-use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, tool};
+use toolkit::{Cell, Table, ToolArtifact, ToolContext, ToolResult, tool};
 
 use crate::shared::{cut, plural, settle, table_error};
 use crate::workspace::source_text;
@@ -180,13 +180,14 @@ fn index_into(items: &[Value], index: i64) -> Option<&Value> {
     items.get(position)
 }
 
-/// A cell for a table: strings as they are, anything else as compact JSON.
-fn cell(value: &Value) -> String {
+/// A cell for a table: `null` as no value, strings as they are, anything else as compact JSON.
+fn cell(value: &Value) -> Cell {
     let text = match value {
+        Value::Null => return Cell::Null,
         Value::String(text) => text.clone(),
         other => other.to_string(),
     };
-    cut(&text, CELL_LIMIT)
+    Cell::Text(cut(&text, CELL_LIMIT))
 }
 
 /// Picks a value out of a JSON document (a workspace file or text) with a JSON Pointer
@@ -301,11 +302,16 @@ fn items_table(items: &[Value]) -> Result<(String, Table), toolkit::TableError> 
     let mut table = Table::new(columns.clone());
     let mut bytes = 0;
     for item in items {
-        let row: Vec<String> = columns
+        // A key the item lacks has no value, like a `null`.
+        let row: Vec<Cell> = columns
             .iter()
-            .map(|column| item.get(column).map(cell).unwrap_or_default())
+            .map(|column| item.get(column).map_or(Cell::Null, cell))
             .collect();
-        bytes += row.iter().map(String::len).sum::<usize>() + row.len();
+        bytes += row
+            .iter()
+            .map(|cell| cell.as_text().map_or(0, str::len))
+            .sum::<usize>()
+            + row.len();
         table.push_row(row)?;
         if bytes > TABLE_BYTES {
             break;
@@ -330,8 +336,10 @@ fn keys_table(map: &Map<String, Value>) -> Result<(String, Table), toolkit::Tabl
     let mut table = Table::new(["key", "type", "value"]);
     let mut bytes = 0;
     for (key, value) in map {
-        let row = [key.clone(), type_name(value).to_owned(), cell(value)];
-        bytes += row.iter().map(String::len).sum::<usize>() + row.len();
+        let kind = type_name(value);
+        let value = cell(value);
+        bytes += key.len() + kind.len() + value.as_text().map_or(0, str::len) + 3;
+        let row = [Cell::from(key), Cell::from(kind), value];
         table.push_row(row)?;
         if bytes > TABLE_BYTES {
             break;

@@ -12,14 +12,15 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolkit::{Table, ToolArtifact, ToolContext, ToolResult};
+use toolkit::{Cell, Table, ToolArtifact, ToolContext, ToolResult};
 
 use crate::resources::{Database, NO_DATABASE};
 use crate::shared::plural;
 
 /// Most `where_equals` filters one call takes.
 pub const MAX_FILTERS: usize = 5;
-/// Characters a cell keeps; a longer one is cut there and ends in `…`.
+/// Characters a cell keeps in the content; a longer one is cut there and ends in `…` (people's
+/// table keeps it whole).
 pub const CELL_CHARS: usize = 300;
 /// Rows the content shows at most; the artifact holds them all.
 pub const CONTENT_ROWS: usize = 20;
@@ -404,18 +405,27 @@ pub(crate) fn describe_value(value: &Scalar) -> String {
     }
 }
 
-/// The text of one value as both the content and the artifact show it: NULL is `null`, 0 and 1
-/// in a BOOLEAN column are `false` and `true`, whitespace runs become one space, and a text is
-/// cut at [`CELL_CHARS`] characters, ending in `…`.
-pub(crate) fn cell(value: ValueRef<'_>, boolean: bool) -> String {
-    match value {
-        ValueRef::Null => "null".to_owned(),
+/// One value as people's table holds it: NULL is [`Cell::Null`], 0 and 1 in a BOOLEAN column are
+/// `false` and `true`, and a text is whole (the content shows it through [`content_cell`]).
+pub(crate) fn cell(value: ValueRef<'_>, boolean: bool) -> Cell {
+    Cell::Text(match value {
+        ValueRef::Null => return Cell::Null,
         ValueRef::Integer(0) if boolean => "false".to_owned(),
         ValueRef::Integer(1) if boolean => "true".to_owned(),
         ValueRef::Integer(value) => value.to_string(),
         ValueRef::Real(value) => real_text(value),
-        ValueRef::Text(bytes) => tidy(&String::from_utf8_lossy(bytes)),
+        ValueRef::Text(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         ValueRef::Blob(bytes) => format!("<blob of {} bytes>", bytes.len()),
+    })
+}
+
+/// A cell as the model's content shows it, on one line: NULL is `NULL`, whitespace runs become
+/// one space, a text is cut at [`CELL_CHARS`] characters ending in `…`, and a text that would
+/// read as NULL (or starts with `"`) is written as a JSON string (`Cell`'s `Display`).
+pub(crate) fn content_cell(cell: &Cell) -> String {
+    match cell {
+        Cell::Null => cell.to_string(),
+        Cell::Text(text) => Cell::Text(tidy(text)).to_string(),
     }
 }
 
@@ -529,18 +539,19 @@ impl Records {
         }
     }
 
-    pub(crate) fn push(&mut self, row: Vec<String>) -> Result<(), Stop> {
+    pub(crate) fn push<V: Into<Cell>>(
+        &mut self,
+        row: impl IntoIterator<Item = V>,
+    ) -> Result<(), Stop> {
+        let row: Vec<Cell> = row.into_iter().map(Into::into).collect();
         if self.shown == self.rows && self.shown < CONTENT_ROWS {
-            let width =
-                1 + row.iter().map(String::len).sum::<usize>() + 3 * row.len().saturating_sub(1);
+            let shown: Vec<String> = row.iter().map(content_cell).collect();
+            let width = 1
+                + shown.iter().map(String::len).sum::<usize>()
+                + 3 * shown.len().saturating_sub(1);
             if self.shown == 0 || self.lines.len() + width <= CONTENT_ROW_BYTES {
                 self.lines.push('\n');
-                for (index, cell) in row.iter().enumerate() {
-                    if index > 0 {
-                        self.lines.push_str(" | ");
-                    }
-                    self.lines.push_str(cell);
-                }
+                self.lines.push_str(&shown.join(" | "));
                 self.shown += 1;
             }
         }

@@ -4,6 +4,7 @@ mod workspace_fixture;
 
 use serde_json::json;
 use std::fmt::Write as _;
+use toolkit::Cell;
 use toolkit_builtins as _;
 use workspace_fixture::{Fixture, assert_escapes_refused};
 
@@ -146,6 +147,39 @@ async fn csv_stats_describes_each_column_in_content_and_table() {
             strings(["x", "number", "3", "0", "2", "1.5", "2", "1.833333333"]),
             strings(["flag", "boolean", "3", "0", "2", "FALSE", "true", ""]),
             strings(["note", "empty", "0", "3", "0", "", "", ""]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn json_query_tables_show_null_and_missing_keys_as_no_value() {
+    let fixture = Fixture::new();
+    let items = fixture
+        .call(
+            "json_query",
+            json!({"text": r#"[{"a": null, "b": "null"}, {"b": 1}]"#, "query": ""}),
+        )
+        .await;
+    let table = items.artifacts[0].as_table().expect("a table");
+    assert_eq!(table.columns(), ["a", "b"]);
+    assert_eq!(
+        table.rows(),
+        [
+            vec![Cell::Null, Cell::from("null")],
+            vec![Cell::Null, Cell::from("1")]
+        ]
+    );
+    let keys = fixture
+        .call(
+            "json_query",
+            json!({"text": r#"{"a": null, "b": "null"}"#, "query": ""}),
+        )
+        .await;
+    assert_eq!(
+        keys.artifacts[0].as_table().expect("a table").rows(),
+        [
+            vec![Cell::from("a"), Cell::from("null"), Cell::Null],
+            vec![Cell::from("b"), Cell::from("string"), Cell::from("null")]
         ]
     );
 }

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
 use tempfile::TempDir;
-use toolkit::{ArtifactType, BoundedResult, Table, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{
+    ArtifactType, BoundedResult, Cell, Table, ToolContext, ToolLoopService, ToolRegistry,
+};
 use toolkit_builtins as _;
 use toolkit_builtins::records::QueryTimeLimit;
 use toolkit_builtins::sample::create_sample_database;
@@ -96,8 +98,8 @@ fn table<'a>(result: &'a BoundedResult, label: &str) -> &'a Table {
 }
 
 /// Every artifact cell is in the content or accounted for there: the line after the summary is
-/// the columns joined by ` | `, each row the content shows is exactly the artifact's cells joined
-/// the same way, in order, and the rows it does not show are counted by the line that says so.
+/// the columns joined by ` | `, each row the content shows is exactly the artifact's cells, as
+/// [`reference_content`] writes them, joined the same way, in order, and the rows it does not show are counted by the line that says so.
 /// Returns the rows shown.
 fn assert_content_shows(result: &BoundedResult, label: &str) -> usize {
     let table = table(result, label);
@@ -106,10 +108,11 @@ fn assert_content_shows(result: &BoundedResult, label: &str) -> usize {
     assert_eq!(lines.next(), Some(table.columns().join(" | ").as_str()));
     let mut shown = 0;
     for row in table.rows() {
-        for cell in row {
+        let written: Vec<String> = row.iter().map(reference_content).collect();
+        for cell in &written {
             assert!(!cell.contains('\n'), "a cell is one line: {cell:?}");
         }
-        if lines.clone().next() != Some(row.join(" | ").as_str()) {
+        if lines.clone().next() != Some(written.join(" | ").as_str()) {
             break;
         }
         lines.next();
@@ -131,26 +134,38 @@ fn assert_content_shows(result: &BoundedResult, label: &str) -> usize {
     shown
 }
 
-/// The cell the tools should show for a value, written out independently of the tools' code:
-/// NULL is `null`, 0/1 in a BOOLEAN column are words, whitespace runs become one space, and a
-/// text longer than 300 characters keeps 300 (no trailing space) and ends in `…`.
-fn reference_cell(value: Value, boolean: bool) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
+/// The cell people's table should hold for a value, written out independently of the tools'
+/// code: NULL is no value, 0/1 in a BOOLEAN column are words, a text is whole.
+fn reference_cell(value: Value, boolean: bool) -> Cell {
+    Cell::Text(match value {
+        Value::Null => return Cell::Null,
         Value::Integer(1) if boolean => "true".to_owned(),
         Value::Integer(0) if boolean => "false".to_owned(),
         Value::Integer(value) => value.to_string(),
         Value::Real(value) => format!("{value:?}"),
-        Value::Text(text) => {
-            let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if collapsed.chars().count() > 300 {
-                let kept: String = collapsed.chars().take(300).collect();
-                format!("{}…", kept.trim_end())
-            } else {
-                collapsed
-            }
-        }
+        Value::Text(text) => text,
         Value::Blob(bytes) => format!("<blob of {} bytes>", bytes.len()),
+    })
+}
+
+/// How the content should write a cell, independently of the tools' code: NULL is `NULL`,
+/// whitespace runs become one space, a text longer than 300 characters keeps 300 (no trailing
+/// space) and ends in `…`, and a text reading as NULL or starting with `"` is a JSON string.
+fn reference_content(cell: &Cell) -> String {
+    let Some(text) = cell.as_text() else {
+        return "NULL".to_owned();
+    };
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut = if collapsed.chars().count() > 300 {
+        let kept: String = collapsed.chars().take(300).collect();
+        format!("{}…", kept.trim_end())
+    } else {
+        collapsed
+    };
+    if cut.eq_ignore_ascii_case("null") || cut.starts_with('"') {
+        serde_json::to_string(&cut).expect("a string")
+    } else {
+        cut
     }
 }
 
@@ -161,7 +176,7 @@ fn assert_artifact_derives_from(table: &Table, database: &Path, sql: &str, boole
     let mut statement = connection.prepare(sql).expect("the reference query");
     let names: Vec<String> = statement.column_names().map(str::to_owned).collect();
     assert_eq!(table.columns(), names.as_slice());
-    let expected: Vec<Vec<String>> = statement
+    let expected: Vec<Vec<Cell>> = statement
         .query_map([], |row| {
             (0..names.len())
                 .map(|index| {
@@ -470,7 +485,7 @@ async fn read_records_pages_in_primary_key_order() {
         format!(
             "Rows 1-3 of 12 in \"customers\":\n{CUSTOMER_COLUMNS}\n\
              1 | Ada Lovelace | ada@example.com | United Kingdom | London | true | Prefers e-mail. Pays on time. | 2024-01-15\n\
-             2 | José Álvarez | jose.alvarez@example.es | Spain | Sevilla | true | null | 2024-02-03\n\
+             2 | José Álvarez | jose.alvarez@example.es | Spain | Sevilla | true | NULL | 2024-02-03\n\
              3 | Zoë Müller | zoe@example.de | Germany | Köln | true | Asked for invoices in German. Ships to the office. | 2024-02-20\n\
              More rows follow: use offset 3."
         )
@@ -494,7 +509,7 @@ async fn read_records_pages_in_primary_key_order() {
         content(&result),
         format!(
             "Rows 11-12 of 12 in \"customers\":\n{CUSTOMER_COLUMNS}\n\
-             11 | Hiroshi Tanaka | hiroshi@example.jp | Japan | 東京 | true | null | 2024-07-14\n\
+             11 | Hiroshi Tanaka | hiroshi@example.jp | Japan | 東京 | true | NULL | 2024-07-14\n\
              12 | Ana Souza | ana.souza@example.br | Brazil | São Paulo | true | Wants 100% recycled packaging. | 2024-08-02"
         )
     );
@@ -641,7 +656,7 @@ async fn read_records_filters_by_equality_null_and_boolean_words() {
     assert_eq!(
         content(&result),
         "Rows 1-1 of 1 in \"customers\" where email is null:\nid | name | email\n\
-         5 | Søren Kierkegaard | null"
+         5 | Søren Kierkegaard | NULL"
     );
 
     let result = call(
@@ -777,12 +792,15 @@ async fn read_records_returns_the_fields_asked_for_in_their_order() {
     );
 }
 
-#[tokio::test]
-async fn cells_show_null_booleans_collapsed_whitespace_and_cut_long_text() {
-    let exactly_300 = "a".repeat(300);
-    let accents_301 = "é".repeat(301);
-    let words = "word ".repeat(100);
-    let db = database(&format!(
+/// Texts of 300 and 301 characters and of 100 words, for the cells tests.
+fn long_texts() -> (String, String, String) {
+    ("a".repeat(300), "é".repeat(301), "word ".repeat(100))
+}
+
+/// A table of NULLs, booleans, numbers, whitespace, long texts, blobs and texts that read as NULL.
+fn cells_database() -> Database {
+    let (exactly_300, accents_301, words) = long_texts();
+    database(&format!(
         "CREATE TABLE cells (id INTEGER PRIMARY KEY, flag BOOLEAN, legacy bool, count INTEGER,
                              ratio REAL, body TEXT, data BLOB);
          INSERT INTO cells VALUES
@@ -792,42 +810,82 @@ async fn cells_show_null_booleans_collapsed_whitespace_and_cut_long_text() {
              (4, 'yes', NULL, -7, -0.125, '{exactly_300}', NULL),
              (5, 1, 1, 1, 3.0, '{accents_301}', NULL),
              (6, 0, 0, 0, 0.0, '{words}', NULL),
-             (7, 1, 1, 1, 1.5, CAST(X'FF41' AS TEXT), X'');"
-    ));
+             (7, 1, 1, 1, 1.5, CAST(X'FF41' AS TEXT), X''),
+             (8, 1, 1, 1, 1.5, 'null', '\"quoted\"'),
+             (9, 1, 1, 1, 1.5, 'NULL', 'Null');"
+    ))
+}
+
+#[tokio::test]
+async fn cells_hold_null_as_no_value_booleans_as_words_and_whole_texts() {
+    let (exactly_300, accents_301, words) = long_texts();
+    let db = cells_database();
     let result = call(&db.path, "read_records", r#"{"table": "cells"}"#).await;
-    let label = "cells, rows 1-7 of 7";
-    assert_eq!(assert_content_shows(&result, label), 7);
-    let cut_accents = format!("{}…", "é".repeat(300));
-    let cut_words = format!("{}…", "word ".repeat(60).trim_end());
-    assert_eq!(cut_words.chars().count(), 300);
-    let expected: [[&str; 7]; 7] = [
+    let label = "cells, rows 1-9 of 9";
+    // People's table holds every value whole, and NULL (`None` here) as no value.
+    let (y, n) = (Some("true"), Some("false"));
+    let expected: [[Option<&str>; 7]; 9] = [
         [
-            "1",
-            "true",
-            "false",
-            "1",
-            "10.0",
-            "two lines here",
-            "<blob of 3 bytes>",
+            Some("1"),
+            y,
+            n,
+            Some("1"),
+            Some("10.0"),
+            Some("  two\n\tlines \r\n here  "),
+            Some("<blob of 3 bytes>"),
         ],
-        ["2", "false", "true", "0", "2.5", "null", "null"],
-        ["3", "null", "2", "null", "null", "", "null"],
-        ["4", "yes", "null", "-7", "-0.125", &exactly_300, "null"],
-        ["5", "true", "true", "1", "3.0", &cut_accents, "null"],
-        ["6", "false", "false", "0", "0.0", &cut_words, "null"],
+        [Some("2"), n, y, Some("0"), Some("2.5"), None, None],
+        [Some("3"), None, Some("2"), None, None, Some(""), None],
         [
-            "7",
-            "true",
-            "true",
-            "1",
-            "1.5",
-            "\u{FFFD}A",
-            "<blob of 0 bytes>",
+            Some("4"),
+            Some("yes"),
+            None,
+            Some("-7"),
+            Some("-0.125"),
+            Some(&exactly_300),
+            None,
+        ],
+        [
+            Some("5"),
+            y,
+            y,
+            Some("1"),
+            Some("3.0"),
+            Some(&accents_301),
+            None,
+        ],
+        [Some("6"), n, n, Some("0"), Some("0.0"), Some(&words), None],
+        [
+            Some("7"),
+            y,
+            y,
+            Some("1"),
+            Some("1.5"),
+            Some("\u{FFFD}A"),
+            Some("<blob of 0 bytes>"),
+        ],
+        [
+            Some("8"),
+            y,
+            y,
+            Some("1"),
+            Some("1.5"),
+            Some("null"),
+            Some("\"quoted\""),
+        ],
+        [
+            Some("9"),
+            y,
+            y,
+            Some("1"),
+            Some("1.5"),
+            Some("NULL"),
+            Some("Null"),
         ],
     ];
-    let expected: Vec<Vec<String>> = expected
+    let expected: Vec<Vec<Cell>> = expected
         .iter()
-        .map(|row| row.iter().map(|cell| (*cell).to_owned()).collect())
+        .map(|row| row.iter().map(|cell| Cell::from(*cell)).collect())
         .collect();
     assert_eq!(table(&result, label).rows(), expected.as_slice());
     assert_artifact_derives_from(
@@ -836,12 +894,32 @@ async fn cells_show_null_booleans_collapsed_whitespace_and_cut_long_text() {
         "SELECT * FROM cells ORDER BY id",
         &["flag", "legacy"],
     );
-    assert!(content(&result).starts_with(
-        "Rows 1-7 of 7 in \"cells\":\nid | flag | legacy | count | ratio | body | data\n\
-         1 | true | false | 1 | 10.0 | two lines here | <blob of 3 bytes>\n\
-         2 | false | true | 0 | 2.5 | null | null\n\
-         3 | null | 2 | null | null |  | null\n"
-    ));
+}
+
+#[tokio::test]
+async fn the_content_writes_cells_on_one_line_cut_and_null_apart_from_texts() {
+    let (exactly_300, _, _) = long_texts();
+    let db = cells_database();
+    let result = call(&db.path, "read_records", r#"{"table": "cells"}"#).await;
+    assert_eq!(assert_content_shows(&result, "cells, rows 1-9 of 9"), 9);
+    let cut_accents = format!("{}…", "é".repeat(300));
+    let cut_words = format!("{}…", "word ".repeat(60).trim_end());
+    assert_eq!(cut_words.chars().count(), 300);
+    assert_eq!(
+        content(&result),
+        format!(
+            "Rows 1-9 of 9 in \"cells\":\nid | flag | legacy | count | ratio | body | data\n\
+             1 | true | false | 1 | 10.0 | two lines here | <blob of 3 bytes>\n\
+             2 | false | true | 0 | 2.5 | NULL | NULL\n\
+             3 | NULL | 2 | NULL | NULL |  | NULL\n\
+             4 | yes | NULL | -7 | -0.125 | {exactly_300} | NULL\n\
+             5 | true | true | 1 | 3.0 | {cut_accents} | NULL\n\
+             6 | false | false | 0 | 0.0 | {cut_words} | NULL\n\
+             7 | true | true | 1 | 1.5 | \u{FFFD}A | <blob of 0 bytes>\n\
+             8 | true | true | 1 | 1.5 | \"null\" | \"\\\"quoted\\\"\"\n\
+             9 | true | true | 1 | 1.5 | \"NULL\" | \"Null\""
+        )
+    );
 }
 
 #[tokio::test]
@@ -1018,7 +1096,7 @@ async fn search_records_says_how_many_matched_when_it_returns_fewer() {
             "The first 2 of 7 rows in \"customers\" that contain \"an\" (searched name, email, country, city, notes, created_at):\n\
              {CUSTOMER_COLUMNS}\n\
              3 | Zoë Müller | zoe@example.de | Germany | Köln | true | Asked for invoices in German. Ships to the office. | 2024-02-20\n\
-             6 | Amélie Poulain | amelie@example.fr | France | Paris | true | null | 2024-04-12\n\
+             6 | Amélie Poulain | amelie@example.fr | France | Paris | true | NULL | 2024-04-12\n\
              Use a longer query to narrow the search."
         )
     );
@@ -1180,12 +1258,23 @@ async fn query_sql_returns_rows_with_the_same_cells_as_the_other_tools() {
     )
     .await;
     let rows = table(&result, "Query result").rows();
-    assert!(rows[0][1].ends_with("so what you see on screen is what gets…"));
-    assert_eq!(rows[0][1].chars().count(), 301);
+    // People's table has the whole description; the content cuts it.
+    let whole = rows[0][1].as_text().expect("a text");
+    assert!(whole.starts_with("A 27-inch IPS panel at 2560 × 1440"));
+    assert!(
+        whole.ends_with(
+            "within a ΔE of 2. Wall-mountable with a 100 × 100 VESA plate (not included)."
+        )
+    );
+    assert_eq!(whole.chars().count(), 386);
+    let head: String = whole.chars().take(300).collect();
+    assert!(head.ends_with("so what you see on screen is what gets"));
+    assert!(content(&result).contains(&format!("\n3 | {head}…\n")));
     assert_eq!(
         rows[1][1],
-        "Closed-back headset with a detachable microphone."
+        "Closed-back headset\nwith a detachable microphone."
     );
+    assert!(content(&result).ends_with("\n7 | Closed-back headset with a detachable microphone."));
     assert_eq!(assert_content_shows(&result, "Query result"), 2);
 
     assert_text(
@@ -1344,10 +1433,10 @@ async fn query_sql_allows_the_schema_pragmas_and_a_trailing_comment() {
         content(&result),
         "The query returned 4 rows:\n\
          cid | name | type | notnull | dflt_value | pk\n\
-         0 | order_id | INTEGER | 1 | null | 1\n\
-         1 | product_id | INTEGER | 1 | null | 2\n\
-         2 | quantity | INTEGER | 1 | null | 0\n\
-         3 | unit_price | REAL | 1 | null | 0"
+         0 | order_id | INTEGER | 1 | NULL | 1\n\
+         1 | product_id | INTEGER | 1 | NULL | 2\n\
+         2 | quantity | INTEGER | 1 | NULL | 0\n\
+         3 | unit_price | REAL | 1 | NULL | 0"
     );
     assert_eq!(assert_content_shows(&result, "Query result"), 4);
     let result = call(

@@ -203,7 +203,7 @@ fn cut_to_fit(artifact: &ToolArtifact, available: usize) -> (Option<ToolArtifact
             for (index, row) in table.rows().iter().enumerate() {
                 let fits = meter
                     .add(usize::from(index > 0))
-                    .and_then(|()| meter.string_list(row));
+                    .and_then(|()| result::measure_row(&mut meter, row));
                 if fits.is_err() {
                     break;
                 }

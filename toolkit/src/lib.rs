@@ -107,7 +107,7 @@ pub use filter::ContentFilter;
 pub use filter::SecretFilter;
 pub use name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
 pub use registry::{DuplicateTool, RegistryError, ToolRegistry};
-pub use result::{ArtifactType, Table, TableError, ToolArtifact, ToolResult};
+pub use result::{ArtifactType, Cell, Table, TableError, ToolArtifact, ToolResult};
 pub use schema::SchemaError;
 pub use seam::{
     ARGUMENT_LIMIT, Approval, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT,

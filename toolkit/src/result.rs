@@ -106,7 +106,7 @@ impl fmt::Debug for ToolResult {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ArtifactType {
-    /// `{"columns": [String], "rows": [[String]]}`
+    /// `{"columns": [String], "rows": [[String | null]]}`
     Table,
     /// `{"text": String}`
     Text,
@@ -266,11 +266,138 @@ impl fmt::Debug for ToolArtifact {
     }
 }
 
-/// A rectangular table of strings: every row has exactly as many cells as there are columns.
+/// A rectangular table: every row has exactly as many [`Cell`]s as there are columns.
+///
+/// ```
+/// use toolkit::{Cell, Table};
+///
+/// let mut table = Table::new(["name", "note"]);
+/// table.push_row(["a", "ok"])?;
+/// table.push_row([Cell::from("b"), Cell::Null])?; // no value: NULL, not the text "null"
+/// table.push_row([Some("c"), None])?;
+/// assert_eq!(table.rows()[1][1], Cell::Null);
+/// assert_eq!(table.rows()[0][1], "ok");
+/// assert_eq!(
+///     serde_json::to_string(&table).unwrap(),
+///     r#"{"columns":["name","note"],"rows":[["a","ok"],["b",null],["c",null]]}"#
+/// );
+/// # Ok::<(), toolkit::TableError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Table {
     columns: Vec<String>,
-    rows: Vec<Vec<String>>,
+    rows: Vec<Vec<Cell>>,
+}
+
+/// One value of a [`Table`]: a text, or no value at all (SQL's NULL, a JSON `null`).
+///
+/// Serialises as a JSON string or `null`, so a missing value never reads as the text `"null"`.
+/// Its `Display` is the plain-text form terminals and model-facing summaries use: `NULL` for no
+/// value, and a text as is, unless it could be mistaken for that (any case of `null`, or a text
+/// starting with `"`), in which case it is written as a JSON string.
+///
+/// ```
+/// use toolkit::Cell;
+///
+/// assert_eq!(Cell::Null.to_string(), "NULL");
+/// assert_eq!(Cell::from("null").to_string(), r#""null""#);
+/// assert_eq!(Cell::from("Paris").to_string(), "Paris");
+/// assert_eq!(Cell::from(None::<String>), Cell::Null);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cell {
+    /// No value. Sorts before every text.
+    Null,
+    /// A text value.
+    Text(String),
+}
+
+impl Cell {
+    /// The text, or `None` for [`Cell::Null`].
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Cell::Null => None,
+            Cell::Text(text) => Some(text),
+        }
+    }
+
+    /// Whether this cell has no value.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Cell::Null)
+    }
+
+    /// Counts this cell's JSON: `null` or a string.
+    fn measure(&self, meter: &mut Meter) -> Result<(), Over> {
+        match self {
+            Cell::Null => meter.add(NULL_LEN),
+            Cell::Text(text) => meter.string(text),
+        }
+    }
+}
+
+const NULL_LEN: usize = "null".len();
+
+impl From<String> for Cell {
+    fn from(text: String) -> Self {
+        Cell::Text(text)
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Self {
+        Cell::Text(text.to_owned())
+    }
+}
+
+impl From<&String> for Cell {
+    fn from(text: &String) -> Self {
+        Cell::Text(text.clone())
+    }
+}
+
+impl<T: Into<String>> From<Option<T>> for Cell {
+    fn from(value: Option<T>) -> Self {
+        value.map_or(Cell::Null, |text| Cell::Text(text.into()))
+    }
+}
+
+impl PartialEq<str> for Cell {
+    fn eq(&self, other: &str) -> bool {
+        self.as_text() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Cell {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_text() == Some(*other)
+    }
+}
+
+impl PartialEq<String> for Cell {
+    fn eq(&self, other: &String) -> bool {
+        self.as_text() == Some(other.as_str())
+    }
+}
+
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Null => serializer.serialize_unit(),
+            Cell::Text(text) => serializer.serialize_str(text),
+        }
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cell::Null => f.write_str("NULL"),
+            Cell::Text(text) if text.eq_ignore_ascii_case("null") || text.starts_with('"') => {
+                f.write_str(&serde_json::to_string(text).map_err(|_| fmt::Error)?)
+            }
+            Cell::Text(text) => f.write_str(text),
+        }
+    }
 }
 
 /// A row whose width differs from the table's columns.
@@ -294,7 +421,8 @@ impl Table {
         }
     }
 
-    /// A table with these columns and rows; a row of the wrong width is an error.
+    /// A table with these columns and rows; a row of the wrong width is an error. Cells are
+    /// anything that becomes a [`Cell`]: `&str`, `String`, `Option<String>`, `Cell`.
     pub fn from_rows<C, R, V>(
         columns: impl IntoIterator<Item = C>,
         rows: impl IntoIterator<Item = R>,
@@ -302,7 +430,7 @@ impl Table {
     where
         C: Into<String>,
         R: IntoIterator<Item = V>,
-        V: Into<String>,
+        V: Into<Cell>,
     {
         let mut table = Self::new(columns);
         for row in rows {
@@ -312,11 +440,11 @@ impl Table {
     }
 
     /// Appends one row; a row of the wrong width is an error and leaves the table unchanged.
-    pub fn push_row<V: Into<String>>(
+    pub fn push_row<V: Into<Cell>>(
         &mut self,
         row: impl IntoIterator<Item = V>,
     ) -> Result<(), TableError> {
-        let cells: Vec<String> = row.into_iter().map(Into::into).collect();
+        let cells: Vec<Cell> = row.into_iter().map(Into::into).collect();
         if cells.len() != self.columns.len() {
             return Err(TableError {
                 row: self.rows.len(),
@@ -334,7 +462,7 @@ impl Table {
     }
 
     /// The rows, each as wide as [`columns`](Self::columns).
-    pub fn rows(&self) -> &[Vec<String>] {
+    pub fn rows(&self) -> &[Vec<Cell>] {
         &self.rows
     }
 
@@ -342,7 +470,7 @@ impl Table {
     pub(crate) fn measure(&self, meter: &mut Meter) -> Result<(), Over> {
         self.measure_skeleton(meter)?;
         meter.add(self.rows.len().saturating_sub(1))?;
-        self.rows.iter().try_for_each(|row| meter.string_list(row))
+        self.rows.iter().try_for_each(|row| measure_row(meter, row))
     }
 
     /// Counts this table's JSON with no rows: `{"columns":[..],"rows":[]}`.
@@ -357,5 +485,68 @@ impl Table {
             columns: self.columns.clone(),
             rows: self.rows[..len.min(self.rows.len())].to_vec(),
         }
+    }
+}
+
+/// Counts one row's JSON, `[..]`.
+pub(crate) fn measure_row(meter: &mut Meter, row: &[Cell]) -> Result<(), Over> {
+    meter.add(2 + row.len().saturating_sub(1))?;
+    row.iter().try_for_each(|cell| cell.measure(meter))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cell;
+
+    #[test]
+    fn a_cell_is_a_text_or_no_value_and_says_which() {
+        let null = Cell::from(None::<&str>);
+        assert_eq!(null, Cell::Null);
+        assert!(null.is_null() && null.as_text().is_none());
+        let text = Cell::from(Some(String::from("null")));
+        assert!(!text.is_null());
+        assert_eq!(text.as_text(), Some("null"));
+        assert_eq!(Cell::from(&String::from("x")), Cell::Text("x".to_owned()));
+        assert_eq!(Cell::from(String::from("x")), Cell::from("x"));
+        // A text equals the same string in every form, no value equals none of them.
+        let (same, other, empty) = (String::from("null"), String::from("NULL"), String::new());
+        assert!(text == "null" && text == *"null" && text == same);
+        assert!(text != "nul" && text != *"nul" && text != other);
+        assert!(null != "" && null != *"" && null != empty);
+        let first = [Cell::from("a"), Cell::from(""), Cell::Null]
+            .iter()
+            .min()
+            .cloned();
+        assert_eq!(first, Some(Cell::Null));
+    }
+
+    #[test]
+    fn no_value_serialises_as_null_and_displays_apart_from_every_text() {
+        let row = [Cell::Null, Cell::from("null"), Cell::from("")];
+        assert_eq!(serde_json::to_string(&row).unwrap(), r#"[null,"null",""]"#);
+        let shown: Vec<String> = [
+            Cell::Null,
+            Cell::from("null"),
+            Cell::from("NuLl"),
+            Cell::from("\"quoted\""),
+            Cell::from("nullable"),
+            Cell::from("say \"hi\""),
+            Cell::from(""),
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(
+            shown,
+            [
+                "NULL",
+                r#""null""#,
+                r#""NuLl""#,
+                r#""\"quoted\"""#,
+                "nullable",
+                r#"say "hi""#,
+                ""
+            ]
+        );
     }
 }

@@ -5,7 +5,7 @@ use toolkit::bound::{
     ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE, OMITTED_LABEL, TRUNCATION_MARKER,
     artifacts_len, bound_artifacts, bound_content, cut_artifacts, cut_content, echo,
 };
-use toolkit::{Table, ToolArtifact};
+use toolkit::{Cell, Table, ToolArtifact};
 
 /// What the kept artifacts of a cut list may fill: the budget less the marker's reserve.
 const ROOM: usize = ARTIFACT_BUDGET - MARKER_RESERVE;
@@ -440,6 +440,40 @@ fn a_table_keeps_every_leading_row_that_fits_and_an_escaped_row_counts_its_escap
 }
 
 #[test]
+fn a_null_cell_counts_as_its_four_bytes_and_the_cut_is_exact() {
+    // Rows of `[null,"1",null]` and `[null,null,null]` in turn: 15 and 16 bytes.
+    let rows = (0..5_000).map(|id| {
+        let middle = if id % 2 == 0 {
+            Cell::from("1")
+        } else {
+            Cell::Null
+        };
+        [Cell::Null, middle, Cell::Null]
+    });
+    let table = Table::from_rows(["a", "b", "c"], rows).unwrap();
+    assert_eq!(
+        serde_json::to_string(&table.rows()[..2]).unwrap(),
+        r#"[[null,"1",null],[null,null,null]]"#
+    );
+    let list = [ToolArtifact::table("nulls", table)];
+    let bounded = assert_keeps_as_much_as_fits(&list);
+    let skeleton = json_len(&[ToolArtifact::table("nulls", Table::new(["a", "b", "c"]))]);
+    // The first row has no separator; every later row takes one more byte, its comma.
+    let mut used = skeleton;
+    let mut expected = 0;
+    for id in 0..5_000 {
+        let row = if id % 2 == 0 { 15 } else { 16 } + usize::from(id > 0);
+        if used + row > ROOM {
+            break;
+        }
+        used += row;
+        expected += 1;
+    }
+    assert_eq!(bounded[0].as_table().unwrap().rows().len(), expected);
+    assert_eq!(json_len(&bounded[..1]), used);
+}
+
+#[test]
 fn a_table_whose_columns_alone_do_not_fit_is_dropped_and_an_empty_head_is_kept_when_they_do() {
     let wide: Vec<String> = (0..10_000).map(|index| format!("column {index}")).collect();
     let list = [ToolArtifact::table("wide", Table::new(wide))];
@@ -574,7 +608,12 @@ fn table() -> impl Strategy<Value = Table> {
                     .map(|column| {
                         let cell = row * width + column;
                         let cell_seed = seed.rotate_left(u32::try_from(cell % 64).unwrap_or(0)) | 1;
-                        palette_text(cell_seed, (cell * 7919) % (cell_len + 1))
+                        // About one cell in seven has no value.
+                        if cell_seed % 7 == 0 {
+                            Cell::Null
+                        } else {
+                            Cell::from(palette_text(cell_seed, (cell * 7919) % (cell_len + 1)))
+                        }
                     })
                     .collect::<Vec<_>>()
             });

@@ -66,11 +66,20 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The only artifact, as a table: columns and rows.
+    /// The only artifact, as a table of texts: columns and rows (a NULL cell fails the test).
     pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
         assert_eq!(self.artifacts.len(), 1, "{self:?}");
         let table = self.artifacts[0].as_table().expect("a table artifact");
-        (table.columns().to_vec(), table.rows().to_vec())
+        let rows = table
+            .rows()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|cell| cell.as_text().expect("a text cell").to_owned())
+                    .collect()
+            })
+            .collect();
+        (table.columns().to_vec(), rows)
     }
 
     /// The label of the only artifact.

@@ -56,10 +56,16 @@ pub fn find_numbers(
 pub fn print_artifact(artifact: &ToolArtifact) {
     println!("-- {} ({})", artifact.label(), artifact.kind().as_str());
     if let Some(table) = artifact.as_table() {
+        // `Cell`'s `Display` writes NULL so that it cannot be taken for a text.
+        let rows: Vec<Vec<String>> = table
+            .rows()
+            .iter()
+            .map(|row| row.iter().map(ToString::to_string).collect())
+            .collect();
         let widths: Vec<usize> = (0..table.columns().len())
             .map(|column| {
                 std::iter::once(&table.columns()[column])
-                    .chain(table.rows().iter().map(|row| &row[column]))
+                    .chain(rows.iter().map(|row| &row[column]))
                     .map(|cell| cell.chars().count())
                     .max()
                     .unwrap_or(0)
@@ -76,7 +82,7 @@ pub fn print_artifact(artifact: &ToolArtifact) {
         line(table.columns());
         let rule: Vec<String> = widths.iter().map(|width| "-".repeat(width + 2)).collect();
         println!("|{}|", rule.join("|"));
-        for row in table.rows() {
+        for row in &rows {
             line(row);
         }
     } else if let Some(text) = artifact.as_text() {
