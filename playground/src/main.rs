@@ -505,10 +505,10 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
     let service = service(registry, None, secrets.show_secrets);
     let runtime = runtime()?;
     let call = ToolCall::new("call_1", name, json);
-    let (wire, record) = runtime.block_on(async {
-        let scope = service.scope(context);
-        service.call_observed(&scope, "cli", &call).await
-    });
+    let scope = service
+        .scope(context)
+        .map_err(|error| Failure::usage(error.to_string()))?;
+    let (wire, record) = runtime.block_on(service.call_observed(&scope, "cli", &call));
     println!(
         "== wire content (what the model sees){}, {}",
         if wire.is_error() { ", error" } else { "" },

@@ -347,7 +347,10 @@ async fn invoke(
         return Err(bad_request(why));
     }
     let arguments = body.arguments.unwrap_or_else(|| "{}".to_owned());
-    let scope = state.service.scope(state.context.clone());
+    let scope = state
+        .service
+        .scope(state.context.clone())
+        .map_err(|error| bad_request(error.to_string()))?;
     let call = ToolCall::new("call_1", body.name, arguments);
     // Recorded like any run: the audit copy keeps it before the page sees it.
     let (_, invocation) = state.service.call_observed(&scope, "invoke", &call).await;

@@ -127,7 +127,7 @@ return {
 
 async fn seam(name: &str, arguments: &str, context: ToolContext) -> (String, Vec<ToolArtifact>) {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("registry"));
-    let scope = service.scope(context);
+    let scope = service.scope(context).unwrap();
     let result = service.invoke(&scope, name, arguments).await;
     (
         result.content().as_str().to_owned(),

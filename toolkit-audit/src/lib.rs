@@ -19,7 +19,7 @@
 //! let folder = std::env::temp_dir().join(format!("toolkit-audit-doc-{}", std::process::id()));
 //! let audit = Arc::new(SqliteAudit::open(&folder.join("audit.sqlite3"), Privacy::Metadata)?);
 //! let service = ToolLoopService::new(ToolRegistry::new()).with_sink(audit.clone());
-//! let scope = service.scope(ToolContext::new());
+//! let scope = service.scope(ToolContext::new())?;
 //! service.call_observed(&scope, "doc", &ToolCall::new("1", "nope", "{}")).await;
 //!
 //! let runs = audit.runs(10)?;

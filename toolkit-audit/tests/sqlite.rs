@@ -177,7 +177,7 @@ async fn two_services_on_one_file_keep_both_calls() {
         let audit = Arc::new(SqliteAudit::open(&path, Privacy::Metadata).expect("open"));
         let service =
             ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(audit);
-        let scope = service.scope(ToolContext::new());
+        let scope = service.scope(ToolContext::new()).unwrap();
         let call = ToolCall::new("mcp_call_1", "nope", "{}");
         let mut events = service.subscribe();
         service.call_observed(&scope, "mcp", &call).await;

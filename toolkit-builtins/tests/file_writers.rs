@@ -17,7 +17,7 @@ fn writers_need_approval_and_are_off_by_default() {
         assert!(!spec.flags().enabled_by_default(), "{name}");
     }
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new().with_admin(true));
+    let scope = service.scope(ToolContext::new().with_admin(true)).unwrap();
     let offered: Vec<&str> = scope.offered().collect();
     for name in ["write_file", "append_file", "create_directory"] {
         assert!(!offered.contains(&name), "{name}");

@@ -312,7 +312,9 @@ async fn probe_url_counts_against_the_run_budget() {
     let scope = fixture
         .service
         .scope(toolkit::ToolContext::new())
+        .unwrap()
         .offer_all()
+        .unwrap()
         .with_remote_budget(1);
     let first = fixture
         .service

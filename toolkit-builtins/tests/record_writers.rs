@@ -115,8 +115,9 @@ async fn a_run_that_does_not_name_the_writers_cannot_call_them() {
     let db = sample();
     let before = file_bytes(&db.path);
     let service = service();
-    let scope =
-        service.scope(ToolContext::new().with_extension(toolkit_builtins::Database::new(&db.path)));
+    let scope = service
+        .scope(ToolContext::new().with_extension(toolkit_builtins::Database::new(&db.path)))
+        .unwrap();
     let offered: Vec<&str> = scope.offered().collect();
     for (name, arguments) in [
         (

@@ -56,7 +56,7 @@ fn service() -> ToolLoopService {
 
 async fn call_in(context: ToolContext, tool: &str, arguments: &str) -> BoundedResult {
     let service = service();
-    let scope = service.scope(context).offer_all();
+    let scope = service.scope(context).unwrap().offer_all().unwrap();
     service.invoke(&scope, tool, arguments).await
 }
 

@@ -30,7 +30,7 @@ fn the_lists_name_registered_builtins_and_cover_their_groups() {
 #[tokio::test]
 async fn without_the_resource_they_can_only_say_it_is_missing() {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     for (name, expected) in [
         ("list_tables", NO_DATABASE),
         ("describe_database", NO_DATABASE),

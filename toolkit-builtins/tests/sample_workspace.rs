@@ -12,7 +12,9 @@ async fn call(name: &str, arguments: &str) -> (String, bool, Vec<toolkit::ToolAr
             ToolContext::new()
                 .with_extension(toolkit_builtins::WorkspaceRoot::new(sample_workspace())),
         )
-        .offer_all();
+        .unwrap()
+        .offer_all()
+        .unwrap();
     let (content, is_error, artifacts) = service.invoke(&scope, name, arguments).await.into_parts();
     (content.as_str().to_owned(), is_error, artifacts)
 }

@@ -174,11 +174,13 @@ fn admin_tools_are_offered_to_admins_only_and_get_env_raw_to_nobody_by_default()
     let service = ToolLoopService::new(registry);
     let user: Vec<String> = service
         .scope(ToolContext::new())
+        .unwrap()
         .offered()
         .map(str::to_owned)
         .collect();
     let admin: Vec<String> = service
         .scope(ToolContext::new().with_admin(true))
+        .unwrap()
         .offered()
         .map(str::to_owned)
         .collect();
@@ -195,7 +197,7 @@ fn admin_tools_are_offered_to_admins_only_and_get_env_raw_to_nobody_by_default()
 #[tokio::test]
 async fn a_default_user_scope_does_not_run_admin_tools() {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "list_processes", "{}").await;
     assert_eq!(
         result.content().as_str(),

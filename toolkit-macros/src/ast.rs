@@ -19,10 +19,17 @@ pub struct Input {
 pub enum Param {
     /// `&ToolContext`, injected by the seam.
     Context(Box<Type>),
+    /// `#[state] name: &T`: a `T` read from the context, declared in the spec.
+    State(Box<State>),
     /// An argument the model fills in.
     Arg(Box<Arg>),
     /// A receiver or a pattern: reported by validation.
     Unsupported(Box<FnArg>),
+}
+
+pub struct State {
+    /// The parameter's type as written (`&T` when valid).
+    pub ty: Type,
 }
 
 pub struct Arg {
@@ -76,7 +83,33 @@ impl Input {
                 params.push(Param::Unsupported(Box::new(input.clone())));
                 continue;
             };
-            let attrs = std::mem::take(&mut typed.attrs);
+            let mut attrs = std::mem::take(&mut typed.attrs);
+            if let Some(position) = attrs.iter().position(|attr| attr.path().is_ident("state")) {
+                let key = attrs.remove(position);
+                if !matches!(key.meta, syn::Meta::Path(_)) {
+                    combine(
+                        &mut errors,
+                        syn::Error::new_spanned(
+                            &key.meta,
+                            "`#[state]` takes nothing: the parameter's type `&T` says which state it reads",
+                        ),
+                    );
+                }
+                // Doc comments may say what the state is for; nothing else applies to it.
+                for attr in attrs.iter().filter(|attr| !attr.path().is_ident("doc")) {
+                    combine(
+                        &mut errors,
+                        syn::Error::new_spanned(
+                            attr.path(),
+                            "a #[state] parameter is read from the context, not decoded from the arguments: only doc comments go with it",
+                        ),
+                    );
+                }
+                params.push(Param::State(Box::new(State {
+                    ty: (*typed.ty).clone(),
+                })));
+                continue;
+            }
             if !matches!(context_use(&typed.ty), ContextUse::None) {
                 params.push(Param::Context(typed.ty.clone()));
                 continue;
@@ -112,7 +145,7 @@ impl Input {
                         &mut errors,
                         syn::Error::new_spanned(
                             attr.path(),
-                            "unsupported attribute on a tool parameter; expected a doc comment, `#[arg(default = ...)]`, `#[serde(...)]` or `#[schemars(...)]`",
+                            "unsupported attribute on a tool parameter; expected a doc comment, `#[state]`, `#[arg(default = ...)]`, `#[serde(...)]` or `#[schemars(...)]`",
                         ),
                     );
                 }

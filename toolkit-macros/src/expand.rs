@@ -96,6 +96,32 @@ struct Arguments {
     items: Vec<TokenStream>,
     /// The arguments of the call of the user's function.
     call_args: Vec<TokenStream>,
+    /// The state types read from the context, for the spec.
+    states: Vec<TokenStream>,
+    /// One `let` per state, read from the context before the call.
+    state_reads: Vec<TokenStream>,
+}
+
+/// A `#[state] name: &T` parameter: declared in the spec, read from the context before the call.
+fn state_param(ty: &syn::Type, index: usize, out: &mut Arguments) {
+    let syn::Type::Reference(reference) = ty else {
+        unreachable!("rejected by validation")
+    };
+    let inner = &reference.elem;
+    let binding = format_ident!("__toolkit_state_{}", index);
+    // Spanned on the user's type: one that cannot be shared between calls fails there, once.
+    out.states.push(quote_spanned! {inner.span()=>
+        let spec = ::toolkit::__private::declare_state::<#inner>(spec);
+    });
+    out.state_reads.push(quote_spanned! {inner.span()=>
+        let #binding: &#inner = match ::toolkit::__private::state::<#inner>(context, self.spec()) {
+            ::core::result::Result::Ok(state) => state,
+            ::core::result::Result::Err(missing) => {
+                return ::toolkit::ToolFuture::Ready(::core::result::Result::Ok(missing));
+            }
+        };
+    });
+    out.call_args.push(quote!(#binding));
 }
 
 fn arguments(input: &Input) -> Arguments {
@@ -104,6 +130,10 @@ fn arguments(input: &Input) -> Arguments {
         let arg = match param {
             Param::Context(_) => {
                 out.call_args.push(quote!(context));
+                continue;
+            }
+            Param::State(state) => {
+                state_param(&state.ty, index, &mut out);
                 continue;
             }
             Param::Arg(arg) => arg,
@@ -282,6 +312,8 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         fields,
         items,
         call_args,
+        states,
+        state_reads,
     } = arguments(input);
     let run = run(&func.sig, &call_args);
 
@@ -319,14 +351,16 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
                 fn spec(&self) -> &::toolkit::ToolSpec {
                     static SPEC: ::std::sync::OnceLock<::toolkit::ToolSpec> = ::std::sync::OnceLock::new();
                     SPEC.get_or_init(|| {
-                        ::toolkit::__private::spec::<__ToolkitSchema>(
+                        let spec = ::toolkit::__private::spec::<__ToolkitSchema>(
                             #name,
                             #description,
                             #group,
                             ::toolkit::ToolFlags::new() #flags,
                             ::toolkit::Execution::#execution,
                             ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
-                        )
+                        );
+                        #(#states)*
+                        spec
                     })
                 }
 
@@ -350,6 +384,7 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
                             return ::toolkit::ToolFuture::Ready(::core::result::Result::Err(error));
                         }
                     };
+                    #(#state_reads)*
                     #run
                 }
             }

@@ -133,6 +133,25 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
 
 fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error> {
     match param {
+        Param::State(state) => match &state.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => {
+                if let Some(lifetime) = &reference.lifetime {
+                    return Err(syn::Error::new_spanned(
+                        lifetime,
+                        "a #[state] parameter borrows from the context for the call: write `&T`, without a lifetime",
+                    ));
+                }
+                Ok(())
+            }
+            Type::Reference(reference) => Err(syn::Error::new_spanned(
+                reference,
+                "a #[state] parameter is shared by every call: take it as `&T`, never `&mut T` (use a `Mutex` inside for changes)",
+            )),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "a #[state] parameter is borrowed from the context: write `&T` for a state of type `T`",
+            )),
+        },
         Param::Unsupported(input) => match &**input {
             FnArg::Receiver(receiver) => Err(syn::Error::new_spanned(
                 receiver,

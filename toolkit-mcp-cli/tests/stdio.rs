@@ -37,7 +37,7 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
     let context = ToolContext::new().with_extension(WorkspaceRoot::new(
         toolkit_builtins::files::sample_workspace(),
     ));
-    let scope = service.scope(context);
+    let scope = service.scope(context).unwrap();
     let expected: Vec<Value> = scope
         .offered()
         .filter_map(|name| service.registry().get(name))

@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService};
+use toolkit::{RunScope, ScopeError, ToolCall, ToolContext, ToolLoopService};
 
 /// The path the streamable HTTP endpoint is served under: `http://127.0.0.1:PORT/mcp`.
 pub const HTTP_PATH: &str = "/mcp";
@@ -34,26 +34,19 @@ const SOURCE: &str = "mcp";
 pub struct McpToolServer {
     service: Arc<ToolLoopService>,
     context: ToolContext,
+    /// What `context` is offered by default, less the tools that require approval.
+    offered: Arc<[String]>,
     calls: Arc<AtomicU64>,
 }
 
 impl McpToolServer {
-    /// A server offering what `service.scope(context)` offers.
-    pub fn new(service: Arc<ToolLoopService>, context: ToolContext) -> Self {
-        Self {
-            service,
-            context,
-            calls: Arc::new(AtomicU64::new(0)),
-        }
-    }
-
-    /// A scope for one call: what `context` is offered by default, less the tools that require
-    /// approval.
-    fn scope(&self) -> RunScope {
-        let registry = self.service.registry();
-        let offered: Vec<String> = self
-            .service
-            .scope(self.context.clone())
+    /// A server offering what `service.scope(context)` offers, less the tools that require
+    /// approval. Fails, before any host connects, when an offered tool reads a state `context`
+    /// does not hold.
+    pub fn new(service: Arc<ToolLoopService>, context: ToolContext) -> Result<Self, ScopeError> {
+        let registry = service.registry();
+        let offered = service
+            .scope(context.clone())?
             .offered()
             .filter(|name| {
                 registry
@@ -62,10 +55,20 @@ impl McpToolServer {
             })
             .map(str::to_owned)
             .collect();
+        Ok(Self {
+            service,
+            context,
+            offered,
+            calls: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    /// A scope for one call, offering what [`new`](Self::new) checked.
+    fn scope(&self) -> RunScope {
         self.service
-            .scope(self.context.clone())
-            .offer(offered)
-            .expect("the names come from this service's registry")
+            .seam()
+            .scope_offering(self.context.clone(), self.offered.iter())
+            .expect("checked when the server was made, from this service's registry")
     }
 
     /// The tools a host sees, in registry order.
@@ -139,9 +142,11 @@ impl ServerHandler for McpToolServer {
     }
 }
 
-/// Serves `service` over stdin and stdout until the host closes the connection.
+/// Serves `service` over stdin and stdout until the host closes the connection. A tool whose
+/// state `context` lacks is an `InvalidInput` error, before anything is served.
 pub async fn serve_stdio(service: Arc<ToolLoopService>, context: ToolContext) -> io::Result<()> {
     let running = McpToolServer::new(service, context)
+        .map_err(invalid_input)?
         .serve(rmcp::transport::stdio())
         .await
         .map_err(io::Error::other)?;
@@ -151,6 +156,7 @@ pub async fn serve_stdio(service: Arc<ToolLoopService>, context: ToolContext) ->
 
 /// Serves `service` over streamable HTTP at `http://127.0.0.1:PORT/mcp` until the process ends.
 /// Port 0 picks a free port; `on_bound` is told the address before the first request is served.
+/// A tool whose state `context` lacks is an `InvalidInput` error, before the port is bound.
 ///
 /// Only loopback Hosts are served, and a request with an `Origin` only from this server's own
 /// origin: a web page elsewhere (or one reached by DNS rebinding) cannot call tools.
@@ -160,11 +166,11 @@ pub async fn serve_http(
     port: u16,
     on_bound: impl FnOnce(SocketAddr),
 ) -> io::Result<()> {
+    let server = McpToolServer::new(service, context).map_err(invalid_input)?;
     let listener =
         tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
     let address = listener.local_addr()?;
     on_bound(address);
-    let server = McpToolServer::new(service, context);
     // Hosts other than loopback are refused (DNS rebinding), and so is a browser page of any
     // other origin; clients that are not browsers send no Origin and pass.
     let bound = address.port();
@@ -181,6 +187,10 @@ pub async fn serve_http(
     );
     let app = axum::Router::new().nest_service(HTTP_PATH, http);
     axum::serve(listener, app).await
+}
+
+fn invalid_input(error: ScopeError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, error)
 }
 
 #[cfg(test)]
@@ -218,6 +228,31 @@ mod tests {
             ))
             .expect("new name");
         McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
+            .expect("no tool reads state")
+    }
+
+    #[test]
+    fn a_server_whose_context_lacks_a_tools_state_is_refused_before_serving() {
+        struct Pool;
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Says(
+                ToolSpec::new("query", "Queries.", serde_json::json!({"type": "object"}))
+                    .with_state::<Pool>(),
+            ))
+            .expect("new name");
+        let service = Arc::new(ToolLoopService::new(registry));
+        let Err(error) = McpToolServer::new(Arc::clone(&service), ToolContext::new()) else {
+            panic!("a server without the state");
+        };
+        assert_eq!(
+            error.to_string(),
+            "tool \"query\" reads state of type `toolkit_mcp::server::tests::a_server_whose_context_lacks_a_tools_state_is_refused_before_serving::Pool`, \
+             which the context does not hold: add it with `ToolContext::with_extension`, or do not offer the tool"
+        );
+        let server = McpToolServer::new(service, ToolContext::new().with_extension(Pool))
+            .expect("the state is there");
+        assert_eq!(server.tools().len(), 1);
     }
 
     #[test]

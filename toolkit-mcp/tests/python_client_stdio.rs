@@ -122,7 +122,7 @@ fn python_client_lists_and_calls_the_builtins_over_stdio_and_sees_no_artifact() 
     // tools/list: every offered tool with its description and schema, the canary last. The
     // count is what the registry reports, never a number written here.
     let service = ToolLoopService::new(registry());
-    let scope = service.scope(sample_context());
+    let scope = service.scope(sample_context()).unwrap();
     let expected: Vec<Value> = scope
         .offered()
         .filter_map(|name| service.registry().get(name))

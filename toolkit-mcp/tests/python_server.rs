@@ -202,7 +202,7 @@ async fn python_server_over_streamable_http_joins_by_url() {
         ["shout", "picture", "fail", "calculate", "die"]
     );
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(toolkit::ToolContext::new());
+    let scope = service.scope(toolkit::ToolContext::new()).unwrap();
     let shout = service.invoke(&scope, "shout", r#"{"text": "far"}"#).await;
     assert_eq!(shout.content().as_str(), "FAR!");
     let picture = service.invoke(&scope, "picture", "{}").await;

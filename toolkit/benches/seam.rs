@@ -30,7 +30,9 @@ fn invoke(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service
+        .scope(ToolContext::new())
+        .expect("no tool reads state");
     let check = runtime.block_on(service.invoke(&scope, "add", r#"{"a": 2, "b": 3}"#));
     assert_eq!(check.content().as_str(), "5");
 

@@ -44,7 +44,13 @@ fn main() -> ExitCode {
     };
 
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new());
+    let scope = match service.scope(ToolContext::new()) {
+        Ok(scope) => scope,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::tool::StateType;
+
 /// The caller's rights and the typed values (resources, policies) tools read while they run.
 ///
 /// The core knows no tool's domain: a workspace folder, a database or a client is an extension
@@ -66,8 +68,19 @@ impl ToolContext {
         self.admin
     }
 
+    /// Whether the context holds a value of this state type.
+    pub fn has_state(&self, state: StateType) -> bool {
+        self.extensions.contains_key(&state.id())
+    }
+
     /// The value of type `T` given with [`with_extension`](Self::with_extension).
     pub fn extension<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.extension_of()
+    }
+
+    /// The same lookup with no `Send + Sync` bound (only a value that has it is ever stored),
+    /// so that a `#[state]` type that lacks it is reported once, where the spec declares it.
+    pub(crate) fn extension_of<T: Any>(&self) -> Option<&T> {
         self.extensions
             .get(&TypeId::of::<T>())
             .and_then(|extension| extension.value.downcast_ref())

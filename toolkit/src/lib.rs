@@ -26,12 +26,12 @@
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let service = ToolLoopService::new(ToolRegistry::linked()?);
-//! let scope = service.scope(ToolContext::new());
+//! let scope = service.scope(ToolContext::new())?;
 //! let result = service.invoke(&scope, "split_line", r#"{"line": "a, b, c"}"#).await;
 //!
 //! assert_eq!(result.content().as_str(), "3 cells"); // what the model sees
 //! assert_eq!(result.artifacts()[0].as_table().unwrap().rows().len(), 3); // what people see
-//! # Ok::<(), toolkit::RegistryError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
 //!
@@ -110,11 +110,12 @@ pub use registry::{DuplicateTool, RegistryError, ToolRegistry};
 pub use result::{ArtifactType, Cell, Table, TableError, ToolArtifact, ToolResult};
 pub use schema::SchemaError;
 pub use seam::{
-    ARGUMENT_LIMIT, Approval, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT,
-    NotRegistered, RunScope, Seam,
+    ARGUMENT_LIMIT, Approval, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, RunScope,
+    ScopeError, Seam,
 };
 pub use tool::{
-    ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFlags, ToolFuture, ToolSpec,
+    ArgumentError, BoxToolFuture, ExecutePermit, Execution, StateType, Tool, ToolFlags, ToolFuture,
+    ToolSpec,
 };
 /// Makes a documented function a tool, registered when the program links it.
 ///
@@ -138,7 +139,7 @@ pub use tool::{
 /// assert_eq!(spec.input_schema()["required"], serde_json::json!(["a", "b"]));
 ///
 /// let service = ToolLoopService::new(registry);
-/// let scope = service.scope(ToolContext::new());
+/// let scope = service.scope(ToolContext::new()).unwrap();
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// let result = runtime.block_on(service.invoke(&scope, "add", r#"{"a": 40, "b": 2}"#));
 /// assert_eq!(result.content().as_str(), "42");
@@ -174,29 +175,47 @@ pub use tool::{
 /// Every parameter is an argument the model gives, decoded from JSON by `serde` and described
 /// by `schemars`, each with a doc comment (its description in the schema). An `Option<T>` is
 /// optional; `#[arg(default = EXPR)]` gives a default, shown in the schema (so its type must be
-/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through. One parameter of type
-/// `&ToolContext` is not an argument: the seam passes the run's context, whose typed
-/// extensions hold state such as a database handle.
+/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through. Two kinds of parameter are
+/// not arguments:
 ///
-/// ```
-/// use toolkit::{ToolContext, tool};
+/// - `#[state] name: &T` borrows the run's state of type `T` (a database pool, a client, a
+///   cache) from the context's typed extensions. The spec declares it
+///   ([`ToolSpec::states`]), and a scope whose context lacks it is refused when it is built,
+///   once, naming the tool and the type ([`ScopeError::MissingState`]): a tool body never
+///   handles a missing state. `T` is shared by every call on any thread, so it is
+///   `Send + Sync + 'static`, and taken as `&T` (a `Mutex` inside for changes).
+/// - One `&ToolContext` gives the caller's rights and every extension.
 ///
-/// struct Greeting(&'static str);
+/// ```standalone_crate
+/// use std::collections::HashMap;
+/// use toolkit::{ScopeError, ToolContext, ToolLoopService, ToolRegistry, tool};
 ///
-/// /// Greets someone.
+/// struct Prices(HashMap<String, u32>);
+///
+/// /// The price of an item, in cents.
 /// #[tool]
-/// fn greet(
-///     /// Who.
-///     name: String,
-///     /// How many times.
+/// fn price(
+///     /// The item.
+///     item: String,
+///     /// How many.
 ///     #[arg(default = 1)]
-///     times: u8,
-///     context: &ToolContext,
+///     count: u32,
+///     #[state] prices: &Prices,
 /// ) -> Result<String, String> {
-///     let greeting = context.extension::<Greeting>().ok_or("no greeting configured")?;
-///     Ok(vec![format!("{} {name}", greeting.0); usize::from(times)].join("\n"))
+///     let cents = prices.0.get(&item).ok_or(format!("no price for {item}"))?;
+///     Ok((cents * count).to_string())
 /// }
-/// # fn main() {}
+///
+/// let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+/// // Refused before any call: the context holds no `Prices`.
+/// let error = service.scope(ToolContext::new()).unwrap_err();
+/// assert!(matches!(error, ScopeError::MissingState { ref tool, .. } if tool == "price"));
+///
+/// let prices = Prices(HashMap::from([("tea".to_owned(), 250)]));
+/// let scope = service.scope(ToolContext::new().with_extension(prices)).unwrap();
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let result = runtime.block_on(service.invoke(&scope, "price", r#"{"item": "tea", "count": 2}"#));
+/// assert_eq!(result.content().as_str(), "500");
 /// ```
 ///
 /// # Return types

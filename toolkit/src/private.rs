@@ -126,6 +126,43 @@ impl<'de, T: DecodeArgument<'de>> serde::Deserialize<'de> for Decoded<T> {
     }
 }
 
+/// A type a `#[state]` parameter can borrow: one value shared by every call, on any thread.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a #[state] type: every call on any thread shares it, so it must be `Send + Sync + 'static`",
+    label = "not `Send + Sync + 'static`",
+    note = "wrap what is not in an `Arc<Mutex<..>>`, or keep it outside the state"
+)]
+pub trait StateValue: std::any::Any + Sync {}
+
+// Only `Sync` is checked here, so that a type lacking both `Send` and `Sync` is reported once,
+// not once per trait; a `Sync` type that is not `Send` (rare) is refused where it is given, by
+// `ToolContext::with_extension`.
+impl<T: std::any::Any + Sync> StateValue for T {}
+
+/// The spec declaring that its tool reads a `T`: the one place a `#[state]` type must be
+/// [`StateValue`], so a type that is not fails once, there.
+#[doc(hidden)]
+pub fn declare_state<T: StateValue>(spec: crate::ToolSpec) -> crate::ToolSpec {
+    spec.with_state_type(crate::StateType::new::<T>())
+}
+
+/// The state of type `T` a `#[tool]` reads, or the error result for a context without it (a
+/// scope never offers such a tool; only a hand-written caller with another context gets here).
+#[doc(hidden)]
+pub fn state<'a, T: std::any::Any>(
+    context: &'a crate::ToolContext,
+    spec: &crate::ToolSpec,
+) -> Result<&'a T, ToolResult> {
+    context.extension_of::<T>().ok_or_else(|| {
+        ToolResult::error(format!(
+            "Error: tool \"{}\" reads state of type `{}`, which the context does not hold.",
+            spec.name(),
+            std::any::type_name::<T>()
+        ))
+    })
+}
+
 /// A type whose default the schema can show.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(

@@ -15,7 +15,7 @@ use crate::provider::{Provider, ProviderRequest, ProviderResponse};
 use crate::recorder::{Recording, RunId};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall, resumable_state};
 use crate::seam::{
-    Approval, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, NotRegistered, RunScope, Seam,
+    Approval, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, RunScope, ScopeError, Seam,
     approval_not_given,
 };
 use crate::service::ToolLoopService;
@@ -293,9 +293,9 @@ pub struct ToolLoopResult {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
-    /// The request offers a tool that is not registered.
+    /// The request offers a tool that is not registered, or whose state the context lacks.
     #[error(transparent)]
-    NotRegistered(#[from] NotRegistered),
+    Scope(#[from] ScopeError),
     /// The resume token does not open.
     #[error(transparent)]
     Token(#[from] TokenError),
@@ -335,13 +335,12 @@ impl ToolLoopService {
         provider: &dyn Provider,
         request: RunRequest,
     ) -> Result<ToolLoopResult, RunError> {
-        let mut scope = self
-            .scope(request.context)
-            .with_remote_budget(request.options.remote_budget)
-            .with_timeout(request.options.tool_timeout);
-        if let Some(tools) = &request.tools {
-            scope = scope.offer(tools)?;
+        let scope = match &request.tools {
+            Some(tools) => self.seam().scope_offering(request.context, tools)?,
+            None => self.scope(request.context)?,
         }
+        .with_remote_budget(request.options.remote_budget)
+        .with_timeout(request.options.tool_timeout);
         let mut messages = Vec::new();
         if let Some(system) = request.system {
             messages.push(ChatMessage::system(system));
@@ -419,8 +418,8 @@ impl ToolLoopService {
             ..
         } = state;
         let scope = self
-            .scope(context)
-            .offer(&progress.offered)?
+            .seam()
+            .scope_offering(context, &progress.offered)?
             .with_remote_budget(options.remote_budget)
             .with_timeout(options.tool_timeout)
             .with_remote_used(progress.remote_used);

@@ -37,11 +37,12 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let seam = Seam::new(ToolRegistry::new());
-/// let scope = seam.scope(ToolContext::new());
+/// let scope = seam.scope(ToolContext::new())?;
 /// let result = seam.invoke(&scope, "nope", "{}").await;
 /// assert!(result.is_error());
 /// assert_eq!(result.content().as_str(), "Error: unknown tool \"nope\"");
-/// # });
+/// # Ok::<(), toolkit::ScopeError>(())
+/// # }).unwrap();
 /// ```
 pub struct Seam {
     registry: Arc<ToolRegistry>,
@@ -112,7 +113,11 @@ impl Seam {
     /// A scope for one run with the defaults: the enabled-by-default tools the caller may use
     /// (admin tools only for an admin context), a budget of [`DEFAULT_REMOTE_BUDGET`] remote calls,
     /// a [`DEFAULT_TOOL_TIMEOUT`] per call, and this seam's content filter.
-    pub fn scope(&self, context: ToolContext) -> RunScope {
+    ///
+    /// Fails when an offered tool declares a state type (a `#[state]` parameter) that `context`
+    /// does not hold: once, before any call, naming the tool and the type. To offer fewer tools
+    /// than the defaults, use [`scope_offering`](Self::scope_offering).
+    pub fn scope(&self, context: ToolContext) -> Result<RunScope, ScopeError> {
         let offered = self
             .registry
             .specs()
@@ -121,7 +126,31 @@ impl Seam {
                 flags.enabled_by_default() && (!flags.requires_admin() || context.is_admin())
             })
             .collect();
-        RunScope {
+        self.scope_with(context, offered)
+    }
+
+    /// A scope like [`scope`](Self::scope)'s offering exactly these tools (whatever their
+    /// flags): a name no tool has, or a tool whose declared state `context` lacks, is an error.
+    pub fn scope_offering<I, S>(
+        &self,
+        context: ToolContext,
+        names: I,
+    ) -> Result<RunScope, ScopeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let offered = offered_by_name(&self.registry, names)?;
+        self.scope_with(context, offered)
+    }
+
+    fn scope_with(
+        &self,
+        context: ToolContext,
+        offered: Box<[bool]>,
+    ) -> Result<RunScope, ScopeError> {
+        check_states(&self.registry, &offered, &context)?;
+        Ok(RunScope {
             registry: Arc::clone(&self.registry),
             offered,
             remote_budget: DEFAULT_REMOTE_BUDGET,
@@ -129,7 +158,7 @@ impl Seam {
             timeout: DEFAULT_TOOL_TIMEOUT,
             filter: self.filter.clone(),
             context,
-        }
+        })
     }
 
     /// Checks, executes and bounds one call. The only place any tool runs, and the only producer
@@ -391,36 +420,89 @@ pub struct RunScope {
     context: ToolContext,
 }
 
-/// A name offered to a run that no tool has.
+/// Why a scope cannot offer the tools it was asked to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot offer tool \"{0}\": no tool of that name is registered")]
-pub struct NotRegistered(pub String);
+#[non_exhaustive]
+pub enum ScopeError {
+    /// A name no tool has.
+    #[error("cannot offer tool \"{0}\": no tool of that name is registered")]
+    NotRegistered(String),
+    /// An offered tool reads a state the context does not hold.
+    #[error(
+        "tool \"{tool}\" reads state of type `{type_name}`, which the context does not hold: \
+         add it with `ToolContext::with_extension`, or do not offer the tool"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state type, as `std::any::type_name` gives it.
+        type_name: &'static str,
+    },
+}
+
+/// The tools of these names, as a registry-wide offer.
+fn offered_by_name<I, S>(registry: &ToolRegistry, names: I) -> Result<Box<[bool]>, ScopeError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut offered = vec![false; registry.len()].into_boxed_slice();
+    for name in names {
+        let name = name.as_ref();
+        let index = registry
+            .index_of(name)
+            .ok_or_else(|| ScopeError::NotRegistered(echo(name)))?;
+        offered[index] = true;
+    }
+    Ok(offered)
+}
+
+/// The first offered tool (in registry order) whose declared state `context` lacks.
+fn check_states(
+    registry: &ToolRegistry,
+    offered: &[bool],
+    context: &ToolContext,
+) -> Result<(), ScopeError> {
+    for (spec, _) in registry
+        .specs()
+        .zip(offered)
+        .filter(|(_, offered)| **offered)
+    {
+        if let Some(state) = spec
+            .states()
+            .iter()
+            .find(|state| !context.has_state(**state))
+        {
+            return Err(ScopeError::MissingState {
+                tool: spec.name().to_owned(),
+                type_name: state.type_name(),
+            });
+        }
+    }
+    Ok(())
+}
 
 impl RunScope {
-    /// The same scope offering exactly these tools (whatever their flags).
-    pub fn offer<I, S>(mut self, names: I) -> Result<Self, NotRegistered>
+    /// The same scope offering exactly these tools (whatever their flags): a name no tool has,
+    /// or a tool whose declared state the context lacks, is an error.
+    pub fn offer<I, S>(mut self, names: I) -> Result<Self, ScopeError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut offered = vec![false; self.registry.len()].into_boxed_slice();
-        for name in names {
-            let name = name.as_ref();
-            let index = self
-                .registry
-                .index_of(name)
-                .ok_or_else(|| NotRegistered(echo(name)))?;
-            offered[index] = true;
-        }
+        let offered = offered_by_name(&self.registry, names)?;
+        check_states(&self.registry, &offered, &self.context)?;
         self.offered = offered;
         Ok(self)
     }
 
-    /// The same scope offering every registered tool.
-    #[must_use]
-    pub fn offer_all(mut self) -> Self {
-        self.offered = vec![true; self.registry.len()].into_boxed_slice();
-        self
+    /// The same scope offering every registered tool; a tool whose declared state the context
+    /// lacks is an error.
+    pub fn offer_all(mut self) -> Result<Self, ScopeError> {
+        let offered = vec![true; self.registry.len()].into_boxed_slice();
+        check_states(&self.registry, &offered, &self.context)?;
+        self.offered = offered;
+        Ok(self)
     }
 
     /// The same scope with another budget of remote calls.
@@ -599,7 +681,7 @@ mod tests {
         let mut registry = ToolRegistry::new();
         registry.register_shared(counted.clone()).unwrap();
         let seam = Seam::new(registry);
-        let scope = seam.scope(ToolContext::new());
+        let scope = seam.scope(ToolContext::new()).unwrap();
         let call = ToolCall::new("c1", "guarded", r#"{"a":1}"#);
         for other in [
             ToolCall::new("c2", "guarded", r#"{"a":1}"#),

@@ -10,7 +10,7 @@ use crate::recorder::{Recorder, Sink, ToolInvocation};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};
-use crate::seam::{BoundedResult, RunScope, Seam};
+use crate::seam::{BoundedResult, RunScope, ScopeError, Seam};
 use crate::wire::{ToolCall, WireString};
 
 /// Runs tools for a model. It sits on the [`Seam`] (which checks, executes and bounds every
@@ -25,11 +25,12 @@ use crate::wire::{ToolCall, WireString};
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let service = ToolLoopService::new(ToolRegistry::new());
-/// let scope = service.scope(ToolContext::new());
+/// let scope = service.scope(ToolContext::new())?;
 /// let result = service.invoke(&scope, "nope", "{}").await;
 /// assert!(result.is_error());
 /// assert_eq!(result.content().as_str(), "Error: unknown tool \"nope\"");
-/// # });
+/// # Ok::<(), toolkit::ScopeError>(())
+/// # }).unwrap();
 /// ```
 pub struct ToolLoopService {
     seam: Seam,
@@ -136,8 +137,21 @@ impl ToolLoopService {
     }
 
     /// A scope for one run with the defaults (see [`Seam::scope`]).
-    pub fn scope(&self, context: ToolContext) -> RunScope {
+    pub fn scope(&self, context: ToolContext) -> Result<RunScope, ScopeError> {
         self.seam.scope(context)
+    }
+
+    /// A scope offering exactly these tools (see [`Seam::scope_offering`]).
+    pub fn scope_offering<I, S>(
+        &self,
+        context: ToolContext,
+        names: I,
+    ) -> Result<RunScope, ScopeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.seam.scope_offering(context, names)
     }
 
     /// Checks, executes and bounds one call through the seam (see [`Seam::invoke`]). Nothing is
@@ -160,7 +174,7 @@ impl ToolLoopService {
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let service = ToolLoopService::new(ToolRegistry::new());
     /// let mut events = service.subscribe();
-    /// let scope = service.scope(ToolContext::new());
+    /// let scope = service.scope(ToolContext::new()).unwrap();
     /// let call = ToolCall::new("1", "nope", "{}");
     /// let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
     /// assert_eq!(wire.as_str(), "Error: unknown tool \"nope\"");

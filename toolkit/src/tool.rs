@@ -1,5 +1,6 @@
 //! The object-safe tool interface and the description a tool gives of itself.
 
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
@@ -127,6 +128,40 @@ pub struct ToolSpec {
     flags: ToolFlags,
     execution: Execution,
     defined_at: Cow<'static, str>,
+    states: Vec<StateType>,
+}
+
+/// A type of state a tool reads from the [`ToolContext`]: declared in its spec (a `#[state]`
+/// parameter of a `#[tool]` function, or [`ToolSpec::with_state`]) and checked when a scope is
+/// built, so that a missing one fails once, before any call, naming the tool and the type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StateType {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl StateType {
+    /// The state type `T`.
+    pub fn of<T: Any + Send + Sync>() -> Self {
+        Self::new::<T>()
+    }
+
+    /// The same without the bound `#[tool]` checks itself (see `__private::StateValue`).
+    pub(crate) fn new<T: Any>() -> Self {
+        Self {
+            id: TypeId::of::<T>(),
+            name: std::any::type_name::<T>(),
+        }
+    }
+
+    /// The type's name, as `std::any::type_name` gives it.
+    pub fn type_name(self) -> &'static str {
+        self.name
+    }
+
+    pub(crate) fn id(self) -> TypeId {
+        self.id
+    }
 }
 
 /// Policy flags of a tool, built with `with_*` from [`ToolFlags::new`] (the defaults: offered
@@ -231,7 +266,27 @@ impl ToolSpec {
             flags: ToolFlags::default(),
             execution: Execution::default(),
             defined_at: Cow::Owned(format!("{}:{}", caller.file(), caller.line())),
+            states: Vec::new(),
         }
+    }
+
+    /// The same spec, declaring that the tool reads a `T` from the context: a scope whose
+    /// context has none refuses to offer the tool (see [`Seam::scope`](crate::Seam::scope)).
+    #[must_use]
+    pub fn with_state<T: Any + Send + Sync>(self) -> Self {
+        self.with_state_type(StateType::of::<T>())
+    }
+
+    pub(crate) fn with_state_type(mut self, state: StateType) -> Self {
+        if !self.states.contains(&state) {
+            self.states.push(state);
+        }
+        self
+    }
+
+    /// The state types the tool reads from the context, in the order declared.
+    pub fn states(&self) -> &[StateType] {
+        &self.states
     }
 
     /// The same spec in another group.

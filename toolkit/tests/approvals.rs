@@ -63,7 +63,7 @@ fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
 #[tokio::test]
 async fn only_an_operators_approval_runs_the_tool_and_only_once() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let before = WIPES.load(Ordering::SeqCst);
 
     // The seam itself refuses: no loop, no approval, no run.

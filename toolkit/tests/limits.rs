@@ -57,6 +57,7 @@ async fn a_blocking_tool_past_its_timeout_fails_while_it_still_blocks() {
     let service = service();
     let scope = service
         .scope(ToolContext::new())
+        .unwrap()
         .with_timeout(Duration::from_millis(100));
     let result = service.invoke(&scope, "blocks", "{}").await;
     assert_eq!(result.content().as_str(), "Error: tool \"blocks\" failed.");
@@ -75,7 +76,7 @@ async fn each_tool_runs_where_its_execution_says() {
     assert_eq!(execution("where_inline"), Execution::Inline);
     assert_eq!(execution("where_async"), Execution::Async);
 
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let here = std::thread::current()
         .name()
         .unwrap_or("unnamed")
@@ -108,9 +109,10 @@ fn leaks(
 #[tokio::test]
 async fn a_content_filter_masks_the_wire_string_and_leaves_artifacts_alone() {
     let service = service();
-    let plain = service.scope(ToolContext::new());
+    let plain = service.scope(ToolContext::new()).unwrap();
     let filtered = service
         .scope(ToolContext::new())
+        .unwrap()
         .with_content_filter(std::sync::Arc::new(toolkit::SecretFilter));
     let short = r#"{"before": 0, "after": 4}"#;
     let unfiltered = service.invoke(&plain, "leaks", short).await;

@@ -44,7 +44,7 @@ fn received(events: &mut tokio::sync::broadcast::Receiver<Arc<RunEvent>>) -> Vec
 async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
     let service = service();
     let mut events = service.subscribe();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("call_7", "shows", "{}");
 
     let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
@@ -94,7 +94,7 @@ async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
 #[tokio::test]
 async fn an_unobserved_single_call_gives_the_same_answer_and_record() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("call_1", "shows", "{}");
     let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
     assert_eq!(wire.as_str(), "shown");
@@ -106,7 +106,7 @@ async fn an_unobserved_single_call_gives_the_same_answer_and_record() {
 async fn run_ids_are_unique_and_sort_by_start() {
     let service = service();
     let mut events = service.subscribe();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("1", "nope", "{}");
     for _ in 0..500 {
         service.call_observed(&scope, "mcp", &call).await;

@@ -296,7 +296,7 @@ fn a_map_cannot_be_strict_and_a_recursive_type_cannot_be_gemini() {
 #[tokio::test]
 async fn strict_calls_with_nulls_for_optional_arguments_decode() {
     let service = ToolLoopService::new(registry());
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let strict_call = r#"{"filters": [{"field": "status", "comparison": "equals", "value": "open"}],
         "placed": null, "limit": null, "order": null, "include_cancelled": null}"#;
     let result = service.invoke(&scope, "search_orders", strict_call).await;

@@ -158,7 +158,7 @@ async fn call(
 #[tokio::test]
 async fn unknown_tool_is_named_and_nothing_runs() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let (content, is_error) = call(&service, &scope, "ech0", r#"{"text":"x"}"#).await;
     assert_eq!(content, "Error: unknown tool \"ech0\"");
     assert!(is_error);
@@ -167,7 +167,7 @@ async fn unknown_tool_is_named_and_nothing_runs() {
 #[tokio::test]
 async fn unknown_names_are_cut_and_escaped_when_echoed() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let name = format!("bad\nname\u{1b}{}", "x".repeat(100));
     let (content, _) = call(&service, &scope, &name, "{}").await;
     let echoed = format!("bad\\nname\\u{{1b}}{}", "x".repeat(64 - 9));
@@ -178,13 +178,17 @@ async fn unknown_names_are_cut_and_escaped_when_echoed() {
 async fn registered_but_not_offered_is_not_permitted_and_does_not_run() {
     let service = service();
     let before = HIDDEN_RUNS.load(Ordering::SeqCst);
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let (content, is_error) = call(&service, &scope, "hidden", "{}").await;
     assert_eq!(content, "Error: tool \"hidden\" not permitted");
     assert!(is_error);
     assert_eq!(HIDDEN_RUNS.load(Ordering::SeqCst), before);
 
-    let scope = service.scope(ToolContext::new()).offer(["hidden"]).unwrap();
+    let scope = service
+        .scope(ToolContext::new())
+        .unwrap()
+        .offer(["hidden"])
+        .unwrap();
     assert_eq!(
         call(&service, &scope, "hidden", "{}").await,
         ("ran".to_owned(), false)
@@ -198,12 +202,12 @@ async fn registered_but_not_offered_is_not_permitted_and_does_not_run() {
 #[tokio::test]
 async fn admin_tools_are_offered_by_default_only_to_admins() {
     let service = service();
-    let user = service.scope(ToolContext::new());
+    let user = service.scope(ToolContext::new()).unwrap();
     assert_eq!(
         call(&service, &user, "admin_only", "{}").await.0,
         "Error: tool \"admin_only\" not permitted"
     );
-    let admin = service.scope(ToolContext::new().with_admin(true));
+    let admin = service.scope(ToolContext::new().with_admin(true)).unwrap();
     assert_eq!(
         call(&service, &admin, "admin_only", "{}").await,
         ("admin".to_owned(), false)
@@ -216,6 +220,7 @@ async fn offering_an_unregistered_name_is_an_error() {
     let service = service();
     let error = service
         .scope(ToolContext::new())
+        .unwrap()
         .offer(["echo", "nope"])
         .unwrap_err();
     assert_eq!(
@@ -227,7 +232,10 @@ async fn offering_an_unregistered_name_is_an_error() {
 #[tokio::test]
 async fn remote_budget_is_charged_after_the_name_checks_and_stops_at_its_limit() {
     let service = service();
-    let scope = service.scope(ToolContext::new()).with_remote_budget(2);
+    let scope = service
+        .scope(ToolContext::new())
+        .unwrap()
+        .with_remote_budget(2);
     let runs_of = |key: &str| {
         LOOKED_UP
             .lock()
@@ -275,7 +283,7 @@ async fn remote_budget_is_charged_after_the_name_checks_and_stops_at_its_limit()
 #[tokio::test]
 async fn default_remote_budget_is_twenty_calls() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     for index in 0..20 {
         let (content, is_error) = call(
             &service,
@@ -297,7 +305,7 @@ async fn default_remote_budget_is_twenty_calls() {
 #[tokio::test]
 async fn bad_arguments_name_the_tool_the_path_and_the_expectation_and_the_body_does_not_run() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let before = TYPED_RUNS.load(Ordering::SeqCst);
     let cases = [
         (
@@ -358,7 +366,7 @@ async fn bad_arguments_name_the_tool_the_path_and_the_expectation_and_the_body_d
 #[tokio::test]
 async fn empty_arguments_count_as_an_empty_object() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     assert_eq!(
         call(&service, &scope, "whoami", "").await,
         ("admin=false".to_owned(), false)
@@ -372,7 +380,7 @@ async fn empty_arguments_count_as_an_empty_object() {
 #[tokio::test]
 async fn a_panicking_tool_fails_without_its_message_on_the_wire() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     for name in ["panics", "panics_later"] {
         let (content, is_error) = call(&service, &scope, name, "{}").await;
         assert_eq!(content, format!("Error: tool \"{name}\" failed."));
@@ -384,7 +392,7 @@ async fn a_panicking_tool_fails_without_its_message_on_the_wire() {
 #[tokio::test(start_paused = true)]
 async fn a_tool_past_its_timeout_fails() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let started = tokio::time::Instant::now();
     let result = service.invoke(&scope, "sleeps", "{}").await;
     assert_eq!(result.content().as_str(), "Error: tool \"sleeps\" failed.");
@@ -393,6 +401,7 @@ async fn a_tool_past_its_timeout_fails() {
 
     let scope = service
         .scope(ToolContext::new())
+        .unwrap()
         .with_timeout(Duration::from_millis(250));
     let started = tokio::time::Instant::now();
     assert_eq!(
@@ -405,7 +414,7 @@ async fn a_tool_past_its_timeout_fails() {
 #[tokio::test]
 async fn display_errors_become_error_results() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     assert_eq!(
         call(&service, &scope, "fails", "{}").await,
         ("disk on fire".to_owned(), true)
@@ -415,7 +424,7 @@ async fn display_errors_become_error_results() {
 #[tokio::test]
 async fn content_of_exactly_the_limit_passes_unchanged() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let (content, _) = call(
         &service,
         &scope,
@@ -429,7 +438,7 @@ async fn content_of_exactly_the_limit_passes_unchanged() {
 #[tokio::test]
 async fn one_byte_over_gives_exactly_the_limit_ending_in_the_marker() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let (content, is_error) = call(
         &service,
         &scope,
@@ -452,7 +461,7 @@ async fn one_byte_over_gives_exactly_the_limit_ending_in_the_marker() {
 #[tokio::test]
 async fn a_cut_inside_a_multibyte_character_never_splits_it() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     // 49 958 is not a multiple of 4: the cut falls inside a 4-byte character.
     let (content, _) = call(
         &service,
@@ -483,7 +492,7 @@ async fn a_cut_inside_a_multibyte_character_never_splits_it() {
 #[tokio::test]
 async fn invalid_utf8_becomes_replacement_characters() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     assert_eq!(
         call(&service, &scope, "not_utf8", "{}").await.0,
         "ok \u{FFFD}\u{FFFD} end"
@@ -493,7 +502,7 @@ async fn invalid_utf8_becomes_replacement_characters() {
 #[tokio::test]
 async fn a_table_of_ten_thousand_rows_is_cut_to_the_rows_that_fit() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "rows", r#"{"count": 10000}"#).await;
     assert_eq!(result.content().as_str(), "10000 rows");
     let artifacts = result.artifacts();
@@ -523,7 +532,7 @@ async fn a_table_of_ten_thousand_rows_is_cut_to_the_rows_that_fit() {
 #[tokio::test]
 async fn wire_strings_from_the_seam_make_tool_result_messages() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "echo", r#"{"text":"hello"}"#).await;
     let message = ChatMessage::tool_result("call_1", result.content().clone()).unwrap();
     assert_eq!(
@@ -541,7 +550,7 @@ async fn wire_strings_from_the_seam_make_tool_result_messages() {
 async fn a_scope_of_another_service_offers_nothing() {
     let first = service();
     let second = service();
-    let foreign = second.scope(ToolContext::new());
+    let foreign = second.scope(ToolContext::new()).unwrap();
     assert_eq!(
         call(&first, &foreign, "echo", r#"{"text":"x"}"#).await.0,
         "Error: tool \"echo\" not permitted"
@@ -631,7 +640,7 @@ fn a_result_reads_back_what_it_was_made_of() {
 #[tokio::test]
 async fn a_wire_string_reads_as_its_text_and_carries_the_error_flag() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let said = service
         .invoke(&scope, "echo", r#"{"text":"hi \"you\""}"#)
         .await;
@@ -648,7 +657,7 @@ async fn a_wire_string_reads_as_its_text_and_carries_the_error_flag() {
 #[tokio::test]
 async fn arguments_of_exactly_the_limit_are_decoded_and_one_byte_more_is_refused() {
     let service = service();
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let frame = r#"{"text":""}"#.len();
     let exact = format!(
         r#"{{"text":"{}"}}"#,
@@ -684,6 +693,7 @@ fn debug_of_a_scope_and_a_service_names_what_they_hold() {
     let service = ToolLoopService::new(registry);
     let scope = service
         .scope(ToolContext::new().with_admin(true))
+        .unwrap()
         .with_remote_budget(3)
         .with_timeout(Duration::from_secs(2));
     assert_eq!(

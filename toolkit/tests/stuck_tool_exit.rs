@@ -37,6 +37,7 @@ fn the_process_with_a_stuck_tool() -> ExitCode {
         let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
         let scope = service
             .scope(ToolContext::new())
+            .unwrap()
             .with_timeout(Duration::from_millis(200));
         service
             .invoke(&scope, "stuck", "{}")

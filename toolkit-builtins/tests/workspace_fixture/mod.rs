@@ -143,7 +143,7 @@ impl Fixture {
         let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
         let context =
             adjust(ToolContext::new().with_extension(toolkit_builtins::WorkspaceRoot::new(&root)));
-        let scope = service.scope(context.clone()).offer_all();
+        let scope = service.scope(context.clone()).unwrap().offer_all().unwrap();
         Self {
             _temp: temp,
             root,
@@ -183,7 +183,12 @@ impl Fixture {
         if self.requires_approval(name) {
             return approved(&self.service, ToolContext::new(), name, &arguments).await;
         }
-        let scope = self.service.scope(ToolContext::new()).offer_all();
+        let scope = self
+            .service
+            .scope(ToolContext::new())
+            .unwrap()
+            .offer_all()
+            .unwrap();
         let result = self
             .service
             .invoke(&scope, name, &arguments.to_string())

@@ -27,7 +27,7 @@ async fn main() {
     ]}"#;
     let provider = ScriptedProvider::from_json(script).unwrap();
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let refused = service.invoke(&scope, "delete_everything", "{}").await;
     assert_eq!(
         refused.content().as_str(),

@@ -23,7 +23,7 @@ async fn main() -> Result<(), MessageError> {
     assert_eq!(before_the_seam.len(), 60_000);
 
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let bounded: BoundedResult = service.invoke(&scope, "flood", "{}").await;
 
     let content: &WireString = bounded.content();

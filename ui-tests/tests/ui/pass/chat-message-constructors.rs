@@ -15,7 +15,7 @@ fn ping() -> ToolResult {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), MessageError> {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let content: WireString = service.invoke(&scope, "ping", "").await.content().clone();
 
     assert_eq!(

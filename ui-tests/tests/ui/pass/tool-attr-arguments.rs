@@ -72,7 +72,7 @@ async fn main() {
     assert!(properties["metric"].get("default").is_none(), "{schema}");
 
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let cases = [
         (r#"{"point": {"x": 3, "y": -4}}"#, "14"),
         (r#"{"point": {"x": 3, "y": -4}, "metric": null}"#, "14"),

@@ -112,7 +112,7 @@ async fn main() {
     );
 
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new()).offer_all();
+    let scope = service.scope(ToolContext::new()).unwrap().offer_all().unwrap();
     for (name, content) in [("read_file", "read"), (LONGEST, "long"), ("plain", "plain")] {
         let result = service.invoke(&scope, name, "{}").await;
         assert_eq!(

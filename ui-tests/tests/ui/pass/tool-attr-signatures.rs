@@ -125,7 +125,7 @@ async fn main() {
     );
 
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new().with_admin(true));
+    let scope = service.scope(ToolContext::new().with_admin(true)).unwrap();
     let cases = [
         ("add", r#"{"a": 200, "b": 100}"#, "300", false),
         ("greet_later", r#"{"name": "Ada"}"#, "Hello, Ada!", false),

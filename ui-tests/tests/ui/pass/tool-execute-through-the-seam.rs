@@ -57,7 +57,7 @@ async fn main() {
         })
         .expect("a new name");
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
 
     for name in ["read_secret", "secret"] {
         let result = service.invoke(&scope, name, "{}").await;

@@ -22,7 +22,7 @@ fn list_files() -> ToolResult {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), MessageError> {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     let (content, is_error, artifacts) = service
         .invoke(&scope, "list_files", "{}")
         .await

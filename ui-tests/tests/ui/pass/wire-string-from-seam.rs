@@ -13,7 +13,7 @@ fn greet(
 
 async fn through_the_seam(name: &str, arguments: &str) -> WireString {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
-    let scope = service.scope(ToolContext::new());
+    let scope = service.scope(ToolContext::new()).unwrap();
     service
         .invoke(&scope, name, arguments)
         .await
