@@ -17,6 +17,8 @@ pub struct Input {
 }
 
 pub enum Param {
+    /// `&self` of a method in a `#[tools]` impl: the registered instance.
+    Receiver,
     /// `&ToolContext`, injected by the seam.
     Context(Box<Type>),
     /// `#[state] name: &T`: a `T` read from the context, declared in the spec.
@@ -64,8 +66,9 @@ pub enum ContextUse {
 }
 
 impl Input {
-    /// Reads the function, with every error in parameter attributes found on the way.
-    pub fn from_syn(mut func: ItemFn) -> (Self, Option<syn::Error>) {
+    /// Reads the function, with every error in parameter attributes found on the way. A method
+    /// of a `#[tools]` impl (`method`) may take `&self`.
+    pub fn from_syn(mut func: ItemFn, method: bool) -> (Self, Option<syn::Error>) {
         let docs = doc_lines(&func.attrs);
         let doc_values = func
             .attrs
@@ -80,7 +83,13 @@ impl Input {
         let mut errors = None;
         for input in &mut func.sig.inputs {
             let FnArg::Typed(typed) = input else {
-                params.push(Param::Unsupported(Box::new(input.clone())));
+                let shared_self = matches!(input, FnArg::Receiver(receiver)
+                    if receiver.reference.is_some() && receiver.mutability.is_none() && receiver.colon_token.is_none());
+                if method && shared_self {
+                    params.push(Param::Receiver);
+                } else {
+                    params.push(Param::Unsupported(Box::new(input.clone())));
+                }
                 continue;
             };
             let mut attrs = std::mem::take(&mut typed.attrs);

@@ -30,7 +30,7 @@ pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
         combine(&mut errors, error);
         ToolAttr::default()
     });
-    let (input, input_errors) = Input::from_syn(func);
+    let (input, input_errors) = Input::from_syn(func, false);
     if let Some(error) = input_errors {
         combine(&mut errors, error);
     }
@@ -128,6 +128,10 @@ fn arguments(input: &Input) -> Arguments {
     let mut out = Arguments::default();
     for (index, param) in input.params.iter().enumerate() {
         let arg = match param {
+            Param::Receiver => {
+                out.call_args.push(quote!(&*self.0));
+                continue;
+            }
             Param::Context(_) => {
                 out.call_args.push(quote!(context));
                 continue;
@@ -225,7 +229,7 @@ fn arguments(input: &Input) -> Arguments {
 }
 
 /// The call of the user's function, its result made a `ToolResult`, as a `ToolFuture`.
-fn run(sig: &syn::Signature, call_args: &[TokenStream]) -> TokenStream {
+fn run(sig: &syn::Signature, callee: &TokenStream, call_args: &[TokenStream]) -> TokenStream {
     let fn_name = &sig.ident;
     // The conversion names the return type with the user's tokens, so an unsupported one is
     // reported once, on that type.
@@ -233,7 +237,7 @@ fn run(sig: &syn::Signature, call_args: &[TokenStream]) -> TokenStream {
         ReturnType::Default => (quote_spanned!(fn_name.span()=> ()), fn_name.span()),
         ReturnType::Type(_, ty) => (ty.to_token_stream(), ty.span()),
     };
-    let call = quote!(#fn_name(#(#call_args),*));
+    let call = quote!(#callee(#(#call_args),*));
     let into_result = |value: TokenStream| {
         quote_spanned! {result_span=>
             <#result_ty as ::toolkit::__private::IntoToolResult>::into_tool_result(#value)
@@ -292,7 +296,14 @@ fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
     (quote!(#(#flags)*), execution)
 }
 
-fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
+/// The generated tool for one function: the schema and arguments structs, the argument
+/// newtypes, `tool_struct` (named `__ToolkitTool`) and its `Tool` impl, which calls `callee`.
+pub fn tool_items(
+    attr: &ToolAttr,
+    input: &Input,
+    callee: &TokenStream,
+    tool_struct: &TokenStream,
+) -> TokenStream {
     let func = &input.func;
     let fn_name = &func.sig.ident;
     let name = attr
@@ -305,8 +316,6 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         .map_or_else(|| "default".to_owned(), syn::LitStr::value);
     let description = description(attr, input);
     let (flags, execution) = policy(attr, &func.sig);
-
-    let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));
     let Arguments {
         schema_fields,
         fields,
@@ -315,8 +324,86 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         states,
         state_reads,
     } = arguments(input);
-    let run = run(&func.sig, &call_args);
+    let run = run(&func.sig, callee, &call_args);
 
+    quote! {
+        // Only described, never built: the schema is derived from the parameters' own types.
+        #[allow(dead_code)]
+        #[derive(::toolkit::__private::schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        #[schemars(crate = "::toolkit::__private::schemars")]
+        struct __ToolkitSchema {
+            #(#schema_fields)*
+        }
+
+        #[derive(::toolkit::__private::serde::Deserialize)]
+        #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields, expecting = "an object of named arguments")]
+        struct __ToolkitArguments {
+            #(#fields)*
+        }
+
+        #(#items)*
+
+        #tool_struct
+
+        #[automatically_derived]
+        impl ::toolkit::Tool for __ToolkitTool {
+            fn spec(&self) -> &::toolkit::ToolSpec {
+                static SPEC: ::std::sync::OnceLock<::toolkit::ToolSpec> = ::std::sync::OnceLock::new();
+                SPEC.get_or_init(|| {
+                    let spec = ::toolkit::__private::spec::<__ToolkitSchema>(
+                        #name,
+                        #description,
+                        #group,
+                        ::toolkit::ToolFlags::new() #flags,
+                        ::toolkit::Execution::#execution,
+                        ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
+                    );
+                    #(#states)*
+                    spec
+                })
+            }
+
+            fn check_arguments(
+                &self,
+                arguments: &str,
+            ) -> ::core::result::Result<(), ::toolkit::ArgumentError> {
+                ::toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
+            }
+
+            fn execute<'a>(
+                &'a self,
+                arguments: &'a str,
+                context: &'a ::toolkit::ToolContext,
+                _permit: &::toolkit::ExecutePermit,
+            ) -> ::toolkit::ToolFuture<'a> {
+                let _ = context;
+                let arguments: __ToolkitArguments = match ::toolkit::__private::parse_arguments(arguments) {
+                    ::core::result::Result::Ok(arguments) => arguments,
+                    ::core::result::Result::Err(error) => {
+                        return ::toolkit::ToolFuture::Ready(::core::result::Result::Err(error));
+                    }
+                };
+                #(#state_reads)*
+                #run
+            }
+        }
+    }
+}
+
+/// A free function: itself, and its tool linked into the program.
+fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
+    let func = &input.func;
+    let fn_name = &func.sig.ident;
+    let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));
+    let tool = tool_items(
+        attr,
+        input,
+        &quote!(#fn_name),
+        &quote!(
+            struct __ToolkitTool;
+        ),
+    );
     quote! {
         // Parameters are values decoded from JSON for this call: taking them by value is the
         // contract, not a choice clippy should question.
@@ -327,67 +414,7 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         // associated function fails once, on the function's name, rather than twice.
         #[allow(dead_code, non_upper_case_globals)]
         const #registration: () = {
-            // Only described, never built: the schema is derived from the parameters' own types.
-            #[allow(dead_code)]
-            #[derive(::toolkit::__private::schemars::JsonSchema)]
-            #[serde(deny_unknown_fields)]
-            #[schemars(crate = "::toolkit::__private::schemars")]
-            struct __ToolkitSchema {
-                #(#schema_fields)*
-            }
-
-            #[derive(::toolkit::__private::serde::Deserialize)]
-            #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields, expecting = "an object of named arguments")]
-            struct __ToolkitArguments {
-                #(#fields)*
-            }
-
-            #(#items)*
-
-            struct __ToolkitTool;
-
-            #[automatically_derived]
-            impl ::toolkit::Tool for __ToolkitTool {
-                fn spec(&self) -> &::toolkit::ToolSpec {
-                    static SPEC: ::std::sync::OnceLock<::toolkit::ToolSpec> = ::std::sync::OnceLock::new();
-                    SPEC.get_or_init(|| {
-                        let spec = ::toolkit::__private::spec::<__ToolkitSchema>(
-                            #name,
-                            #description,
-                            #group,
-                            ::toolkit::ToolFlags::new() #flags,
-                            ::toolkit::Execution::#execution,
-                            ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
-                        );
-                        #(#states)*
-                        spec
-                    })
-                }
-
-                fn check_arguments(
-                    &self,
-                    arguments: &str,
-                ) -> ::core::result::Result<(), ::toolkit::ArgumentError> {
-                    ::toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
-                }
-
-                fn execute<'a>(
-                    &'a self,
-                    arguments: &'a str,
-                    context: &'a ::toolkit::ToolContext,
-                    _permit: &::toolkit::ExecutePermit,
-                ) -> ::toolkit::ToolFuture<'a> {
-                    let _ = context;
-                    let arguments: __ToolkitArguments = match ::toolkit::__private::parse_arguments(arguments) {
-                        ::core::result::Result::Ok(arguments) => arguments,
-                        ::core::result::Result::Err(error) => {
-                            return ::toolkit::ToolFuture::Ready(::core::result::Result::Err(error));
-                        }
-                    };
-                    #(#state_reads)*
-                    #run
-                }
-            }
+            #tool
 
             #[::toolkit::__private::linkme::distributed_slice(::toolkit::__private::TOOLS)]
             #[linkme(crate = ::toolkit::__private::linkme)]

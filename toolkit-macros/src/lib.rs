@@ -11,6 +11,7 @@ use proc_macro::TokenStream;
 mod ast;
 mod attr;
 mod expand;
+mod methods;
 mod valid;
 
 /// (Defined in `toolkit-macros`; depend on `toolkit` and write `#[toolkit::tool]`.)
@@ -19,4 +20,12 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);
     let item = proc_macro2::TokenStream::from(item);
     expand::tool(args, &item).into()
+}
+
+/// (Defined in `toolkit-macros`; depend on `toolkit` and write `#[toolkit::tools]`.)
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, item: TokenStream) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    let item = proc_macro2::TokenStream::from(item);
+    methods::tools(&args, &item).into()
 }

@@ -152,10 +152,11 @@ fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error>
                 "a #[state] parameter is borrowed from the context: write `&T` for a state of type `T`",
             )),
         },
+        Param::Receiver => Ok(()),
         Param::Unsupported(input) => match &**input {
             FnArg::Receiver(receiver) => Err(syn::Error::new_spanned(
                 receiver,
-                "a #[tool] must be a free function: a `self` parameter is not supported",
+                "a #[tool] method takes `&self` (every call shares the registered instance), inside an impl block marked `#[toolkit::tools]`",
             )),
             FnArg::Typed(typed) => Err(syn::Error::new_spanned(
                 &typed.pat,

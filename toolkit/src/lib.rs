@@ -115,7 +115,7 @@ pub use seam::{
 };
 pub use tool::{
     ArgumentError, BoxToolFuture, ExecutePermit, Execution, StateType, Tool, ToolFlags, ToolFuture,
-    ToolSpec,
+    ToolSet, ToolSpec,
 };
 /// Makes a documented function a tool, registered when the program links it.
 ///
@@ -254,6 +254,48 @@ pub use tool::{
 /// }
 /// ```
 pub use toolkit_macros::tool;
+/// Makes the `#[tool]` methods of an inherent impl block tools that share one instance.
+///
+/// Each method marked `#[tool]` (with the same keys and parameters as a free `#[tool]`
+/// function) may take `&self`: every call shares the instance given to
+/// [`ToolRegistry::register_instance`], registered once. State the tools need lives in the
+/// instance, so nothing can be missing at run time; methods not marked stay plain methods.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tools};
+///
+/// struct Shop {
+///     prices: HashMap<String, u32>,
+/// }
+///
+/// #[tools]
+/// impl Shop {
+///     /// The price of an item, in cents.
+///     #[tool]
+///     fn price(
+///         &self,
+///         /// The item.
+///         item: String,
+///     ) -> Result<String, String> {
+///         self.cents(&item).map(|cents| cents.to_string())
+///     }
+///
+///     /// Not a tool: a plain method the tools use.
+///     fn cents(&self, item: &str) -> Result<u32, String> {
+///         self.prices.get(item).copied().ok_or(format!("no price for {item}"))
+///     }
+/// }
+///
+/// let mut registry = ToolRegistry::new();
+/// registry.register_instance(Shop { prices: HashMap::from([("tea".to_owned(), 250)]) }).unwrap();
+/// let service = ToolLoopService::new(registry);
+/// let scope = service.scope(ToolContext::new()).unwrap();
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let result = runtime.block_on(service.invoke(&scope, "price", r#"{"item": "tea"}"#));
+/// assert_eq!(result.content().as_str(), "250");
+/// ```
+pub use toolkit_macros::tools;
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
 
 #[cfg(feature = "loop")]

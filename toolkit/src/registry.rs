@@ -5,7 +5,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::name::{InvalidToolName, check_tool_name};
-use crate::tool::{Tool, ToolSpec};
+use crate::tool::{Tool, ToolSet, ToolSpec};
 
 /// Tools by name.
 ///
@@ -107,6 +107,21 @@ impl ToolRegistry {
     /// breaks the rule is refused.
     pub fn register(&mut self, tool: impl Tool + 'static) -> Result<(), RegistryError> {
         self.insert(Entry::Added(Arc::new(tool)))
+    }
+
+    /// Adds every tool of `instance` (the `#[tool]` methods of its `#[toolkit::tools]` impl),
+    /// sharing the one instance. All or nothing: a name taken or invalid adds none of them.
+    pub fn register_instance<S: ToolSet>(&mut self, instance: S) -> Result<(), RegistryError> {
+        let before = self.tools.len();
+        for tool in Arc::new(instance).tools() {
+            if let Err(error) = self.insert(Entry::Added(tool)) {
+                for entry in self.tools.drain(before..) {
+                    self.by_name.remove(entry.tool().spec().name());
+                }
+                return Err(error);
+            }
+        }
+        Ok(())
     }
 
     /// Adds a shared tool, checked like [`register`](Self::register).

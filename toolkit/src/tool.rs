@@ -41,6 +41,14 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// The tools of one value: what `#[toolkit::tools]` generates for an impl block whose methods
+/// are marked `#[tool]`. Each tool holds the shared instance and calls its method with `&self`.
+/// Register them with [`ToolRegistry::register_instance`](crate::ToolRegistry::register_instance).
+pub trait ToolSet: Send + Sync + 'static {
+    /// One tool per `#[tool]` method, each holding `self`.
+    fn tools(self: std::sync::Arc<Self>) -> Vec<std::sync::Arc<dyn Tool>>;
+}
+
 /// Proof that a call of [`Tool::execute`] comes from the [`Seam`](crate::Seam): nothing else can
 /// make one, and it is only lent for the call.
 ///

@@ -1,7 +1,7 @@
-// proves: `#[tool]` rejects a method: a tool is a free function, so a `self` receiver is an error
-// on the receiver.
+// proves: `#[tool]` alone rejects a method: without `#[tools]` on its impl block no instance is
+// registered, so a `self` receiver is an error on the receiver that says to add `#[tools]`.
 // control: pass/tool-attr-signatures.rs
-// expect: a #[tool] must be a free function
+// expect: a #[tool] method takes `&self`
 // span: &self
 use toolkit::{ToolResult, tool};
 

@@ -1,0 +1,172 @@
+//! `#[tools]` on an impl block: its `#[tool]` methods become tools sharing one registered
+//! instance, taken as `&self`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, Type};
+
+use crate::ast::Input;
+use crate::attr::{ToolAttr, combine};
+use crate::expand::tool_items;
+use crate::valid::validate;
+
+/// Whether an attribute is `#[tool]` or `#[toolkit::tool]`.
+fn is_tool(attr: &Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|segment| segment.ident == "tool")
+}
+
+/// The impl block with its `#[tool]` attributes taken off, and a `ToolSet` impl making one tool
+/// per marked method. Errors come back beside the impl block, so one mistake gives one error.
+pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
+    let mut block: ItemImpl = match syn::parse2(item.clone()) {
+        Ok(block) => block,
+        Err(error) => {
+            let error = syn::Error::new(
+                error.span(),
+                "#[tools] goes on an inherent impl block whose `#[tool]` methods become tools",
+            );
+            return with_errors(item, &error);
+        }
+    };
+    let mut errors = None;
+    if !args.is_empty() {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                args,
+                "#[tools] takes nothing; give each method's keys in its #[tool(..)]",
+            ),
+        );
+    }
+    if let Some((_, path, _)) = &block.trait_ {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                path,
+                "#[tools] goes on an inherent impl block, not a trait impl",
+            ),
+        );
+    }
+    if !block.generics.params.is_empty() || block.generics.where_clause.is_some() {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                &block.generics,
+                "a #[tools] impl block cannot be generic: its tools are registered for one concrete type",
+            ),
+        );
+    }
+    let self_ty = block.self_ty.clone();
+    let mut makers = Vec::new();
+    let mut generated = Vec::new();
+    for item in &mut block.items {
+        if let ImplItem::Fn(method) = item
+            && let Some((make_fn, tokens)) = method_tool(method, &self_ty, &mut errors)
+        {
+            generated.push(tokens);
+            makers.push(make_fn);
+        }
+    }
+    if makers.is_empty() && errors.is_none() {
+        combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                &block.self_ty,
+                "a #[tools] impl block needs at least one method marked #[tool]",
+            ),
+        );
+    }
+    if let Some(error) = errors {
+        return with_errors(&quote!(#block), &error);
+    }
+    quote! {
+        // Parameters are values decoded from JSON for this call: taking them by value is the
+        // contract, not a choice clippy should question.
+        #[allow(clippy::needless_pass_by_value)]
+        #block
+
+        const _: () = {
+            #(#generated)*
+
+            #[automatically_derived]
+            impl ::toolkit::ToolSet for #self_ty {
+                fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::toolkit::Tool>> {
+                    ::std::vec![#(#makers(::std::sync::Arc::clone(&self))),*]
+                }
+            }
+        };
+    }
+}
+
+/// A method marked `#[tool]`: the mark and its parameter attributes taken off, and a function
+/// making its tool from the shared instance. `None` for a method not marked, or with errors
+/// (added to `errors`).
+fn method_tool(
+    method: &mut ImplItemFn,
+    self_ty: &Type,
+    errors: &mut Option<syn::Error>,
+) -> Option<(Ident, TokenStream)> {
+    let position = method.attrs.iter().position(is_tool)?;
+    let tool_attr = method.attrs.remove(position);
+    let args = match &tool_attr.meta {
+        syn::Meta::Path(_) => TokenStream::new(),
+        syn::Meta::List(list) => list.tokens.clone(),
+        syn::Meta::NameValue(value) => {
+            combine(
+                errors,
+                syn::Error::new_spanned(value, "write #[tool] or #[tool(key = ..)]"),
+            );
+            return None;
+        }
+    };
+    let attr = ToolAttr::parse(args).unwrap_or_else(|error| {
+        combine(errors, error);
+        ToolAttr::default()
+    });
+    let func = ItemFn {
+        attrs: method.attrs.clone(),
+        vis: method.vis.clone(),
+        sig: method.sig.clone(),
+        block: Box::new(method.block.clone()),
+    };
+    let (input, input_errors) = Input::from_syn(func, true);
+    // The method goes back without its parameter attributes.
+    method.sig = input.func.sig.clone();
+    if let Some(error) = input_errors {
+        combine(errors, error);
+        return None;
+    }
+    if let Err(error) = validate(&attr, &input) {
+        combine(errors, error);
+        return None;
+    }
+    let fn_name = &input.func.sig.ident;
+    let make_fn = format_ident!("__toolkit_method_{}", fn_name);
+    let tool = tool_items(
+        &attr,
+        &input,
+        &quote!(<#self_ty>::#fn_name),
+        &quote! {
+            #[allow(dead_code)]
+            struct __ToolkitTool(::std::sync::Arc<#self_ty>);
+        },
+    );
+    let tokens = quote! {
+        fn #make_fn(this: ::std::sync::Arc<#self_ty>) -> ::std::sync::Arc<dyn ::toolkit::Tool> {
+            #tool
+            ::std::sync::Arc::new(__ToolkitTool(this))
+        }
+    };
+    Some((make_fn, tokens))
+}
+
+fn with_errors(item: &TokenStream, error: &syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    quote! {
+        #errors
+        #item
+    }
+}
