@@ -269,7 +269,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 }
 
 fn registry() -> Result<ToolRegistry, Failure> {
-    ToolRegistry::linked().map_err(|error| Failure::runtime(error.to_string()))
+    ToolRegistry::linked_expecting(&["toolkit_builtins"])
+        .map_err(|error| Failure::runtime(error.to_string()))
 }
 
 fn open_audit(args: &AuditArgs) -> Result<Arc<SqliteAudit>, Failure> {

@@ -139,7 +139,7 @@ impl AppState {
     ) -> Result<Self, SetupError> {
         let context = crate::defaults::sample_context()?;
         Ok(Self::new(
-            ToolRegistry::linked()?,
+            ToolRegistry::linked_expecting(&["toolkit_builtins"])?,
             context,
             audit,
             live,

@@ -1,4 +1,5 @@
-//! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, `description = "..."`, and the flags
+//! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, `description = "..."`,
+//! `crate = "..."` (the path toolkit is reached by), and the flags
 //! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`, each bare
 //! (true) or `= true` / `= false`.
 
@@ -8,7 +9,7 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str = "`name`, `group`, `description`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
+const KEYS: &str = "`name`, `group`, `description`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
 
 /// A flag's value as written, and where its key is.
 #[derive(Clone, Copy)]
@@ -22,6 +23,8 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     pub group: Option<LitStr>,
     pub description: Option<LitStr>,
+    /// `crate = "path"`: where the generated code finds toolkit (a renamed dependency).
+    pub krate: Option<syn::Path>,
     pub requires_approval: Option<Flag>,
     pub requires_admin: Option<Flag>,
     pub enabled_by_default: Option<Flag>,
@@ -57,6 +60,7 @@ impl ToolAttr {
             "name" => set(&mut self.name, meta, "name", string_value),
             "group" => set(&mut self.group, meta, "group", string_value),
             "description" => set(&mut self.description, meta, "description", string_value),
+            "crate" => set(&mut self.krate, meta, "crate", path_value),
             "requires_approval" => set(
                 &mut self.requires_approval,
                 meta,
@@ -124,6 +128,16 @@ fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Er
     }
 }
 
+fn path_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<syn::Path, syn::Error> {
+    let text = string_value(meta, key)?;
+    text.parse::<syn::Path>().map_err(|_| {
+        syn::Error::new_spanned(
+            &text,
+            format!("`{key}` takes a path in a string: `{key} = \"my_toolkit\"` or `{key} = \"::deps::toolkit\"`"),
+        )
+    })
+}
+
 fn flag_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<Flag, syn::Error> {
     let span = syn::spanned::Spanned::span(&meta.path);
     if !meta.input.peek(syn::Token![=]) {
@@ -149,6 +163,16 @@ pub fn combine(errors: &mut Option<syn::Error>, error: syn::Error) {
     match errors {
         Some(existing) => existing.combine(error),
         None => *errors = Some(error),
+    }
+}
+
+impl ToolAttr {
+    /// The path the generated code reaches toolkit by: `crate = ".."`, else `::toolkit`.
+    pub fn toolkit(&self) -> TokenStream {
+        self.krate.as_ref().map_or_else(
+            || quote::quote!(::toolkit),
+            quote::ToTokens::to_token_stream,
+        )
     }
 }
 

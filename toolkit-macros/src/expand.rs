@@ -103,7 +103,7 @@ struct Arguments {
 }
 
 /// A `#[state] name: &T` parameter: declared in the spec, read from the context before the call.
-fn state_param(ty: &syn::Type, index: usize, out: &mut Arguments) {
+fn state_param(toolkit: &TokenStream, ty: &syn::Type, index: usize, out: &mut Arguments) {
     let syn::Type::Reference(reference) = ty else {
         unreachable!("rejected by validation")
     };
@@ -111,20 +111,20 @@ fn state_param(ty: &syn::Type, index: usize, out: &mut Arguments) {
     let binding = format_ident!("__toolkit_state_{}", index);
     // Spanned on the user's type: one that cannot be shared between calls fails there, once.
     out.states.push(quote_spanned! {inner.span()=>
-        let spec = ::toolkit::__private::declare_state::<#inner>(spec);
+        let spec = #toolkit::__private::declare_state::<#inner>(spec);
     });
     out.state_reads.push(quote_spanned! {inner.span()=>
-        let #binding: &#inner = match ::toolkit::__private::state::<#inner>(context, self.spec()) {
+        let #binding: &#inner = match #toolkit::__private::state::<#inner>(context, self.spec()) {
             ::core::result::Result::Ok(state) => state,
             ::core::result::Result::Err(missing) => {
-                return ::toolkit::ToolFuture::Ready(::core::result::Result::Ok(missing));
+                return #toolkit::ToolFuture::Ready(::core::result::Result::Ok(missing));
             }
         };
     });
     out.call_args.push(quote!(#binding));
 }
 
-fn arguments(input: &Input) -> Arguments {
+fn arguments(toolkit: &TokenStream, input: &Input) -> Arguments {
     let mut out = Arguments::default();
     for (index, param) in input.params.iter().enumerate() {
         let arg = match param {
@@ -132,12 +132,16 @@ fn arguments(input: &Input) -> Arguments {
                 out.call_args.push(quote!(&*self.0));
                 continue;
             }
-            Param::Context(_) => {
-                out.call_args.push(quote!(context));
+            Param::Context(ty) => {
+                // Through a trait only toolkit's `&ToolContext` has: a type of the user's that
+                // is merely named `ToolContext` fails once, on itself, saying so.
+                out.call_args.push(quote_spanned! {ty.span()=>
+                    <#ty as #toolkit::__private::ContextParam<'_>>::from_context(context)
+                });
                 continue;
             }
             Param::State(state) => {
-                state_param(&state.ty, index, &mut out);
+                state_param(toolkit, &state.ty, index, &mut out);
                 continue;
             }
             Param::Arg(arg) => arg,
@@ -162,7 +166,7 @@ fn arguments(input: &Input) -> Arguments {
             out.items.push(quote_spanned! {default.key.span()=>
                 #[allow(dead_code)]
                 fn #check() {
-                    ::toolkit::__private::default_is_shown::<#ty>();
+                    #toolkit::__private::default_is_shown::<#ty>();
                 }
             });
             out.items.push(quote! {
@@ -181,20 +185,20 @@ fn arguments(input: &Input) -> Arguments {
         // argument still reaches `#ty`'s own `Deserialize`, so an `Option` decodes as `None`.
         let decode = match &default_fn {
             None => quote_spanned! {ty.span()=>
-                <#ty as ::toolkit::__private::DecodeArgument<'de>>::decode_argument(deserializer)
+                <#ty as #toolkit::__private::DecodeArgument<'de>>::decode_argument(deserializer)
             },
             Some(default_fn) => quote_spanned! {ty.span()=>
-                <#ty as ::toolkit::__private::DecodeArgument<'de>>::decode_argument_or(deserializer, #default_fn)
+                <#ty as #toolkit::__private::DecodeArgument<'de>>::decode_argument_or(deserializer, #default_fn)
             },
         };
         out.items.push(quote! {
             struct #newtype(#ty);
 
             #[automatically_derived]
-            impl<'de> ::toolkit::__private::serde::Deserialize<'de> for #newtype {
+            impl<'de> #toolkit::__private::serde::Deserialize<'de> for #newtype {
                 fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
                 where
-                    D: ::toolkit::__private::serde::Deserializer<'de>,
+                    D: #toolkit::__private::serde::Deserializer<'de>,
                 {
                     ::core::result::Result::map(#decode, #newtype)
                 }
@@ -229,7 +233,12 @@ fn arguments(input: &Input) -> Arguments {
 }
 
 /// The call of the user's function, its result made a `ToolResult`, as a `ToolFuture`.
-fn run(sig: &syn::Signature, callee: &TokenStream, call_args: &[TokenStream]) -> TokenStream {
+fn run(
+    toolkit: &TokenStream,
+    sig: &syn::Signature,
+    callee: &TokenStream,
+    call_args: &[TokenStream],
+) -> TokenStream {
     let fn_name = &sig.ident;
     // The conversion names the return type with the user's tokens, so an unsupported one is
     // reported once, on that type.
@@ -240,7 +249,7 @@ fn run(sig: &syn::Signature, callee: &TokenStream, call_args: &[TokenStream]) ->
     let call = quote!(#callee(#(#call_args),*));
     let into_result = |value: TokenStream| {
         quote_spanned! {result_span=>
-            <#result_ty as ::toolkit::__private::IntoToolResult>::into_tool_result(#value)
+            <#result_ty as #toolkit::__private::IntoToolResult>::into_tool_result(#value)
         }
     };
     if let Some(asyncness) = &sig.asyncness {
@@ -248,13 +257,13 @@ fn run(sig: &syn::Signature, callee: &TokenStream, call_args: &[TokenStream]) ->
         // Spanned on the user's `async`: a future that is not `Send` is reported there (at the
         // coercion to the boxed `Send` future), with rustc's note on the `.await` that makes it so.
         quote_spanned! {asyncness.span=>
-            ::toolkit::ToolFuture::Pending(::std::boxed::Box::pin(async move {
+            #toolkit::ToolFuture::Pending(::std::boxed::Box::pin(async move {
                 ::core::result::Result::Ok(#result)
             }))
         }
     } else {
         let result = into_result(call);
-        quote!(::toolkit::ToolFuture::Ready(::core::result::Result::Ok(#result)))
+        quote!(#toolkit::ToolFuture::Ready(::core::result::Result::Ok(#result)))
     }
 }
 
@@ -316,6 +325,9 @@ pub fn tool_items(
         .map_or_else(|| "default".to_owned(), syn::LitStr::value);
     let description = description(attr, input);
     let (flags, execution) = policy(attr, &func.sig);
+    let toolkit = attr.toolkit();
+    let serde_crate = format!("{}::__private::serde", path_text(&toolkit));
+    let schemars_crate = format!("{}::__private::schemars", path_text(&toolkit));
     let Arguments {
         schema_fields,
         fields,
@@ -323,21 +335,21 @@ pub fn tool_items(
         call_args,
         states,
         state_reads,
-    } = arguments(input);
-    let run = run(&func.sig, callee, &call_args);
+    } = arguments(&toolkit, input);
+    let run = run(&toolkit, &func.sig, callee, &call_args);
 
     quote! {
         // Only described, never built: the schema is derived from the parameters' own types.
         #[allow(dead_code)]
-        #[derive(::toolkit::__private::schemars::JsonSchema)]
+        #[derive(#toolkit::__private::schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
-        #[schemars(crate = "::toolkit::__private::schemars")]
+        #[schemars(crate = #schemars_crate)]
         struct __ToolkitSchema {
             #(#schema_fields)*
         }
 
-        #[derive(::toolkit::__private::serde::Deserialize)]
-        #[serde(crate = "::toolkit::__private::serde", deny_unknown_fields, expecting = "an object of named arguments")]
+        #[derive(#toolkit::__private::serde::Deserialize)]
+        #[serde(crate = #serde_crate, deny_unknown_fields, expecting = "an object of named arguments")]
         struct __ToolkitArguments {
             #(#fields)*
         }
@@ -347,16 +359,16 @@ pub fn tool_items(
         #tool_struct
 
         #[automatically_derived]
-        impl ::toolkit::Tool for __ToolkitTool {
-            fn spec(&self) -> &::toolkit::ToolSpec {
-                static SPEC: ::std::sync::OnceLock<::toolkit::ToolSpec> = ::std::sync::OnceLock::new();
+        impl #toolkit::Tool for __ToolkitTool {
+            fn spec(&self) -> &#toolkit::ToolSpec {
+                static SPEC: ::std::sync::OnceLock<#toolkit::ToolSpec> = ::std::sync::OnceLock::new();
                 SPEC.get_or_init(|| {
-                    let spec = ::toolkit::__private::spec::<__ToolkitSchema>(
+                    let spec = #toolkit::__private::spec::<__ToolkitSchema>(
                         #name,
                         #description,
                         #group,
-                        ::toolkit::ToolFlags::new() #flags,
-                        ::toolkit::Execution::#execution,
+                        #toolkit::ToolFlags::new() #flags,
+                        #toolkit::Execution::#execution,
                         ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
                     );
                     #(#states)*
@@ -367,21 +379,21 @@ pub fn tool_items(
             fn check_arguments(
                 &self,
                 arguments: &str,
-            ) -> ::core::result::Result<(), ::toolkit::ArgumentError> {
-                ::toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
+            ) -> ::core::result::Result<(), #toolkit::ArgumentError> {
+                #toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
             }
 
             fn execute<'a>(
                 &'a self,
                 arguments: &'a str,
-                context: &'a ::toolkit::ToolContext,
-                _permit: &::toolkit::ExecutePermit,
-            ) -> ::toolkit::ToolFuture<'a> {
+                context: &'a #toolkit::ToolContext,
+                _permit: &#toolkit::ExecutePermit,
+            ) -> #toolkit::ToolFuture<'a> {
                 let _ = context;
-                let arguments: __ToolkitArguments = match ::toolkit::__private::parse_arguments(arguments) {
+                let arguments: __ToolkitArguments = match #toolkit::__private::parse_arguments(arguments) {
                     ::core::result::Result::Ok(arguments) => arguments,
                     ::core::result::Result::Err(error) => {
-                        return ::toolkit::ToolFuture::Ready(::core::result::Result::Err(error));
+                        return #toolkit::ToolFuture::Ready(::core::result::Result::Err(error));
                     }
                 };
                 #(#state_reads)*
@@ -391,11 +403,23 @@ pub fn tool_items(
     }
 }
 
-/// A free function: itself, and its tool linked into the program.
+/// A path as the string a `#[serde(crate = "..")]` takes.
+fn path_text(path: &TokenStream) -> String {
+    path.to_string().replace(' ', "")
+}
+
+/// A free function: itself, and its tool as a public handle (`NAME_TOOL`), linked into the
+/// program.
 fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
+    let toolkit = attr.toolkit();
     let func = &input.func;
     let fn_name = &func.sig.ident;
-    let registration = format_ident!("__TOOLKIT_TOOL_{}", unraw(fn_name));
+    let vis = &func.vis;
+    let handle = format_ident!("{}_TOOL", unraw(fn_name).to_uppercase());
+    let doc = format!(
+        "The tool made from [`{}`] by `#[tool]`: give it to `ToolRegistry::of` for a registry of chosen tools, or read its spec in a test.",
+        unraw(fn_name)
+    );
     let tool = tool_items(
         attr,
         input,
@@ -410,15 +434,18 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         #[allow(clippy::needless_pass_by_value)]
         #func
 
-        // Named, not `const _`: an `impl` block takes named consts only, so a `#[tool]` on an
+        // A named const, also because an `impl` block takes named consts only: a `#[tool]` on an
         // associated function fails once, on the function's name, rather than twice.
-        #[allow(dead_code, non_upper_case_globals)]
-        const #registration: () = {
+        #[doc = #doc]
+        #[allow(dead_code)]
+        #vis const #handle: &'static dyn #toolkit::Tool = {
             #tool
 
-            #[::toolkit::__private::linkme::distributed_slice(::toolkit::__private::TOOLS)]
-            #[linkme(crate = ::toolkit::__private::linkme)]
-            static __TOOLKIT_REGISTRATION: &'static dyn ::toolkit::Tool = &__ToolkitTool;
+            #[#toolkit::__private::linkme::distributed_slice(#toolkit::__private::TOOLS)]
+            #[linkme(crate = #toolkit::__private::linkme)]
+            static __TOOLKIT_REGISTRATION: &'static dyn #toolkit::Tool = &__ToolkitTool;
+
+            &__ToolkitTool
         };
     }
 }

@@ -32,15 +32,21 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
         }
     };
     let mut errors = None;
-    if !args.is_empty() {
+    // Only `crate = ".."` applies to the whole block; every other key belongs to a method.
+    let block_attr = ToolAttr::parse(args.clone()).unwrap_or_else(|error| {
+        combine(&mut errors, error);
+        ToolAttr::default()
+    });
+    if !args.is_empty() && block_attr.krate.is_none() {
         combine(
             &mut errors,
             syn::Error::new_spanned(
                 args,
-                "#[tools] takes nothing; give each method's keys in its #[tool(..)]",
+                "#[tools] takes only `crate = \"..\"`; give each method's keys in its #[tool(..)]",
             ),
         );
     }
+    let toolkit = block_attr.toolkit();
     if let Some((_, path, _)) = &block.trait_ {
         combine(
             &mut errors,
@@ -64,7 +70,8 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
     let mut generated = Vec::new();
     for item in &mut block.items {
         if let ImplItem::Fn(method) = item
-            && let Some((make_fn, tokens)) = method_tool(method, &self_ty, &mut errors)
+            && let Some((make_fn, tokens)) =
+                method_tool(method, &self_ty, block_attr.krate.as_ref(), &mut errors)
         {
             generated.push(tokens);
             makers.push(make_fn);
@@ -92,8 +99,8 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
             #(#generated)*
 
             #[automatically_derived]
-            impl ::toolkit::ToolSet for #self_ty {
-                fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::toolkit::Tool>> {
+            impl #toolkit::ToolSet for #self_ty {
+                fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #toolkit::Tool>> {
                     ::std::vec![#(#makers(::std::sync::Arc::clone(&self))),*]
                 }
             }
@@ -107,6 +114,7 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
 fn method_tool(
     method: &mut ImplItemFn,
     self_ty: &Type,
+    krate: Option<&syn::Path>,
     errors: &mut Option<syn::Error>,
 ) -> Option<(Ident, TokenStream)> {
     let position = method.attrs.iter().position(is_tool)?;
@@ -122,10 +130,14 @@ fn method_tool(
             return None;
         }
     };
-    let attr = ToolAttr::parse(args).unwrap_or_else(|error| {
+    let mut attr = ToolAttr::parse(args).unwrap_or_else(|error| {
         combine(errors, error);
         ToolAttr::default()
     });
+    if attr.krate.is_none() {
+        attr.krate = krate.cloned();
+    }
+    let toolkit = attr.toolkit();
     let func = ItemFn {
         attrs: method.attrs.clone(),
         vis: method.vis.clone(),
@@ -155,7 +167,7 @@ fn method_tool(
         },
     );
     let tokens = quote! {
-        fn #make_fn(this: ::std::sync::Arc<#self_ty>) -> ::std::sync::Arc<dyn ::toolkit::Tool> {
+        fn #make_fn(this: ::std::sync::Arc<#self_ty>) -> ::std::sync::Arc<dyn #toolkit::Tool> {
             #tool
             ::std::sync::Arc::new(__ToolkitTool(this))
         }

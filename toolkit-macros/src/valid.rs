@@ -248,6 +248,8 @@ fn is_option(ty: &Type) -> bool {
 
 /// Why an argument cannot borrow.
 const OWNED: &str = "arguments are decoded from JSON into owned values (use `String` for text)";
+/// Why a reference is not an argument, and the two references a tool may take.
+const REFERENCE: &str = "arguments are decoded from JSON into owned values (use `String` for text); the only references a tool takes are the context, written `&ToolContext` by that name (not an alias), and a state, `#[state] name: &T`";
 /// Why an argument needs a named type.
 const CONCRETE: &str = "an argument is decoded from JSON into one concrete type";
 
@@ -255,7 +257,7 @@ const CONCRETE: &str = "an argument is decoded from JSON into one concrete type"
 /// a tool cannot take it.
 fn unnamed_part(ty: &Type) -> Option<(TokenStream, &'static str, &'static str)> {
     match ty {
-        Type::Reference(reference) => Some((reference.to_token_stream(), "a reference", OWNED)),
+        Type::Reference(reference) => Some((reference.to_token_stream(), "a reference", REFERENCE)),
         Type::ImplTrait(impl_trait) => Some((
             impl_trait.to_token_stream(),
             "an `impl Trait` type",
@@ -278,7 +280,8 @@ fn unnamed_part(ty: &Type) -> Option<(TokenStream, &'static str, &'static str)> 
                 .find_map(|segment| match &segment.arguments {
                     PathArguments::AngleBracketed(args) => {
                         args.args.iter().find_map(|arg| match arg {
-                            GenericArgument::Lifetime(lifetime) => {
+                            // `Cow<'static, str>` owns what it decodes; any other lifetime borrows.
+                            GenericArgument::Lifetime(lifetime) if lifetime.ident != "static" => {
                                 Some((lifetime.to_token_stream(), "a type with a lifetime", OWNED))
                             }
                             GenericArgument::Type(inner) => unnamed_part(inner),

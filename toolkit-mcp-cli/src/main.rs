@@ -51,7 +51,7 @@ fn main() -> ExitCode {
             other => return usage_error(&format!("unknown argument \"{}\"", other.escape_debug())),
         }
     }
-    let mut registry = match ToolRegistry::linked() {
+    let mut registry = match ToolRegistry::linked_expecting(&["toolkit_builtins"]) {
         Ok(registry) => registry,
         Err(error) => {
             eprintln!("toolkit-mcp: {error}");

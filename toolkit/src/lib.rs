@@ -166,6 +166,7 @@ pub use tool::{
 /// | `enabled_by_default = false` | offered only when a run asks for it by name |
 /// | `remote` | counts against a run's budget of remote calls |
 /// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
+/// | `crate = ".."` | the path to toolkit, for a crate that renames the dependency (`crate = "tk"`) |
 ///
 /// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value
 /// of the wrong kind is one error on that key.
@@ -227,9 +228,14 @@ pub use tool::{
 /// # Registration
 ///
 /// A tool registers itself when its crate is linked: [`ToolRegistry::linked`] finds every
-/// `#[tool]` of the program. A crate of tools that nothing else names must be linked with
-/// `use that_crate as _;`. Inside the crate that defines `toolkit` paths are resolved through
-/// `::toolkit`, so a crate that renames the dependency does not compile.
+/// `#[tool]` of the program. A crate of tools that nothing else names is not linked: reference it
+/// with `use that_crate as _;`, and let [`ToolRegistry::linked_expecting`] check that each crate
+/// you expect contributed tools, so none go missing without a word.
+///
+/// Each `#[tool] fn name` also gives a handle, `NAME_TOOL` (a `&'static dyn Tool` with the
+/// function's visibility), for [`ToolRegistry::of`]: a registry of chosen tools, or one spec to
+/// test. The generated code reaches toolkit as `::toolkit`; a crate that renames the dependency
+/// says where it is with `#[tool(crate = "tk")]` (and `#[tools(crate = "tk")]`).
 ///
 /// ```compile_fail
 /// use toolkit::tool;

@@ -126,6 +126,24 @@ impl<'de, T: DecodeArgument<'de>> serde::Deserialize<'de> for Decoded<T> {
     }
 }
 
+/// The type of a `#[tool]` parameter taken for the context (by its name, `ToolContext`): only
+/// toolkit's own `&ToolContext` is one.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not toolkit's context, but a #[tool] parameter of a type named `ToolContext` is taken for it",
+    label = "taken for the context, but not `&toolkit::ToolContext`",
+    note = "import `toolkit::ToolContext`, or rename your type so that it is an argument"
+)]
+pub trait ContextParam<'a> {
+    fn from_context(context: &'a crate::ToolContext) -> Self;
+}
+
+impl<'a> ContextParam<'a> for &'a crate::ToolContext {
+    fn from_context(context: &'a crate::ToolContext) -> Self {
+        context
+    }
+}
+
 /// A type a `#[state]` parameter can borrow: one value shared by every call, on any thread.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(

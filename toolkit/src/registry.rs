@@ -84,6 +84,15 @@ pub enum RegistryError {
         /// What is wrong with its name.
         error: InvalidToolName,
     },
+    /// A crate expected to contribute tools contributed none.
+    #[error(
+        "no tool of crate `{crate_name}` is linked: reference the crate from the binary \
+         (`use {crate_name} as _;`), or enable the features that give its tools"
+    )]
+    NothingLinked {
+        /// The crate, as Rust spells it.
+        crate_name: String,
+    },
 }
 
 impl ToolRegistry {
@@ -98,6 +107,45 @@ impl ToolRegistry {
         linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));
         let mut registry = Self::new();
         for tool in linked {
+            registry.insert(Entry::Linked(tool))?;
+        }
+        Ok(registry)
+    }
+
+    /// Every `#[tool]` linked into this binary, like [`linked`](Self::linked), checking that each
+    /// crate named in `crates` (as Rust spells it: `toolkit_builtins`) contributed at least one:
+    /// a crate that nothing in the binary references is not linked, and its tools would be
+    /// missing without a word.
+    ///
+    /// ```
+    /// let error = toolkit::ToolRegistry::linked_expecting(&["no_such_crate"]).unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "no tool of crate `no_such_crate` is linked: reference the crate from the binary \
+    ///      (`use no_such_crate as _;`), or enable the features that give its tools"
+    /// );
+    /// ```
+    pub fn linked_expecting(crates: &[&str]) -> Result<Self, RegistryError> {
+        let registry = Self::linked()?;
+        for &name in crates {
+            let contributed = crate::__private::TOOLS
+                .iter()
+                .any(|tool| crate_of(tool.spec().place()) == Some(name));
+            if !contributed {
+                return Err(RegistryError::NothingLinked {
+                    crate_name: name.to_owned(),
+                });
+            }
+        }
+        Ok(registry)
+    }
+
+    /// Exactly these tools: the handles `#[tool]` generates (`READ_FILE_TOOL` for `read_file`),
+    /// checked like [`register`](Self::register), in the order given. For a registry of chosen
+    /// tools, or a test of one spec.
+    pub fn of(tools: impl IntoIterator<Item = &'static dyn Tool>) -> Result<Self, RegistryError> {
+        let mut registry = Self::new();
+        for tool in tools {
             registry.insert(Entry::Linked(tool))?;
         }
         Ok(registry)
@@ -198,6 +246,12 @@ impl ToolRegistry {
                 .insert(entry.tool().spec().name().into(), index);
         }
     }
+}
+
+/// The crate a `#[tool]` is defined in, from its place (`crate::module (file:line)`).
+fn crate_of(place: &str) -> Option<&str> {
+    let path = place.split_once(" (")?.0;
+    path.split("::").next()
 }
 
 impl std::fmt::Debug for ToolRegistry {

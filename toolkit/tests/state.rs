@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    ExecutePermit, RunError, RunRequest, ScopeError, StateType, Tool, ToolContext, ToolFuture,
-    ToolLoopService, ToolRegistry, ToolSpec, tool,
+    DuplicateTool, ExecutePermit, RegistryError, RunError, RunRequest, ScopeError, StateType, Tool,
+    ToolContext, ToolFuture, ToolLoopService, ToolRegistry, ToolSpec, tool,
 };
 
 /// Prices by item, in cents.
@@ -97,6 +97,46 @@ fn the_spec_declares_each_state_and_the_schema_has_only_the_arguments() {
         .collect();
     assert_eq!(names, ["state::Greeting", "state::Prices"]);
     assert_eq!(greet.input_schema()["required"], json!(["name"]));
+}
+
+#[test]
+fn each_tool_has_a_handle_for_a_registry_of_chosen_tools() {
+    assert_eq!(PRICE_TOOL.spec().name(), "price");
+    assert_eq!(PRICE_TOOL.spec().states(), [StateType::of::<Prices>()]);
+    let registry = ToolRegistry::of([PRICE_TOOL, COUNTED_TOOL]).expect("two names");
+    let names: Vec<&str> = registry.specs().map(ToolSpec::name).collect();
+    assert_eq!(names, ["price", "counted"]);
+    // Only these: a scope over them needs only their state.
+    let service = ToolLoopService::new(registry);
+    assert!(
+        service
+            .scope(ToolContext::new().with_extension(prices()))
+            .is_ok()
+    );
+    let error = ToolRegistry::of([PRICE_TOOL, PRICE_TOOL]).unwrap_err();
+    assert!(
+        matches!(error, RegistryError::Duplicate(DuplicateTool { ref name, .. }) if name == "price")
+    );
+}
+
+#[test]
+fn a_binary_says_which_crates_must_contribute_tools() {
+    let registry = ToolRegistry::linked_expecting(&["state"]).expect("this crate's tools");
+    assert_eq!(registry.len(), 3);
+    let error = ToolRegistry::linked_expecting(&["state", "toolkit_builtins"]).unwrap_err();
+    assert_eq!(
+        error,
+        RegistryError::NothingLinked {
+            crate_name: "toolkit_builtins".to_owned()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "no tool of crate `toolkit_builtins` is linked: reference the crate from the binary \
+         (`use toolkit_builtins as _;`), or enable the features that give its tools"
+    );
+    // A crate's name is matched whole, never as a prefix of another.
+    assert!(ToolRegistry::linked_expecting(&["stat"]).is_err());
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::rc::Rc;
 
+use toolkit::ToolContext as Ctx;
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 
 /// Adds two numbers.
@@ -57,6 +58,12 @@ pub fn lossy(bytes: Vec<u8>) -> String {
     text.into_owned()
 }
 
+/// Shouts a text; `Cow<'static, str>` owns what it decodes, so it is an argument like `String`.
+#[tool]
+pub fn shout(text: Cow<'static, str>) -> String {
+    text.to_uppercase()
+}
+
 /// Counts the words of a text.
 #[tool]
 pub fn count_words(text: String) -> String {
@@ -94,6 +101,9 @@ pub async fn halve(number: i64) -> Result<ToolResult, String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    // An alias names the context anywhere but in a tool's parameters.
+    let aliased: Ctx = ToolContext::new();
+    assert!(!aliased.is_admin());
     let registry = ToolRegistry::linked().expect("no duplicate tools");
     let names = [
         "add",
@@ -104,6 +114,7 @@ async fn main() {
         "admin_status",
         "lossy",
         "count_words",
+        "shout",
         "double",
         "halve",
     ];
