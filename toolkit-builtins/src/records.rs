@@ -59,7 +59,7 @@ pub fn list_tables(context: &ToolContext) -> ToolResult {
             ])?;
         }
         let summary = format!("The database has {}:", kinds_summary(&objects));
-        Ok(records.finish(summary, None, "Tables"))
+        Ok(records.finish(context, summary, None, "Tables"))
     })
 }
 
@@ -102,7 +102,12 @@ pub fn get_table_schema(
             tail.push(format!("Indexes: {}.", indexes.join(", ")));
         }
         let tail = (!tail.is_empty()).then(|| tail.join("\n"));
-        Ok(records.finish(summary, tail, &format!("Columns of {}", object.name)))
+        Ok(records.finish(
+            context,
+            summary,
+            tail,
+            &format!("Columns of {}", object.name),
+        ))
     })
 }
 
@@ -189,7 +194,7 @@ pub fn read_records(
             offset + 1,
             offset + fetched
         );
-        Ok(records.finish(summary, tail, &label))
+        Ok(records.finish(context, summary, tail, &label))
     })
 }
 
@@ -213,6 +218,12 @@ pub fn search_records(
             return Err(Stop::Fail(format!(
                 "Error: query must be 2 to 100 characters long, not {length}."
             )));
+        }
+        if query.contains('\0') {
+            return Err(Stop::Fail(
+                "Error: query cannot contain a NUL character (U+0000): SQLite would end the text there."
+                    .to_owned(),
+            ));
         }
         check_limit(limit)?;
         let connection = open_read_only(context)?;
@@ -268,6 +279,7 @@ pub fn search_records(
         let summary = format!("{found} {} (searched {searched_names}):", quoted(query));
         let tail = (fetched < total).then(|| "Use a longer query to narrow the search.".to_owned());
         Ok(records.finish(
+            context,
             summary,
             tail,
             &format!("{} matching {}", object.name, quoted(query)),
@@ -392,7 +404,7 @@ pub fn query_sql(
         };
         let tail =
             more.then(|| "Add a WHERE, LIMIT or GROUP BY clause to see the rest.".to_owned());
-        Ok(records.finish(summary, tail, "Query result"))
+        Ok(records.finish(context, summary, tail, "Query result"))
     })
 }
 
@@ -437,7 +449,7 @@ pub fn describe_database(context: &ToolContext) -> ToolResult {
             ])?;
         }
         let summary = format!("The database has {}:", kinds_summary(&objects));
-        Ok(records.finish(summary, None, "Database"))
+        Ok(records.finish(context, summary, None, "Database"))
     })
 }
 

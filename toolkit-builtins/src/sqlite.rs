@@ -575,23 +575,37 @@ impl Records {
         self.shown
     }
 
-    /// The summary, the rows shown, a line for those not shown and the tool's own hint.
-    pub(crate) fn finish(self, summary: String, tail: Option<String>, label: &str) -> ToolResult {
-        let mut content = summary;
-        content.push('\n');
-        content.push_str(&self.lines);
+    /// The summary, the rows shown, a line for those not shown (saying where they are only
+    /// when people see the table) and the tool's own hint.
+    pub(crate) fn finish(
+        self,
+        context: &ToolContext,
+        summary: String,
+        tail: Option<String>,
+        label: &str,
+    ) -> ToolResult {
+        let mut text = summary;
+        text.push('\n');
+        text.push_str(&self.lines);
         let hidden = self.rows - self.shown;
         if hidden > 0 {
-            let _ = write!(
-                content,
-                "\n… {} not shown here; the user sees every row in a table.",
-                plural(hidden, "more row", "more rows")
-            );
+            let rows = plural(hidden, "more row", "more rows");
+            let _ = if context.artifacts_shown() {
+                write!(
+                    text,
+                    "\n… {rows} not shown here; the user sees every row in a table."
+                )
+            } else {
+                write!(
+                    text,
+                    "\n… {rows} not shown here, and this connection shows no tables."
+                )
+            };
         }
         if let Some(tail) = tail {
-            content.push('\n');
-            content.push_str(&tail);
+            text.push('\n');
+            text.push_str(&tail);
         }
-        ToolResult::text_with(content, [ToolArtifact::table(label, self.table)])
+        ToolResult::text_with(text, [ToolArtifact::table(label, self.table)])
     }
 }

@@ -953,6 +953,40 @@ async fn the_content_shows_the_rows_that_fit_and_counts_the_rest() {
 }
 
 #[tokio::test]
+async fn where_no_one_sees_tables_the_content_does_not_say_they_do() {
+    let db = database(
+        "CREATE TABLE pages (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT, d TEXT);
+         WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 30)
+         INSERT INTO pages SELECT x, printf('%.300c', 'a'), printf('%.300c', 'b'),
+                                  printf('%.300c', 'c'), printf('%.100c', 'd') FROM n;",
+    );
+    let unseen = ToolContext::new()
+        .with_extension(toolkit_builtins::Database::new(&db.path))
+        .with_artifacts_shown(false);
+    let result = call_in(unseen, "read_records", r#"{"table": "pages", "limit": 5}"#).await;
+    assert!(
+        content(&result).ends_with(
+            "… 2 more rows not shown here, and this connection shows no tables.\n\
+             Use offset 3 to read them."
+        ),
+        "{}",
+        content(&result)
+    );
+    assert!(!content(&result).contains("the user sees"));
+    // The same call where people see tables says so.
+    let result = call(
+        &db.path,
+        "read_records",
+        r#"{"table": "pages", "limit": 5}"#,
+    )
+    .await;
+    assert!(content(&result).ends_with(
+        "… 2 more rows not shown here; the user sees every row in a table.\n\
+         Use offset 3 to read them."
+    ));
+}
+
+#[tokio::test]
 async fn a_table_without_a_declared_key_reads_in_rowid_order_and_a_view_in_its_own() {
     let db = database(
         "CREATE TABLE log (line TEXT);
@@ -1118,6 +1152,28 @@ async fn search_records_says_how_many_matched_when_it_returns_fewer() {
         )
         .expect("the reference count");
     assert_eq!(total, 7);
+}
+
+#[tokio::test]
+async fn search_records_refuses_a_nul_which_would_cut_the_pattern_short() {
+    let db = sample();
+    // SQLite reads a pattern up to its first NUL: "gr\0zz" would match every "gr".
+    let nothing = call(
+        &db.path,
+        "search_records",
+        r#"{"table": "customers", "query": "grzz"}"#,
+    )
+    .await;
+    assert!(content(&nothing).starts_with("No rows in \"customers\" contain \"grzz\""));
+    assert_error(
+        &call(
+            &db.path,
+            "search_records",
+            r#"{"table": "customers", "query": "gr\u0000zz"}"#,
+        )
+        .await,
+        "Error: query cannot contain a NUL character (U+0000): SQLite would end the text there.",
+    );
 }
 
 #[tokio::test]

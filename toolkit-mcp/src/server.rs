@@ -44,6 +44,8 @@ impl McpToolServer {
     /// approval. Fails, before any host connects, when an offered tool reads a state `context`
     /// does not hold.
     pub fn new(service: Arc<ToolLoopService>, context: ToolContext) -> Result<Self, ScopeError> {
+        // Replies carry only the content: no one here sees an artifact.
+        let context = context.with_artifacts_shown(false);
         let registry = service.registry();
         let offered = service
             .scope(context.clone())?
@@ -229,6 +231,46 @@ mod tests {
             .expect("new name");
         McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
             .expect("no tool reads state")
+    }
+
+    /// Says whether its context shows artifacts to anyone.
+    struct Tells(ToolSpec);
+
+    impl Tool for Tells {
+        fn spec(&self) -> &ToolSpec {
+            &self.0
+        }
+
+        fn execute<'a>(
+            &'a self,
+            _arguments: &'a str,
+            context: &'a ToolContext,
+            _permit: &ExecutePermit,
+        ) -> ToolFuture<'a> {
+            ToolFuture::Ready(Ok(ToolResult::text(format!(
+                "artifacts shown: {}",
+                context.artifacts_shown()
+            ))))
+        }
+    }
+
+    #[tokio::test]
+    async fn tools_served_over_mcp_are_told_that_no_one_sees_their_artifacts() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Tells(ToolSpec::new(
+                "tells",
+                "Tells.",
+                serde_json::json!({"type": "object"}),
+            )))
+            .expect("new name");
+        let service = Arc::new(ToolLoopService::new(registry));
+        let context = ToolContext::new();
+        assert!(context.artifacts_shown());
+        let server = McpToolServer::new(service, context).expect("no state needed");
+        let reply = server.call("tells", None).await;
+        let text = serde_json::to_value(&reply.content).expect("content");
+        assert_eq!(text[0]["text"], "artifacts shown: false");
     }
 
     #[test]

@@ -26,6 +26,8 @@ use crate::tool::StateType;
 #[derive(Clone, Default)]
 pub struct ToolContext {
     admin: bool,
+    // False (the default) when people see a call's artifacts; true where nothing shows them.
+    artifacts_unseen: bool,
     // Shared: a context is cloned for every call that runs on a worker thread.
     extensions: Arc<HashMap<TypeId, Extension>>,
 }
@@ -68,6 +70,21 @@ impl ToolContext {
         self.admin
     }
 
+    /// The same context saying whether the people the content reaches also see the artifacts
+    /// (by default yes). A server whose replies carry only the content, such as an MCP server,
+    /// says no (its recorder may still keep them), so that tools do not tell the model "the
+    /// user sees every row".
+    #[must_use]
+    pub fn with_artifacts_shown(mut self, shown: bool) -> Self {
+        self.artifacts_unseen = !shown;
+        self
+    }
+
+    /// Whether the people the content reaches also see the artifacts.
+    pub fn artifacts_shown(&self) -> bool {
+        !self.artifacts_unseen
+    }
+
     /// Whether the context holds a value of this state type.
     pub fn has_state(&self, state: StateType) -> bool {
         self.extensions.contains_key(&state.id())
@@ -97,6 +114,7 @@ impl fmt::Debug for ToolContext {
         names.sort_unstable();
         f.debug_struct("ToolContext")
             .field("admin", &self.admin)
+            .field("artifacts_unseen", &self.artifacts_unseen)
             .field("extensions", &names)
             .finish()
     }
