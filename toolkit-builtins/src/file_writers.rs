@@ -4,7 +4,7 @@
 // `content` (what to write) and `context` (the run's) are each the natural name.
 #![allow(clippy::similar_names)]
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 
 use cap_std::fs::OpenOptions;
 use toolkit::{ToolContext, ToolResult, tool};
@@ -215,5 +215,246 @@ fn create_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, 
     Ok(ToolResult::text(format!(
         "Created the folder \"{}\".",
         path.shown()
+    )))
+}
+
+/// Largest file copied in one call, in bytes.
+const COPY_LIMIT: u64 = 100_000_000;
+
+/// What is at a path, without following a last link.
+fn entry_at(workspace: &Workspace, path: &RelativePath) -> Result<Option<Entry>, ToolResult> {
+    match workspace.dir().symlink_metadata(path.as_path()) {
+        Ok(metadata) if metadata.is_symlink() => Ok(Some(Entry::Link)),
+        Ok(metadata) if metadata.is_dir() => Ok(Some(Entry::Folder)),
+        Ok(metadata) => Ok(Some(Entry::File(metadata.len()))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(io_refusal(path, &error)),
+    }
+}
+
+/// A file (with its size), a folder or a link.
+enum Entry {
+    File(u64),
+    Folder,
+    Link,
+}
+
+fn missing(path: &RelativePath) -> ToolResult {
+    refusal(format!(
+        "No file or folder at \"{}\" in the workspace.",
+        path.shown()
+    ))
+}
+
+/// Deletes a file, a link or a folder in the workspace. A folder with anything in it is deleted
+/// only with `recursive: true`; a link is deleted itself, never what it points to.
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn delete_path(
+    /// The file, link or folder, relative to the workspace root.
+    path: String,
+    /// Delete a folder with everything in it.
+    #[arg(default = false)]
+    recursive: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(delete_path_in(context, &path, recursive))
+}
+
+fn delete_path_in(
+    context: &ToolContext,
+    path: &str,
+    recursive: bool,
+) -> Result<ToolResult, ToolResult> {
+    let workspace = Workspace::open(context)?;
+    let path = file_path(path)?;
+    let dir = workspace.dir();
+    let shown = path.shown();
+    let text = match entry_at(&workspace, &path)?.ok_or_else(|| missing(&path))? {
+        Entry::Folder if recursive => {
+            dir.remove_dir_all(path.as_path())
+                .map_err(|error| io_refusal(&path, &error))?;
+            format!("Deleted the folder \"{shown}\" and everything in it.")
+        }
+        Entry::Folder => {
+            dir.remove_dir(path.as_path()).map_err(|error| {
+                if error.kind() == std::io::ErrorKind::DirectoryNotEmpty {
+                    refusal(format!(
+                        "\"{shown}\" is a folder with something in it; pass recursive: true to delete it and everything in it."
+                    ))
+                } else {
+                    io_refusal(&path, &error)
+                }
+            })?;
+            format!("Deleted the empty folder \"{shown}\".")
+        }
+        Entry::Link => {
+            dir.remove_file(path.as_path())
+                .map_err(|error| io_refusal(&path, &error))?;
+            format!("Deleted the link \"{shown}\"; what it pointed to is untouched.")
+        }
+        Entry::File(size) => {
+            dir.remove_file(path.as_path())
+                .map_err(|error| io_refusal(&path, &error))?;
+            format!("Deleted \"{shown}\" ({}).", bytes(size))
+        }
+    };
+    Ok(ToolResult::text(text))
+}
+
+fn bytes(size: u64) -> String {
+    if size == 1 {
+        "1 byte".to_owned()
+    } else {
+        format!("{size} bytes")
+    }
+}
+
+/// Moves or renames a file, link or folder inside the workspace. An existing file at `to` is
+/// replaced only with `overwrite: true`; a folder never replaces anything.
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn move_path(
+    /// What to move, relative to the workspace root.
+    from: String,
+    /// Where it goes, relative to the workspace root (its folder must exist).
+    to: String,
+    /// Replace a file at `to`.
+    #[arg(default = false)]
+    overwrite: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(move_path_in(context, &from, &to, overwrite))
+}
+
+fn move_path_in(
+    context: &ToolContext,
+    from: &str,
+    to: &str,
+    overwrite: bool,
+) -> Result<ToolResult, ToolResult> {
+    let workspace = Workspace::open(context)?;
+    let from = file_path(from)?;
+    let to = file_path(to)?;
+    let source = entry_at(&workspace, &from)?.ok_or_else(|| missing(&from))?;
+    if let Some(target) = entry_at(&workspace, &to)? {
+        if matches!(target, Entry::Folder) || matches!(source, Entry::Folder) {
+            return Ok(refusal(format!(
+                "\"{}\" exists; a folder is never moved onto, or replaced by, another path.",
+                to.shown()
+            )));
+        }
+        if !overwrite {
+            return Ok(refusal(format!(
+                "\"{}\" exists; pass overwrite: true to replace it.",
+                to.shown()
+            )));
+        }
+    }
+    let dir = workspace.dir();
+    dir.rename(from.as_path(), dir, to.as_path())
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => refusal(format!(
+                "The folder of \"{}\" does not exist; create it with create_directory first.",
+                to.shown()
+            )),
+            _ => io_refusal(&to, &error),
+        })?;
+    Ok(ToolResult::text(format!(
+        "Moved \"{}\" to \"{}\".",
+        from.shown(),
+        to.shown()
+    )))
+}
+
+/// Copies a file inside the workspace (one file; folders are not copied). An existing file at
+/// `to` is replaced only with `overwrite: true`.
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn copy_path(
+    /// The file to copy, relative to the workspace root.
+    from: String,
+    /// The copy's path, relative to the workspace root (its folder must exist).
+    to: String,
+    /// Replace a file at `to`.
+    #[arg(default = false)]
+    overwrite: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(copy_path_in(context, &from, &to, overwrite))
+}
+
+fn copy_path_in(
+    context: &ToolContext,
+    from: &str,
+    to: &str,
+    overwrite: bool,
+) -> Result<ToolResult, ToolResult> {
+    let workspace = Workspace::open(context)?;
+    let from = file_path(from)?;
+    let to = file_path(to)?;
+    let source = workspace.open_file(&from).map_err(|refused| {
+        if matches!(entry_at(&workspace, &from), Ok(Some(Entry::Folder))) {
+            refusal(format!(
+                "\"{}\" is a folder; copy_path copies one file.",
+                from.shown()
+            ))
+        } else {
+            refused
+        }
+    })?;
+    let size = source
+        .metadata()
+        .map_err(|error| io_refusal(&from, &error))?
+        .len();
+    if size > COPY_LIMIT {
+        return Err(ToolResult::error(format!(
+            "Error: \"{}\" is {size} bytes; the limit is {COPY_LIMIT}.",
+            from.shown()
+        )));
+    }
+    let mut options = writing();
+    if overwrite {
+        // Not truncated on opening: only once the file is known to be safe to write.
+        options.create(true);
+    } else {
+        options.create_new(true);
+    }
+    let mut target =
+        workspace
+            .dir()
+            .open_with(to.as_path(), &options)
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::AlreadyExists => refusal(format!(
+                    "\"{}\" exists; pass overwrite: true to replace it.",
+                    to.shown()
+                )),
+                std::io::ErrorKind::NotFound => refusal(format!(
+                    "The folder of \"{}\" does not exist; create it with create_directory first.",
+                    to.shown()
+                )),
+                _ => open_refusal(&to, &error),
+            })?;
+    check_writable(&target, &to)?;
+    // The same file under two names (`a.txt`, `./a.txt`, a folder link): truncating the target
+    // would empty the source.
+    #[cfg(unix)]
+    {
+        use cap_std::fs::MetadataExt as _;
+        let same = |file: &cap_std::fs::File| file.metadata().map(|data| (data.dev(), data.ino()));
+        if same(&source).ok() == same(&target).ok() {
+            return Err(refusal(format!(
+                "\"{}\" and \"{}\" are the same file; nothing was copied.",
+                from.shown(),
+                to.shown()
+            )));
+        }
+    }
+    target
+        .set_len(0)
+        .and_then(|()| std::io::copy(&mut source.take(COPY_LIMIT), &mut target))
+        .map_err(|error| io_refusal(&to, &error))?;
+    Ok(ToolResult::text(format!(
+        "Copied \"{}\" to \"{}\" ({}).",
+        from.shown(),
+        to.shown(),
+        bytes(size)
     )))
 }

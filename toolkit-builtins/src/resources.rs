@@ -80,12 +80,15 @@ pub const DATABASE_TOOLS: &[&str] = &[
 /// they are given, such as `csv_preview`, are not here).
 pub const WORKSPACE_TOOLS: &[&str] = &[
     "append_file",
+    "copy_path",
     "create_directory",
+    "delete_path",
     "fetch_logs",
     "file_hash",
     "file_info",
     "find_files",
     "list_directory",
+    "move_path",
     "read_file",
     "search_files",
     "tree",

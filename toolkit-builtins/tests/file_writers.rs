@@ -193,6 +193,9 @@ async fn writers_without_a_workspace_are_errors() {
         ("write_file", json!({"path": "x.txt", "content": "x"})),
         ("append_file", json!({"path": "x.txt", "content": "x"})),
         ("create_directory", json!({"path": "x"})),
+        ("delete_path", json!({"path": "x"})),
+        ("move_path", json!({"from": "x", "to": "y"})),
+        ("copy_path", json!({"from": "x", "to": "y"})),
     ] {
         let outcome = fixture.call_without_workspace(tool, arguments).await;
         assert_eq!(
