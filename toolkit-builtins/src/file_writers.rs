@@ -4,10 +4,12 @@
 // `content` (what to write) and `context` (the run's) are each the natural name.
 #![allow(clippy::similar_names)]
 
-use std::io::{Read as _, Write as _};
+use std::io::{Read as _, Seek as _, Write as _};
 
 use cap_std::fs::OpenOptions;
-use toolkit::{ToolContext, ToolResult, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toolkit::{ToolArtifact, ToolContext, ToolResult, tool};
 
 use crate::shared::{refusal, settle};
 use crate::workspace::{RelativePath, Workspace, io_refusal, not_regular};
@@ -154,11 +156,15 @@ fn writing() -> OpenOptions {
 }
 
 /// An error opening a file to write it, as a refusal: a FIFO without a reader is not a
-/// regular file.
+/// regular file, and a folder is not a file.
 fn open_refusal(path: &RelativePath, error: &std::io::Error) -> ToolResult {
     #[cfg(unix)]
     if error.raw_os_error() == Some(libc::ENXIO) {
         return not_regular(path);
+    }
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(libc::EISDIR) {
+        return refusal(format!("\"{}\" is a folder, not a file.", path.shown()));
     }
     io_refusal(path, error)
 }
@@ -457,4 +463,163 @@ fn copy_path_in(
         to.shown(),
         bytes(size)
     )))
+}
+
+/// Most edits one `edit_file` call makes.
+const MAX_EDITS: usize = 50;
+
+/// How long the diff of an edit may take before it is shown coarser.
+const EDIT_DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// One replacement in a file.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Edit {
+    /// The exact text to replace: it must occur exactly once in the file (as the earlier edits
+    /// left it), so include enough of the lines around it.
+    pub old_text: String,
+    /// The text that replaces it.
+    pub new_text: String,
+}
+
+/// Edits a text file in the workspace by exact replacements, applied in order; each old text
+/// must occur exactly once. Shows the change as a unified diff. With `dry_run: true` nothing is
+/// written.
+#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+pub fn edit_file(
+    /// The file, relative to the workspace root.
+    path: String,
+    /// The replacements, 1 to 50, applied in order.
+    edits: Vec<Edit>,
+    /// Only show the diff; leave the file as it is.
+    #[arg(default = false)]
+    dry_run: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    settle(edit_file_in(context, &path, &edits, dry_run))
+}
+
+fn edit_file_in(
+    context: &ToolContext,
+    path: &str,
+    edits: &[Edit],
+    dry_run: bool,
+) -> Result<ToolResult, ToolResult> {
+    if edits.is_empty() || edits.len() > MAX_EDITS {
+        return Err(ToolResult::error(format!(
+            "Error: give 1 to {MAX_EDITS} edits, not {}.",
+            edits.len()
+        )));
+    }
+    let workspace = Workspace::open(context)?;
+    let path = file_path(path)?;
+    let mut options = writing();
+    options.read(true);
+    let mut file = workspace
+        .dir()
+        .open_with(path.as_path(), &options)
+        .map_err(|error| open_refusal(&path, &error))?;
+    check_writable(&file, &path)?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(WRITE_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| io_refusal(&path, &error))?;
+    if bytes.len() > WRITE_LIMIT {
+        return Err(ToolResult::error(format!(
+            "Error: \"{}\" is larger than {WRITE_LIMIT} bytes; edit_file edits smaller files.",
+            path.shown()
+        )));
+    }
+    let old = String::from_utf8(bytes)
+        .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))?;
+    let new = apply_edits(&old, edits, &path)?;
+    check_size(&new)?;
+    let diff = similar::TextDiff::configure()
+        .timeout(EDIT_DIFF_TIMEOUT)
+        .diff_lines(old.as_str(), new.as_str());
+    let (mut removed, mut added) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let shown = path.shown();
+    let unified = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string();
+    if !dry_run {
+        file.set_len(0)
+            .and_then(|()| file.seek(std::io::SeekFrom::Start(0)))
+            .and_then(|_| file.write_all(new.as_bytes()))
+            .map_err(|error| io_refusal(&path, &error))?;
+    }
+    let lines = |count: usize| if count == 1 { "line" } else { "lines" };
+    let done = if dry_run {
+        "would change (dry run, nothing written)"
+    } else {
+        "changed"
+    };
+    let summary = format!(
+        "\"{shown}\" {done}: {} {}, {removed} {} removed, {added} added:\n{}",
+        edits.len(),
+        if edits.len() == 1 { "edit" } else { "edits" },
+        lines(removed),
+        unified.trim_end_matches('\n')
+    );
+    Ok(ToolResult::text_with(
+        summary,
+        [ToolArtifact::text(format!("Diff of {shown}"), unified)],
+    ))
+}
+
+/// `text` with each edit applied in order, or the refusal naming the first edit whose old text
+/// does not occur exactly once.
+fn apply_edits(text: &str, edits: &[Edit], path: &RelativePath) -> Result<String, ToolResult> {
+    let mut text = text.to_owned();
+    for (index, edit) in edits.iter().enumerate() {
+        let number = index + 1;
+        if edit.old_text.is_empty() {
+            return Err(refusal(format!(
+                "Edit {number}: old_text is empty; give the exact text to replace."
+            )));
+        }
+        let Some(at) = text.find(edit.old_text.as_str()) else {
+            return Err(refusal(format!(
+                "Edit {number}: old_text does not occur in \"{}\"{}; nothing was written.",
+                path.shown(),
+                if index > 0 {
+                    " after the edits before it"
+                } else {
+                    ""
+                }
+            )));
+        };
+        // Overlapping occurrences count too: in "aaa", "aa" is at two places.
+        let occurrences = occurrences(&text, &edit.old_text);
+        if occurrences > 1 {
+            return Err(refusal(format!(
+                "Edit {number}: old_text occurs {occurrences} times in \"{}\"; include more of the text around it so that it occurs once. Nothing was written.",
+                path.shown()
+            )));
+        }
+        text.replace_range(at..at + edit.old_text.len(), &edit.new_text);
+    }
+    Ok(text)
+}
+
+/// How many times `needle` (not empty) occurs in `text`, overlaps included.
+fn occurrences(text: &str, needle: &str) -> usize {
+    let step = needle.chars().next().map_or(1, char::len_utf8);
+    let mut count = 0;
+    let mut from = 0;
+    while let Some(at) = text[from..].find(needle) {
+        count += 1;
+        from += at + step;
+    }
+    count
 }

@@ -83,6 +83,7 @@ pub const WORKSPACE_TOOLS: &[&str] = &[
     "copy_path",
     "create_directory",
     "delete_path",
+    "edit_file",
     "fetch_logs",
     "file_hash",
     "file_info",

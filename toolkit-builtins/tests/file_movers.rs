@@ -11,7 +11,7 @@ use toolkit::ToolRegistry;
 use toolkit_builtins as _;
 use workspace_fixture::{Fixture, assert_escapes_refused, escape_corpus};
 
-const TOOLS: [&str; 3] = ["delete_path", "move_path", "copy_path"];
+const TOOLS: [&str; 4] = ["delete_path", "move_path", "copy_path", "edit_file"];
 
 /// The fixture's links out of the workspace: entries of the workspace, whose targets are not.
 const LINKS: [&str; 3] = ["leak.txt", "rel_leak.txt", "outside_link"];

@@ -196,6 +196,10 @@ async fn writers_without_a_workspace_are_errors() {
         ("delete_path", json!({"path": "x"})),
         ("move_path", json!({"from": "x", "to": "y"})),
         ("copy_path", json!({"from": "x", "to": "y"})),
+        (
+            "edit_file",
+            json!({"path": "x", "edits": [{"old_text": "a", "new_text": "b"}]}),
+        ),
     ] {
         let outcome = fixture.call_without_workspace(tool, arguments).await;
         assert_eq!(
