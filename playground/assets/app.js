@@ -1085,7 +1085,13 @@ function approvalBox(event, steps, status, settings) {
     approve.addEventListener('click', () => pick(true));
     deny.addEventListener('click', () => pick(false));
     choice.append(approve, deny);
-    row.append(title, testId(val('pre', null, args), 'pending-arguments'), choice);
+    row.append(title, testId(val('pre', null, args), 'pending-arguments'));
+    // What the tool's preview says the call would do (an edit's diff): for you, not the model.
+    const previews = Array.isArray(event.previews) ? event.previews : [];
+    for (const preview of previews.filter((item) => item && item.call_id === call.id)) {
+      row.append(el('div', 'meta', 'Preview'), testId(val('pre', 'preview', preview.text), 'pending-preview'));
+    }
+    row.append(choice);
     body.append(row);
   }
   const go = testId(el('button', null, 'Continue the run'), 'resume');

@@ -29,7 +29,8 @@ use playground::server::{
 use playground::terminal;
 use toolkit::provider::Provider;
 use toolkit::{
-    Decision, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService, ToolRegistry,
+    Decision, Preview, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService,
+    ToolRegistry,
 };
 use toolkit_audit::{Privacy, SqliteAudit};
 use toolkit_builtins as _; // links the builtin tools
@@ -630,8 +631,13 @@ impl Printer {
                 self.end = Some(End::NotStarted);
                 return;
             }
-            Line::Notice(Notice::Suspended { token, pending, .. }) => {
-                self.suspended(token, pending);
+            Line::Notice(Notice::Suspended {
+                token,
+                pending,
+                previews,
+                ..
+            }) => {
+                self.suspended(token, pending, previews);
                 return;
             }
         };
@@ -706,7 +712,7 @@ impl Printer {
         }
     }
 
-    fn suspended(&mut self, token: &str, pending: &[ToolCall]) {
+    fn suspended(&mut self, token: &str, pending: &[ToolCall], previews: &[Preview]) {
         let text = |value: &str| terminal::inert(value, false);
         println!(
             "== suspended: {} for your approval",
@@ -719,6 +725,12 @@ impl Printer {
                 text(&call.name),
                 text(&call.arguments)
             );
+            for preview in previews.iter().filter(|preview| preview.call_id == call.id) {
+                println!("  preview of {}:", text(&call.id));
+                for line in terminal::inert(&preview.text, true).lines() {
+                    println!("    {line}");
+                }
+            }
         }
         println!("token: {token}");
         let first = text(pending.first().map_or("ID", |call| call.id.as_str()));

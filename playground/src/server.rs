@@ -28,7 +28,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use toolkit::provider::Provider;
 use toolkit::{
-    Decision, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError, ToolCall,
+    Decision, Preview, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError, ToolCall,
     ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService, ToolRegistry,
 };
 use toolkit_audit::{RunQuery, SqliteAudit};
@@ -489,6 +489,8 @@ pub enum Notice {
         token: String,
         /// The calls waiting, with their arguments.
         pending: Vec<ToolCall>,
+        /// What the tools' previews say about them (an edit's diff), for the operator.
+        previews: Vec<Preview>,
     },
 }
 
@@ -594,6 +596,7 @@ fn stream(
                         run_id,
                         token: suspension.token,
                         pending: suspension.pending,
+                        previews: suspension.previews,
                     }));
                 }
             }

@@ -177,6 +177,59 @@ async fn approvals_are_given_in_the_page_and_the_run_resumes_live() {
     browser.quit().await;
 }
 
+const EDIT_SCRIPT: &str = r#"{"turns": [
+  {"content": "I tick one item off.", "tool_calls": [
+    {"id": "e1", "name": "edit_file", "arguments": {"path": "notes/todo.txt", "edits": [
+      {"old_text": "- restock standing mats at the north site\n", "new_text": "- [x] restock standing mats at the north site\n"}
+    ]}}
+  ]},
+  {"content": "Ticked off."}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_waiting_for_approval_shows_its_diff_and_is_written_only_once_approved() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let todo = playground.folder.path().join("workspace/notes/todo.txt");
+    let before = std::fs::read_to_string(&todo).expect("the sample todo list");
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", EDIT_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    let preview = browser
+        .wait_for(
+            "the preview",
+            "const p = document.querySelector('[data-testid=pending-e1] [data-testid=pending-preview]'); return p && p.textContent;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        preview,
+        json!(
+            "\"notes/todo.txt\" would change (dry run, nothing written): 1 edit, 1 line removed, 1 added:\n\
+             --- a/notes/todo.txt\n+++ b/notes/todo.txt\n@@ -1,3 +1,3 @@\n\
+             -- restock standing mats at the north site\n\
+             +- [x] restock standing mats at the north site\n \
+             - ask Linus about the slow inventory query\n \
+             - replace the default config password"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&todo).expect("read"), before);
+    browser.screenshot("approval-preview.png").await;
+    browser.click("[data-testid=approve-e1]").await;
+    browser.click("[data-testid=resume]").await;
+    wait_done(&browser).await;
+    assert!(
+        std::fs::read_to_string(&todo)
+            .expect("read")
+            .starts_with("- [x] restock standing mats at the north site\n")
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_writers_the_loop_does_not_offer_them_and_the_page_says_how() {
     let Some((chromium, driver)) = browser() else {

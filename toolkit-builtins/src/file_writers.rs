@@ -485,7 +485,12 @@ pub struct Edit {
 /// Edits a text file in the workspace by exact replacements, applied in order; each old text
 /// must occur exactly once. Shows the change as a unified diff. With `dry_run: true` nothing is
 /// written.
-#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+#[tool(
+    group = "writers",
+    requires_approval,
+    enabled_by_default = false,
+    preview = "preview_edit"
+)]
 pub fn edit_file(
     /// The file, relative to the workspace root.
     path: String,
@@ -497,6 +502,23 @@ pub fn edit_file(
     context: &ToolContext,
 ) -> ToolResult {
     settle(edit_file_in(context, &path, &edits, dry_run))
+}
+
+/// Shows the unified diff `edit_file` would make with these edits, without writing anything
+/// (and without an operator's approval).
+#[tool(group = "files")]
+pub fn preview_edit(
+    /// The file, relative to the workspace root.
+    path: String,
+    /// The replacements, 1 to 50, applied in order.
+    edits: Vec<Edit>,
+    /// Ignored: a preview never writes (accepted so that an `edit_file` call previews as is).
+    #[arg(default = true)]
+    dry_run: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    let _ = dry_run;
+    settle(edit_file_in(context, &path, &edits, true))
 }
 
 fn edit_file_in(

@@ -90,6 +90,7 @@ pub const WORKSPACE_TOOLS: &[&str] = &[
     "find_files",
     "list_directory",
     "move_path",
+    "preview_edit",
     "read_file",
     "search_files",
     "tree",

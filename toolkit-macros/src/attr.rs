@@ -9,7 +9,7 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str = "`name`, `group`, `description`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
+const KEYS: &str = "`name`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
 
 /// A flag's value as written, and where its key is.
 #[derive(Clone, Copy)]
@@ -23,6 +23,8 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     pub group: Option<LitStr>,
     pub description: Option<LitStr>,
+    /// `preview = "tool"`: the read-only tool whose answer an operator sees before approving.
+    pub preview: Option<LitStr>,
     /// `crate = "path"`: where the generated code finds toolkit (a renamed dependency).
     pub krate: Option<syn::Path>,
     pub requires_approval: Option<Flag>,
@@ -60,6 +62,7 @@ impl ToolAttr {
             "name" => set(&mut self.name, meta, "name", string_value),
             "group" => set(&mut self.group, meta, "group", string_value),
             "description" => set(&mut self.description, meta, "description", string_value),
+            "preview" => set(&mut self.preview, meta, "preview", string_value),
             "crate" => set(&mut self.krate, meta, "crate", path_value),
             "requires_approval" => set(
                 &mut self.requires_approval,

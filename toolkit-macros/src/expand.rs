@@ -326,6 +326,10 @@ pub fn tool_items(
     let description = description(attr, input);
     let (flags, execution) = policy(attr, &func.sig);
     let toolkit = attr.toolkit();
+    let preview = attr
+        .preview
+        .as_ref()
+        .map(|tool| quote!(let spec = spec.with_preview(#tool);));
     let serde_crate = format!("{}::__private::serde", path_text(&toolkit));
     let schemars_crate = format!("{}::__private::schemars", path_text(&toolkit));
     let Arguments {
@@ -372,6 +376,7 @@ pub fn tool_items(
                         ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
                     );
                     #(#states)*
+                    #preview
                     spec
                 })
             }

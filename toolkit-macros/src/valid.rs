@@ -25,34 +25,47 @@ fn described(attr: &ToolAttr, input: &Input) -> bool {
             .is_some_and(|text| !text.value().trim().is_empty())
 }
 
-pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
-    let mut errors = None;
-    let sig = &input.func.sig;
-
+/// The tool's name, its preview tool's name and its group, each by the providers' rule.
+fn check_names(attr: &ToolAttr, sig: &syn::Signature, errors: &mut Option<syn::Error>) {
     if let Some(name) = &attr.name {
         if let Err(problem) = check_name(&name.value()) {
             combine(
-                &mut errors,
+                errors,
                 syn::Error::new_spanned(name, format!("invalid tool name: {problem}")),
             );
         }
     } else if let Err(problem) = check_name(&unraw(&sig.ident)) {
         combine(
-            &mut errors,
+            errors,
             syn::Error::new_spanned(
                 &sig.ident,
                 format!("invalid tool name: {problem}; give one with #[tool(name = \"...\")]"),
             ),
         );
     }
+    if let Some(preview) = &attr.preview
+        && let Err(problem) = check_name(&preview.value())
+    {
+        combine(
+            errors,
+            syn::Error::new_spanned(preview, format!("invalid preview tool name: {problem}")),
+        );
+    }
     if let Some(group) = &attr.group
         && let Err(problem) = check_name(&group.value())
     {
         combine(
-            &mut errors,
+            errors,
             syn::Error::new_spanned(group, format!("invalid tool group: {problem}")),
         );
     }
+}
+
+pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
+    let mut errors = None;
+    let sig = &input.func.sig;
+
+    check_names(attr, sig, &mut errors);
     if !described(attr, input) {
         combine(
             &mut errors,

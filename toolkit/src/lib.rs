@@ -166,6 +166,7 @@ pub use tool::{
 /// | `enabled_by_default = false` | offered only when a run asks for it by name |
 /// | `remote` | counts against a run's budget of remote calls |
 /// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
+/// | `preview = ".."` | a read-only tool run with a pending call's arguments when the run stops for approval; its answer is shown to the operator ([`Preview`]) |
 /// | `crate = ".."` | the path to toolkit, for a crate that renames the dependency (`crate = "tk"`) |
 ///
 /// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value
@@ -312,8 +313,8 @@ pub use recorder::{Recorder, RunId, Sink, SinkError, SinkFuture, ToolInvocation}
 pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 #[cfg(feature = "loop")]
 pub use run::{
-    CancelSignal, DEFAULT_MAX_ITERATIONS, Decision, RunError, RunOptions, RunRequest, Suspension,
-    ToolLoopResult,
+    CancelSignal, DEFAULT_MAX_ITERATIONS, Decision, Preview, RunError, RunOptions, RunRequest,
+    Suspension, ToolLoopResult,
 };
 #[cfg(feature = "loop")]
 pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};

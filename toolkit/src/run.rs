@@ -238,6 +238,21 @@ pub struct Suspension {
     pub token: String,
     /// The calls waiting for a decision.
     pub pending: Vec<ToolCall>,
+    /// What the tools' previews say about the pending calls (see [`ToolSpec::with_preview`]),
+    /// for the operator: one per pending call whose tool names a preview.
+    ///
+    /// [`ToolSpec::with_preview`]: crate::ToolSpec::with_preview
+    pub previews: Vec<Preview>,
+}
+
+/// A preview of one pending call: the answer of the tool's preview tool, run with the call's
+/// arguments, bounded like any tool content. It goes to the operator only, never to the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Preview {
+    /// The pending call it previews.
+    pub call_id: String,
+    /// The preview tool's content (its error text, if it refused).
+    pub text: String,
 }
 
 /// An operator's decision on one pending call (`{"call_id": "..", "approved": true}` as JSON,
@@ -717,12 +732,47 @@ impl Run<'_> {
         };
         let token = state.seal(self.seal_key);
         self.progress = state.progress;
+        let previews = self.previews(&pending).await;
         self.end(
             Termination::Suspended,
             String::new(),
-            Some(Suspension { token, pending }),
+            Some(Suspension {
+                token,
+                pending,
+                previews,
+            }),
         )
         .await
+    }
+
+    /// Runs the preview tool of each pending call that names one, through the seam, in a scope
+    /// of its own (the run's context, only that tool offered). A preview tool that requires
+    /// approval itself, or whose state the context lacks, gives no preview.
+    async fn previews(&self, pending: &[ToolCall]) -> Vec<Preview> {
+        let mut previews = Vec::new();
+        for call in pending {
+            let registry = self.seam.registry();
+            let Some(preview) = registry
+                .get(&call.name)
+                .and_then(|tool| tool.spec().preview())
+            else {
+                continue;
+            };
+            let usable = registry
+                .get(preview)
+                .is_some_and(|tool| !tool.spec().flags().requires_approval());
+            let scope = self
+                .seam
+                .scope_offering(self.scope.context().clone(), [preview]);
+            if let (true, Ok(scope)) = (usable, scope) {
+                let answer = self.seam.invoke(&scope, preview, &call.arguments).await;
+                previews.push(Preview {
+                    call_id: call.id.clone(),
+                    text: answer.content().as_str().to_owned(),
+                });
+            }
+        }
+        previews
     }
 
     async fn end(

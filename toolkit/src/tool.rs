@@ -137,6 +137,7 @@ pub struct ToolSpec {
     execution: Execution,
     defined_at: Cow<'static, str>,
     states: Vec<StateType>,
+    preview: Option<Cow<'static, str>>,
 }
 
 /// A type of state a tool reads from the [`ToolContext`]: declared in its spec (a `#[state]`
@@ -275,7 +276,23 @@ impl ToolSpec {
             execution: Execution::default(),
             defined_at: Cow::Owned(format!("{}:{}", caller.file(), caller.line())),
             states: Vec::new(),
+            preview: None,
         }
+    }
+
+    /// The same spec naming the tool that previews a call of it: when a run stops for an
+    /// operator to approve a call, the loop runs that tool (which must not itself require
+    /// approval) with the same arguments and shows its answer beside the call (an edit's diff,
+    /// the rows a delete would touch).
+    #[must_use]
+    pub fn with_preview(mut self, tool: impl Into<Cow<'static, str>>) -> Self {
+        self.preview = Some(tool.into());
+        self
+    }
+
+    /// The tool that previews a call of this one, if any.
+    pub fn preview(&self) -> Option<&str> {
+        self.preview.as_deref()
     }
 
     /// The same spec, declaring that the tool reads a `T` from the context: a scope whose

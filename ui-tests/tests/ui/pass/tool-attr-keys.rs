@@ -1,7 +1,7 @@
 // control for fail/tool-attr-*.rs (attribute keys and names): every `#[tool]` key, bare or
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
 // description, or `description = ".."`, or `#[doc = include_str!(..)]` (cleaned for a model);
-// `crate = ".."` for the path to toolkit. The registry reports each tool with the name and flags it was given.
+// `preview = ".."` naming a tool; `crate = ".."` for the path to toolkit. The registry reports each tool with the name and flags it was given.
 use toolkit::{Execution, ToolContext, ToolFlags, ToolLoopService, ToolRegistry, ToolResult, tool};
 
 /// The longest name a tool may have.
@@ -33,6 +33,12 @@ pub fn delete_everything() -> ToolResult {
 )]
 pub fn longest() -> ToolResult {
     ToolResult::text("long")
+}
+
+/// Changes a setting; an operator sees `plain`'s answer first.
+#[tool(requires_approval, preview = "plain")]
+pub fn previewed() -> ToolResult {
+    ToolResult::text("changed")
 }
 
 /// Names the path to toolkit, as a crate that renames the dependency does.
