@@ -815,3 +815,63 @@ fn file_hash_in(
         path.shown()
     )))
 }
+
+/// Most files `read_files` reads in one call.
+const READ_FILES_LIMIT: usize = 10;
+
+/// Bytes of content `read_files` gives before it leaves the remaining files for another call
+/// (the seam would otherwise cut the last ones off unseen).
+const READ_FILES_BUDGET: usize = 40_000;
+
+/// Reads the first lines of several text files of the workspace at once (1 to 10), each as
+/// `read_file` shows it. A file that cannot be read says why and the others are still read;
+/// files past the content budget are named, to read in another call.
+#[tool(group = "files")]
+pub fn read_files(
+    /// The files, relative to the workspace root (1 to 10).
+    paths: Vec<String>,
+    /// How many lines to show of each, from its first (1 to 200).
+    #[arg(default = 60)]
+    lines: usize,
+    context: &ToolContext,
+) -> ToolResult {
+    if paths.is_empty() || paths.len() > READ_FILES_LIMIT {
+        return ToolResult::error(format!(
+            "Error: give 1 to {READ_FILES_LIMIT} paths, not {}.",
+            paths.len()
+        ));
+    }
+    if let Err(result) = check_range("lines", lines, 1, READ_LINES_LIMIT) {
+        return result;
+    }
+    let workspace = match Workspace::open(context) {
+        Ok(workspace) => workspace,
+        Err(result) => return result,
+    };
+    let mut answer = String::new();
+    let mut artifacts = Vec::new();
+    for (index, path) in paths.iter().enumerate() {
+        let result = match read_file_in(&workspace, path, 1, lines) {
+            Ok(result) | Err(result) => result,
+        };
+        if !answer.is_empty() && answer.len() + result.content().len() > READ_FILES_BUDGET {
+            let rest: Vec<String> = paths[index..]
+                .iter()
+                .map(|path| format!("{path:?}"))
+                .collect();
+            let _ = write!(
+                answer,
+                "\n\n… not read here, to keep this answer whole: {}. Read {} in another call.",
+                rest.join(", "),
+                if rest.len() == 1 { "it" } else { "them" }
+            );
+            break;
+        }
+        if !answer.is_empty() {
+            answer.push_str("\n\n");
+        }
+        answer.push_str(result.content());
+        artifacts.extend(result.artifacts().iter().cloned());
+    }
+    ToolResult::text_with(answer, artifacts)
+}

@@ -54,7 +54,12 @@ pub fn insert_record(
 
 /// Changes columns of the records of a table that match every filter. At least one filter is
 /// required.
-#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+#[tool(
+    group = "writers",
+    requires_approval,
+    enabled_by_default = false,
+    preview = "preview_record_change"
+)]
 pub fn update_record(
     /// The table.
     table: String,
@@ -105,7 +110,12 @@ pub fn update_record(
 }
 
 /// Deletes the records of a table that match every filter. At least one filter is required.
-#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+#[tool(
+    group = "writers",
+    requires_approval,
+    enabled_by_default = false,
+    preview = "preview_record_change"
+)]
 pub fn delete_record(
     /// The table.
     table: String,

@@ -23,8 +23,8 @@ use toolkit::{ToolContext, ToolResult, tool};
 use crate::shared::plural;
 use crate::sqlite::{
     Access, ColumnInfo, Filter, Kind, Object, Records, Stop, answer, cell, check_filter_count,
-    find_column, find_object, integer_of, is_boolean_type, name_list, objects, open,
-    quote_identifier, quoted, table_columns, text_of, tidy,
+    describe_value, find_column, find_object, integer_of, is_boolean_type, name_list, objects,
+    open, quote_identifier, quoted, table_columns, text_of, tidy,
 };
 pub use crate::sqlite::{
     CELL_CHARS, CONTENT_ROW_BYTES, CONTENT_ROWS, ColumnValue, DEFAULT_QUERY_TIME, MAX_FILTERS,
@@ -746,4 +746,85 @@ fn indexes(connection: &Connection, table: &str) -> Result<Vec<String>, Stop> {
         described.push(format!("{name} {unique}({})", parts.join(", ")));
     }
     Ok(described)
+}
+
+/// Rows a change preview shows.
+const PREVIEW_ROWS: usize = 10;
+
+/// Shows the rows an `update_record` or `delete_record` call would touch, without changing
+/// anything: how many rows its filters match and the first 10 of them (and, for an update, the
+/// values it would set). An operator sees this before approving such a call.
+#[tool(group = "records")]
+pub fn preview_record_change(
+    /// The table.
+    table: String,
+    /// 1 to 5 filters, all of which must hold: the column equals the value (null: is NULL).
+    where_equals: Vec<ColumnValue>,
+    /// The new values of an update (absent for a delete).
+    values: Option<Vec<ColumnValue>>,
+    context: &ToolContext,
+) -> ToolResult {
+    answer(|| {
+        check_filter_count(&where_equals)?;
+        let connection = open_read_only(context)?;
+        let objects = objects(&connection)?;
+        let object = find_object(&objects, &table)?;
+        let columns = table_columns(&connection, &object.name)?;
+        let filter = Filter::new(&columns, &object.name, &where_equals)?;
+        let name = quoted(&object.name);
+        let total = count_where(&connection, object, &filter)?;
+        if total == 0 {
+            return Ok(ToolResult::text(format!(
+                "No rows in {name}{}: the call would change nothing.",
+                filter.description
+            )));
+        }
+        let all: Vec<&ColumnInfo> = columns.iter().collect();
+        let sql = format!(
+            "SELECT {} FROM {}{}{} LIMIT {PREVIEW_ROWS}",
+            column_list(&all),
+            quote_identifier(&object.name),
+            filter.sql,
+            order_by(object, &columns),
+        );
+        let records = fetch(&connection, &sql, &filter.parameters, &all, PREVIEW_ROWS)?;
+        let rows = plural(total, "row", "rows");
+        let listed = if records.len() < total {
+            format!("the first {}", records.len())
+        } else {
+            "all of them".to_owned()
+        };
+        let summary = match &values {
+            Some(values) => format!(
+                "The call would set {} in {rows} of {name}{}; {listed}:",
+                assignments_text(values),
+                filter.description
+            ),
+            None => format!(
+                "The call would delete {rows} of {name}{}; {listed}:",
+                filter.description
+            ),
+        };
+        Ok(records.finish(
+            context,
+            summary,
+            None,
+            &format!("Rows of {} the call would change", object.name),
+        ))
+    })
+}
+
+/// `name = "Ada", email = null`: the values an update would set, as a message shows them.
+fn assignments_text(values: &[ColumnValue]) -> String {
+    values
+        .iter()
+        .map(|value| {
+            let shown = value
+                .value
+                .as_ref()
+                .map_or_else(|| "null".to_owned(), describe_value);
+            format!("{} = {shown}", value.column)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
