@@ -32,6 +32,7 @@
 //! ```
 
 mod client;
+mod portable;
 mod server;
 
 pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp_tools};

@@ -81,8 +81,9 @@ impl McpToolServer {
             .filter_map(|name| self.service.registry().get(name))
             .map(|tool| {
                 let spec = tool.spec();
-                let schema = match spec.input_schema() {
-                    serde_json::Value::Object(schema) => schema.clone(),
+                // Type arrays split into `anyOf`: the same values, a more portable spelling.
+                let schema = match crate::portable::portable(spec.input_schema()) {
+                    serde_json::Value::Object(schema) => schema,
                     // MCP requires an object schema; a tool without one takes no arguments.
                     _ => serde_json::Map::from_iter([("type".to_owned(), "object".into())]),
                 };
