@@ -46,7 +46,7 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
         .filter(|tool| !DATABASE_TOOLS.contains(&tool.spec().name()))
         .map(|tool| {
             let spec = tool.spec();
-            json!({"name": spec.name(), "description": spec.description(), "input_schema": spec.input_schema()})
+            json!({"name": spec.name(), "description": spec.description(), "input_schema": toolkit_mcp::portable(spec.input_schema())})
         })
         .collect();
     assert_eq!(output["tools"], Value::Array(expected));

@@ -36,4 +36,5 @@ mod portable;
 mod server;
 
 pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp_tools};
+pub use portable::portable;
 pub use server::{HTTP_PATH, McpToolServer, serve_http, serve_stdio};

@@ -126,11 +126,11 @@ fn python_client_lists_and_calls_the_builtins_over_stdio_and_sees_no_artifact() 
     let expected: Vec<Value> = scope
         .offered()
         .filter_map(|name| service.registry().get(name))
-        // A single MCP call has no operator to approve it.
+        // A single MCP call has no operator to approve it; schemas are listed portably.
         .filter(|tool| !tool.spec().flags().requires_approval())
         .map(|tool| {
             let spec = tool.spec();
-            json!({"name": spec.name(), "description": spec.description(), "input_schema": spec.input_schema()})
+            json!({"name": spec.name(), "description": spec.description(), "input_schema": toolkit_mcp::portable(spec.input_schema())})
         })
         .collect();
     assert_eq!(output["tools"], Value::Array(expected));
