@@ -3,7 +3,7 @@
 use regex::RegexBuilder;
 use toolkit::{ToolResult, tool};
 
-use crate::shared::{Listing, plural, table_error};
+use crate::shared::{Listing, line_diff, plural, table_error};
 
 /// Longest pattern accepted, in bytes.
 const PATTERN_LIMIT: usize = 1_000;
@@ -106,9 +106,6 @@ pub fn regex_test(
 
 /// Largest text `diff_text` compares, in bytes, each side.
 const DIFF_LIMIT: usize = 1_000_000;
-/// How long `diff_text` may search for the smallest diff before it settles for a larger one.
-const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// Compares two texts line by line and shows the difference as a unified diff (`-` removed,
 /// `+` added, `@@` hunk headers), with `context_lines` unchanged lines around each change.
 #[tool(group = "data")]
@@ -141,26 +138,6 @@ pub fn diff_text(
     if old == new {
         return ToolResult::text("The texts are identical.");
     }
-    let diff = similar::TextDiff::configure()
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(old.as_str(), new.as_str());
-    let (mut removed, mut added) = (0, 0);
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Delete => removed += 1,
-            similar::ChangeTag::Insert => added += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    let unified = diff
-        .unified_diff()
-        .context_radius(context_lines)
-        .header(&old_label, &new_label)
-        .to_string();
-    let lines = |count: usize| if count == 1 { "line" } else { "lines" };
-    ToolResult::text(format!(
-        "{removed} {} removed, {added} added:\n{}",
-        lines(removed),
-        unified.trim_end_matches('\n')
-    ))
+    let (counts, unified) = line_diff(&old, &new, context_lines, (&old_label, &new_label));
+    ToolResult::text(format!("{counts}:\n{}", unified.trim_end_matches('\n')))
 }

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toolkit::{ToolArtifact, ToolContext, ToolResult, tool};
 
-use crate::shared::{refusal, settle};
+use crate::shared::{line_diff, plural, refusal, settle};
 use crate::workspace::{RelativePath, Workspace, io_refusal, not_regular};
 
 /// Largest text written in one call, in bytes.
@@ -63,28 +63,7 @@ fn write_file_in(
     check_size(content)?;
     let workspace = Workspace::open(context)?;
     let path = file_path(path)?;
-    let mut options = writing();
-    if overwrite {
-        // Not truncated on opening: only once the file is known to be safe to write.
-        options.create(true);
-    } else {
-        options.create_new(true);
-    }
-    let mut file = workspace
-        .dir()
-        .open_with(path.as_path(), &options)
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::AlreadyExists => refusal(format!(
-                "\"{}\" exists; pass overwrite: true to replace it.",
-                path.shown()
-            )),
-            std::io::ErrorKind::NotFound => refusal(format!(
-                "The folder of \"{}\" does not exist; create it with create_directory first.",
-                path.shown()
-            )),
-            _ => open_refusal(&path, &error),
-        })?;
-    check_writable(&file, &path)?;
+    let mut file = open_target(&workspace, &path, overwrite)?;
     file.set_len(0)
         .and_then(|()| file.write_all(content.as_bytes()))
         .map_err(|error| io_refusal(&path, &error))?;
@@ -140,6 +119,38 @@ fn append_file_in(
         content.len(),
         path.shown()
     )))
+}
+
+/// The file at `path` opened to be written whole, not yet truncated: created, or with
+/// `overwrite` an existing one, which must be a regular file with no other hard link.
+fn open_target(
+    workspace: &Workspace,
+    path: &RelativePath,
+    overwrite: bool,
+) -> Result<cap_std::fs::File, ToolResult> {
+    let mut options = writing();
+    if overwrite {
+        // Not truncated on opening: only once the file is known to be safe to write.
+        options.create(true);
+    } else {
+        options.create_new(true);
+    }
+    let file = workspace
+        .dir()
+        .open_with(path.as_path(), &options)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::AlreadyExists => refusal(format!(
+                "\"{}\" exists; pass overwrite: true to replace it.",
+                path.shown()
+            )),
+            std::io::ErrorKind::NotFound => refusal(format!(
+                "The folder of \"{}\" does not exist; create it with create_directory first.",
+                path.shown()
+            )),
+            _ => open_refusal(path, &error),
+        })?;
+    check_writable(&file, path)?;
+    Ok(file)
 }
 
 /// Options to open a file for writing without waiting: a FIFO without a reader fails at once
@@ -246,10 +257,7 @@ enum Entry {
 }
 
 fn missing(path: &RelativePath) -> ToolResult {
-    refusal(format!(
-        "No file or folder at \"{}\" in the workspace.",
-        path.shown()
-    ))
+    io_refusal(path, &std::io::ErrorKind::NotFound.into())
 }
 
 /// Deletes a file, a link or a folder in the workspace. A folder with anything in it is deleted
@@ -416,29 +424,7 @@ fn copy_path_in(
             from.shown()
         )));
     }
-    let mut options = writing();
-    if overwrite {
-        // Not truncated on opening: only once the file is known to be safe to write.
-        options.create(true);
-    } else {
-        options.create_new(true);
-    }
-    let mut target =
-        workspace
-            .dir()
-            .open_with(to.as_path(), &options)
-            .map_err(|error| match error.kind() {
-                std::io::ErrorKind::AlreadyExists => refusal(format!(
-                    "\"{}\" exists; pass overwrite: true to replace it.",
-                    to.shown()
-                )),
-                std::io::ErrorKind::NotFound => refusal(format!(
-                    "The folder of \"{}\" does not exist; create it with create_directory first.",
-                    to.shown()
-                )),
-                _ => open_refusal(&to, &error),
-            })?;
-    check_writable(&target, &to)?;
+    let mut target = open_target(&workspace, &to, overwrite)?;
     // The same file under two names (`a.txt`, `./a.txt`, a folder link): truncating the target
     // would empty the source.
     #[cfg(unix)]
@@ -467,9 +453,6 @@ fn copy_path_in(
 
 /// Most edits one `edit_file` call makes.
 const MAX_EDITS: usize = 50;
-
-/// How long the diff of an edit may take before it is shown coarser.
-const EDIT_DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One replacement in a file.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -557,40 +540,27 @@ fn edit_file_in(
         .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))?;
     let new = apply_edits(&old, edits, &path)?;
     check_size(&new)?;
-    let diff = similar::TextDiff::configure()
-        .timeout(EDIT_DIFF_TIMEOUT)
-        .diff_lines(old.as_str(), new.as_str());
-    let (mut removed, mut added) = (0, 0);
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Delete => removed += 1,
-            similar::ChangeTag::Insert => added += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
     let shown = path.shown();
-    let unified = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string();
+    let (counts, unified) = line_diff(
+        &old,
+        &new,
+        3,
+        (&format!("a/{shown}"), &format!("b/{shown}")),
+    );
     if !dry_run {
         file.set_len(0)
             .and_then(|()| file.seek(std::io::SeekFrom::Start(0)))
             .and_then(|_| file.write_all(new.as_bytes()))
             .map_err(|error| io_refusal(&path, &error))?;
     }
-    let lines = |count: usize| if count == 1 { "line" } else { "lines" };
     let done = if dry_run {
         "would change (dry run, nothing written)"
     } else {
         "changed"
     };
     let summary = format!(
-        "\"{shown}\" {done}: {} {}, {removed} {} removed, {added} added:\n{}",
-        edits.len(),
-        if edits.len() == 1 { "edit" } else { "edits" },
-        lines(removed),
+        "\"{shown}\" {done}: {}, {counts}:\n{}",
+        plural(edits.len(), "edit", "edits"),
         unified.trim_end_matches('\n')
     );
     Ok(ToolResult::text_with(

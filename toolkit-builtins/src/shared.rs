@@ -215,3 +215,39 @@ pub(crate) fn number(value: f64) -> String {
         text
     }
 }
+
+/// How long a line diff may search for the smallest diff before it settles for a larger one.
+#[cfg(any(feature = "data", feature = "writers"))]
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The line diff of two texts: `"R line(s) removed, A added"` and the unified diff with
+/// `context` unchanged lines around each change, under these header labels.
+#[cfg(any(feature = "data", feature = "writers"))]
+pub(crate) fn line_diff(
+    old: &str,
+    new: &str,
+    context: usize,
+    labels: (&str, &str),
+) -> (String, String) {
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old, new);
+    let (mut removed, mut added) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let counts = format!(
+        "{} removed, {added} added",
+        plural(removed, "line", "lines")
+    );
+    let unified = diff
+        .unified_diff()
+        .context_radius(context)
+        .header(labels.0, labels.1)
+        .to_string();
+    (counts, unified)
+}

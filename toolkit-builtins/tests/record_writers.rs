@@ -1,11 +1,13 @@
 //! The record writers against a real copy of the sample database: their policy flags, what they
-//! change when they run, and what they refuse. Every call goes through the seam.
+//! change when they run, what they refuse, and the preview an operator sees before approving an
+//! update or a delete. Every call goes through the seam.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use tempfile::TempDir;
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::provider::ScriptedProvider;
+use toolkit::{Preview, RunRequest, Termination, ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins as _;
 
 mod operator;
@@ -35,10 +37,13 @@ fn service() -> ToolLoopService {
 /// One call's outcome: content, error flag, artifacts.
 type Outcome = (String, bool, Vec<toolkit::ToolArtifact>);
 
+fn database_context(database: &Path) -> ToolContext {
+    ToolContext::new().with_extension(toolkit_builtins::Database::new(database))
+}
+
 /// A call as a run makes it once the operator approved it.
 async fn call(database: &Path, tool: &str, arguments: &str) -> Outcome {
-    let context = ToolContext::new().with_extension(toolkit_builtins::Database::new(database));
-    operator::approved_call(&service(), context, tool, arguments).await
+    operator::approved_call(&service(), database_context(database), tool, arguments).await
 }
 
 fn content(result: &Outcome) -> &str {
@@ -521,4 +526,90 @@ async fn delete_record_refuses_without_a_filter_and_changes_nothing() {
         content(&result)
     );
     assert_eq!(file_bytes(&db.path), before);
+}
+
+// --- preview_record_change ---
+
+/// What `preview_record_change` says, called as a run would (it needs no approval).
+async fn preview(database: &Database, arguments: &str) -> String {
+    let service = service();
+    let scope = service
+        .scope(database_context(&database.path))
+        .expect("a scope");
+    let result = service
+        .invoke(&scope, "preview_record_change", arguments)
+        .await;
+    assert!(!result.is_error(), "{}", result.content().as_str());
+    result.content().as_str().to_owned()
+}
+
+#[tokio::test]
+async fn a_preview_counts_and_lists_the_rows_a_change_would_touch_and_changes_nothing() {
+    let database = sample();
+    let before = count(&database.path, "customers");
+    assert_eq!(
+        preview(
+            &database,
+            r#"{"table": "customers", "where_equals": [{"column": "country", "value": "Spain"}]}"#
+        )
+        .await,
+        "The call would delete 1 row of \"customers\" where country = \"Spain\"; all of them:\n\
+         id | name | email | country | city | is_active | notes | created_at\n\
+         2 | José Álvarez | jose.alvarez@example.es | Spain | Sevilla | true | NULL | 2024-02-03"
+    );
+    assert_eq!(
+        preview(
+            &database,
+            r#"{"table": "customers", "where_equals": [{"column": "id", "value": 2}], "values": [{"column": "city", "value": "Madrid"}, {"column": "notes", "value": null}]}"#
+        )
+        .await,
+        "The call would set city = \"Madrid\", notes = null in 1 row of \"customers\" where id = 2; all of them:\n\
+         id | name | email | country | city | is_active | notes | created_at\n\
+         2 | José Álvarez | jose.alvarez@example.es | Spain | Sevilla | true | NULL | 2024-02-03"
+    );
+    assert_eq!(
+        preview(
+            &database,
+            r#"{"table": "customers", "where_equals": [{"column": "country", "value": "Atlantis"}]}"#
+        )
+        .await,
+        "No rows in \"customers\" where country = \"Atlantis\": the call would change nothing."
+    );
+    assert_eq!(count(&database.path, "customers"), before);
+}
+
+#[tokio::test]
+async fn a_delete_waiting_for_approval_carries_its_preview() {
+    let database = sample();
+    let before = count(&database.path, "customers");
+    let provider = ScriptedProvider::from_json(
+        r#"{"turns": [
+            {"tool_calls": [{"id": "d1", "name": "delete_record", "arguments": {"table": "customers", "where_equals": [{"column": "is_active", "value": false}]}}]},
+            {"content": "done"}
+        ]}"#,
+    )
+    .expect("a script");
+    let service = service();
+    let request = RunRequest::new("delete the inactive customers")
+        .with_tools(["delete_record"])
+        .with_context(database_context(&database.path));
+    let result = service.run(&provider, request).await.expect("a run");
+    assert_eq!(result.termination, Termination::Suspended);
+    let suspension = result.suspension.expect("suspended");
+    let [Preview { call_id, text }] = suspension.previews.as_slice() else {
+        panic!("one preview: {:?}", suspension.previews);
+    };
+    assert_eq!(call_id, "d1");
+    assert_eq!(
+        text,
+        "The call would delete 2 rows of \"customers\" where is_active = false; all of them:\n\
+         id | name | email | country | city | is_active | notes | created_at\n\
+         5 | Søren Kierkegaard | NULL | Denmark | København | false | No e-mail on file; call before shipping. | 2024-03-30\n\
+         10 | Marie Curie | marie@example.fr | France | Paris | false | Account closed at the customer's request. | 2024-06-25"
+    );
+    assert_eq!(
+        count(&database.path, "customers"),
+        before,
+        "nothing was deleted"
+    );
 }

@@ -749,9 +749,9 @@ impl Run<'_> {
     /// of its own (the run's context, only that tool offered). A preview tool that requires
     /// approval itself, or whose state the context lacks, gives no preview.
     async fn previews(&self, pending: &[ToolCall]) -> Vec<Preview> {
+        let registry = self.seam.registry();
         let mut previews = Vec::new();
         for call in pending {
-            let registry = self.seam.registry();
             let Some(preview) = registry
                 .get(&call.name)
                 .and_then(|tool| tool.spec().preview())
