@@ -25,26 +25,28 @@ pub static TOOLS: [&'static dyn Tool];
 /// path and what was expected.
 #[doc(hidden)]
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentError> {
-    let text = if arguments.trim().is_empty() {
-        "{}"
-    } else {
-        arguments
+    // One look at the first byte that is not whitespace: none means no arguments at all.
+    let Some(first) = arguments
+        .bytes()
+        .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+    else {
+        return serde_json::from_str("{}").map_err(|error| locate::<T>("{}", &error));
     };
     // Derived structs would also accept a positional array; arguments are named, always.
-    if let Some(found) = not_an_object(text) {
+    if let Some(found) = not_an_object(first) {
         return Err(ArgumentError::new(
             ".",
             format!("invalid type: {found}, expected an object of named arguments"),
         ));
     }
     // The fast path decodes without tracking paths; only a failure pays for locating it.
-    serde_json::from_str(text).map_err(|error| locate::<T>(text, &error))
+    serde_json::from_str(arguments).map_err(|error| locate::<T>(arguments, &error))
 }
 
-/// What the JSON text holds when it is plainly not an object; `None` for an object, or for
-/// text that is not JSON at all (the decoder reports that).
-fn not_an_object(text: &str) -> Option<&'static str> {
-    match text.trim_start().as_bytes().first()? {
+/// What JSON text starting with `first` holds when it is plainly not an object; `None` for an
+/// object, or for text that is not JSON at all (the decoder reports that).
+fn not_an_object(first: u8) -> Option<&'static str> {
+    match first {
         b'[' => Some("array"),
         b'"' => Some("string"),
         b'-' | b'0'..=b'9' => Some("number"),

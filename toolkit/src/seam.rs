@@ -14,7 +14,7 @@ use crate::context::ToolContext;
 use crate::filter::ContentFilter;
 use crate::registry::ToolRegistry;
 use crate::result::{ToolArtifact, ToolResult};
-use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture};
+use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, Execution, ToolFuture};
 use crate::wire::{ToolCall, WireString};
 use crate::workers;
 
@@ -225,41 +225,61 @@ impl Seam {
         arguments: &str,
         approved: bool,
     ) -> ToolResult {
+        // The ready path (a refusal, an inline tool, an async tool that did not wait) is plain
+        // calls: no future of its own, no timer, no clock read.
+        let outcome = match self.start(scope, name, arguments, approved) {
+            Started::Finished(result) => return result,
+            Started::Ran(outcome) => outcome,
+            // Boxed so that the waits' state does not weigh on the ready path's future.
+            Started::Waiting(future) => Box::pin(run_pending(future, scope.timeout)).await,
+            Started::OnWorker(index) => Box::pin(self.run_on_worker(index, arguments, scope)).await,
+        };
+        finished(name, outcome)
+    }
+
+    /// The checks, then the tool's `execute` when it runs on the calling thread.
+    fn start<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        name: &str,
+        arguments: &'a str,
+        approved: bool,
+    ) -> Started<'a> {
         let Some(index) = self.registry.index_of(name) else {
-            return ToolResult::error(unknown(name));
+            return Started::Finished(ToolResult::error(unknown(name)));
         };
         if !scope.offers(&self.registry, index) {
-            return ToolResult::error(not_permitted(name));
+            return Started::Finished(ToolResult::error(not_permitted(name)));
         }
         let tool = self.registry.at(index);
         let spec = tool.spec();
         if spec.flags().remote() && !scope.charge_remote_call() {
-            return ToolResult::error(format!(
+            return Started::Finished(ToolResult::error(format!(
                 "Error: this run has used its budget of {} calls to external tools; \"{}\" was not called.",
                 scope.remote_budget,
                 echo(name)
-            ));
+            )));
         }
         if arguments.len() > ARGUMENT_LIMIT {
-            return ToolResult::error(too_long(name, arguments));
+            return Started::Finished(ToolResult::error(too_long(name, arguments)));
         }
         if spec.flags().requires_approval() && !approved {
-            if let Err(invalid) = tool.check_arguments(arguments) {
-                return ToolResult::error(argument_error_message(name, &invalid));
-            }
-            return ToolResult::error(approval_not_given(name));
+            let message = match tool.check_arguments(arguments) {
+                Err(invalid) => argument_error_message(name, &invalid),
+                Ok(()) => approval_not_given(name),
+            };
+            return Started::Finished(ToolResult::error(message));
         }
-        let outcome = match spec.execution() {
-            Execution::Blocking => self.run_on_worker(index, arguments, scope).await,
-            _ => run_here(tool, arguments, scope).await,
-        };
-        match outcome {
-            Ok(Ok(result)) => result,
-            Ok(Err(invalid)) => ToolResult::error(argument_error_message(name, &invalid)),
-            Err(failure) => {
-                tracing::error!(tool = %echo(name), reason = %failure, "tool call failed");
-                ToolResult::error(format!("Error: tool \"{}\" failed.", echo(name)))
-            }
+        if spec.execution() == Execution::Blocking {
+            return Started::OnWorker(index);
+        }
+        let permit = ExecutePermit(());
+        match panic::catch_unwind(AssertUnwindSafe(|| {
+            tool.execute(arguments, &scope.context, &permit)
+        })) {
+            Ok(ToolFuture::Ready(outcome)) => Started::Ran(Ok(outcome)),
+            Ok(ToolFuture::Pending(future)) => Started::Waiting(future),
+            Err(payload) => Started::Ran(Err(Failure::Panicked(panic_message(payload.as_ref())))),
         }
     }
 
@@ -296,16 +316,27 @@ impl Seam {
 /// What running a tool gave: its outcome, or why there is none.
 type Outcome = Result<Result<ToolResult, ArgumentError>, Failure>;
 
-/// Runs an async or inline tool on the calling task; the timeout applies to what it awaits.
-async fn run_here(tool: &dyn Tool, arguments: &str, scope: &RunScope) -> Outcome {
-    let permit = ExecutePermit(());
-    match panic::catch_unwind(AssertUnwindSafe(|| {
-        tool.execute(arguments, &scope.context, &permit)
-    })) {
-        Ok(ToolFuture::Ready(outcome)) => Ok(outcome),
-        // Boxed so that the timer's state does not weigh on every call's future.
-        Ok(ToolFuture::Pending(future)) => Box::pin(run_pending(future, scope.timeout)).await,
-        Err(payload) => Err(Failure::Panicked(panic_message(payload.as_ref()))),
+/// How far [`Seam::start`] got.
+enum Started<'a> {
+    /// Refused: the tool did not run.
+    Finished(ToolResult),
+    /// The tool ran on the calling thread.
+    Ran(Outcome),
+    /// The tool waits: its future, to poll under the timeout.
+    Waiting(BoxToolFuture<'a>),
+    /// A blocking tool, to run on a worker.
+    OnWorker(usize),
+}
+
+/// The result of a tool that ran (or failed to).
+fn finished(name: &str, outcome: Outcome) -> ToolResult {
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(invalid)) => ToolResult::error(argument_error_message(name, &invalid)),
+        Err(failure) => {
+            tracing::error!(tool = %echo(name), reason = %failure, "tool call failed");
+            ToolResult::error(format!("Error: tool \"{}\" failed.", echo(name)))
+        }
     }
 }
 
@@ -640,6 +671,7 @@ impl BoundedResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool::Tool;
 
     #[test]
     fn a_panic_reads_as_its_message_whatever_its_payload() {

@@ -329,6 +329,14 @@ async fn bad_arguments_name_the_tool_the_path_and_the_expectation_and_the_body_d
             "Error: invalid arguments for tool \"typed\": invalid type: array, expected an object of named arguments.",
         ),
         (
+            " \t\r\n[3, []]",
+            "Error: invalid arguments for tool \"typed\": invalid type: array, expected an object of named arguments.",
+        ),
+        (
+            "\n-1",
+            "Error: invalid arguments for tool \"typed\": invalid type: number, expected an object of named arguments.",
+        ),
+        (
             r#"{"count": 3, "filters": [] "#,
             "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: EOF while parsing an object at line 1 column 27.",
         ),
@@ -371,9 +379,18 @@ async fn empty_arguments_count_as_an_empty_object() {
         call(&service, &scope, "whoami", "").await,
         ("admin=false".to_owned(), false)
     );
+    for blank in ["  ", " \t\r\n"] {
+        assert_eq!(
+            call(&service, &scope, "whoami", blank).await,
+            ("admin=false".to_owned(), false)
+        );
+    }
+    // Only JSON's whitespace is blank: anything else is text the decoder reads (and refuses).
+    let (content, is_error) = call(&service, &scope, "whoami", "\u{a0}").await;
+    assert!(is_error);
     assert_eq!(
-        call(&service, &scope, "whoami", "  ").await.0,
-        "admin=false"
+        content,
+        "Error: invalid arguments for tool \"whoami\": the arguments are not valid JSON: expected value at line 1 column 1."
     );
 }
 
