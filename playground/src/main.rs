@@ -510,7 +510,8 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
     let scope = service
         .scope(context)
         .map_err(|error| Failure::usage(error.to_string()))?;
-    let (wire, record) = runtime.block_on(service.call_observed(&scope, "cli", &call));
+    let record = runtime.block_on(service.call_observed(&scope, "cli", call));
+    let wire = record.wire();
     println!(
         "== wire content (what the model sees){}, {}",
         if wire.is_error() { ", error" } else { "" },

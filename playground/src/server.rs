@@ -309,7 +309,7 @@ struct InvokeBody {
 #[derive(Serialize)]
 struct InvokeReply {
     index: usize,
-    invocation: ToolInvocation,
+    invocation: Arc<ToolInvocation>,
 }
 
 /// Why the page cannot run `name` as one call, and how to run it, for a tool that is not
@@ -353,7 +353,7 @@ async fn invoke(
         .map_err(|error| bad_request(error.to_string()))?;
     let call = ToolCall::new("call_1", body.name, arguments);
     // Recorded like any run: the audit copy keeps it before the page sees it.
-    let (_, invocation) = state.service.call_observed(&scope, "invoke", &call).await;
+    let invocation = state.service.call_observed(&scope, "invoke", call).await;
     Ok(Json(InvokeReply {
         index: 0,
         invocation,

@@ -180,7 +180,7 @@ async fn two_services_on_one_file_keep_both_calls() {
         let scope = service.scope(ToolContext::new()).unwrap();
         let call = ToolCall::new("mcp_call_1", "nope", "{}");
         let mut events = service.subscribe();
-        service.call_observed(&scope, "mcp", &call).await;
+        service.call_observed(&scope, "mcp", call.clone()).await;
         let event = events.recv().await.expect("run started");
         ids.push(event.run_id().to_string());
     }

@@ -63,7 +63,8 @@ fn main() -> ExitCode {
     };
     // Recorded like one MCP call: the record carries the artifacts and the time taken.
     let call = ToolCall::new("call_1", name.as_str(), arguments.as_str());
-    let (wire, record) = runtime.block_on(service.call_observed(&scope, "example", &call));
+    let record = runtime.block_on(service.call_observed(&scope, "example", call));
+    let wire = record.wire();
 
     println!("== {name} {arguments}");
     println!(

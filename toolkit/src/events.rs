@@ -1,5 +1,7 @@
 //! The live event stream of runs: what subscribers and sinks are told, step by step.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::recorder::{RunId, ToolInvocation};
@@ -74,8 +76,8 @@ pub enum RunEvent {
         run_id: RunId,
         /// The step's position in the run.
         index: usize,
-        /// The call.
-        invocation: ToolInvocation,
+        /// The call (shared with the run's trace).
+        invocation: Arc<ToolInvocation>,
     },
     /// The run stopped.
     #[non_exhaustive]

@@ -11,8 +11,9 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::future::join_all;
 use serde::{Deserialize, Serialize};
@@ -28,24 +29,63 @@ use crate::trace::{RunStep, RunTrace, StepKind, Termination, duration_ms};
 use crate::wire::{ToolCall, WireString};
 
 /// The id of a run: its source (`run`, `mcp`, ...) and a version 7 UUID, unique across
-/// processes and restarts, and sorting by start time.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct RunId(String);
+/// processes and restarts, and sorting by start time. Cloning it shares the text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RunId(Arc<str>);
 
 impl RunId {
     /// A new id for a run from `source` (cut and escaped like a tool name).
     pub(crate) fn new(source: &str) -> Self {
-        Self(format!(
-            "{}_{}",
-            echo(source),
-            uuid::Uuid::now_v7().simple()
-        ))
+        Self(format!("{}_{}", echo(source), run_uuid().simple()).into())
     }
 
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// A version 7 UUID without a system call for randomness per id: the time in milliseconds, then
+/// a counter (runs of one process sort by start within a millisecond), then 42 bits drawn once
+/// per process (ids of processes started together differ).
+fn run_uuid() -> uuid::Uuid {
+    static SEED: LazyLock<u64> = LazyLock::new(|| {
+        let mut bytes = [0; 8];
+        // Without the system's randomness, the clock's nanoseconds still set processes apart.
+        getrandom::fill(&mut bytes).unwrap_or_else(|_| {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            bytes = (u64::from(now.subsec_nanos()) ^ u64::from(std::process::id())).to_le_bytes();
+        });
+        u64::from_le_bytes(bytes)
+    });
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+        });
+    let seed = SEED.to_le_bytes();
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed).to_be_bytes();
+    // The builder overwrites the version (the high half of byte 0) and the variant (the top two
+    // bits of byte 2): both fall on seed bits, never on the counter.
+    let tail = [
+        seed[0], seed[1], seed[2], count[0], count[1], count[2], count[3], seed[3], seed[4],
+        seed[5],
+    ];
+    uuid::Builder::from_unix_timestamp_millis(millis, &tail).into_uuid()
+}
+
+impl Serialize for RunId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for RunId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(|text| Self(text.into()))
     }
 }
 
@@ -63,25 +103,26 @@ impl AsRef<str> for RunId {
 
 impl PartialEq<str> for RunId {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other
+        *self.0 == *other
     }
 }
 
 impl PartialEq<&str> for RunId {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
+        *self.0 == **other
     }
 }
 
 /// One call as the trace, the event stream and the sinks see it: with its bounded artifacts.
 ///
-/// Only the recorder makes one, from the seam's result: its fields are private.
+/// Only the recorder makes one, from the seam's result: its fields are private. Steps, events
+/// and callers share one copy (an `Arc`): recording a call copies none of its data.
 #[derive(Clone, Debug, Serialize)]
 pub struct ToolInvocation {
     call_id: String,
     name: String,
     arguments: String,
-    content: String,
+    content: WireString,
     is_error: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     artifacts: Vec<ToolArtifact>,
@@ -90,20 +131,28 @@ pub struct ToolInvocation {
 }
 
 impl ToolInvocation {
-    /// The wire content for the message, and the record of the call for people.
-    fn record(call: &ToolCall, bounded: BoundedResult, duration: Duration) -> (WireString, Self) {
-        let (wire, is_error, artifacts) = bounded.into_parts();
-        let invocation = Self {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            arguments: bound::cut_content(&call.arguments)
-                .unwrap_or_else(|| call.arguments.clone()),
-            content: wire.as_str().to_owned(),
+    /// The record of `call`, its arguments cut to 50 000 bytes like content.
+    fn record(call: ToolCall, bounded: BoundedResult, duration: Duration) -> Self {
+        let (content, is_error, artifacts) = bounded.into_parts();
+        let ToolCall {
+            id,
+            name,
+            arguments,
+        } = call;
+        Self {
+            call_id: id,
+            name,
+            arguments: bound::cut_content(&arguments).unwrap_or(arguments),
+            content,
             is_error,
             artifacts,
             duration,
-        };
-        (wire, invocation)
+        }
+    }
+
+    /// The wire content for the tool-result message.
+    pub fn wire(&self) -> &WireString {
+        &self.content
     }
 
     /// The provider's id for the call.
@@ -123,7 +172,7 @@ impl ToolInvocation {
 
     /// The bounded content that went to the provider.
     pub fn content(&self) -> &str {
-        &self.content
+        self.content.as_str()
     }
 
     /// Whether the call failed.
@@ -249,28 +298,26 @@ impl Recorder {
         seam: &Seam,
         scope: &RunScope,
         source: &str,
-        call: &ToolCall,
-    ) -> (WireString, ToolInvocation) {
+        call: ToolCall,
+    ) -> Arc<ToolInvocation> {
         if !self.observed() {
             let started = Instant::now();
             let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
-            return ToolInvocation::record(call, bounded, started.elapsed());
+            return Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
         }
         let mut recording =
             Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
-        let mut wires = recording
-            .tools(std::slice::from_ref(call), |call| {
-                seam.invoke(scope, &call.name, &call.arguments)
-            })
+        let index = recording.begin(StepKind::Tool, Some(&call.name)).await;
+        let started = Instant::now();
+        let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        recording
+            .finish(index, RunStep::Tool(Arc::clone(&invocation)))
             .await;
-        let wire = wires.pop().expect("one wire string per call");
-        let trace = recording.end(Termination::Answered, wire.as_str()).await;
-        let invocation = trace
-            .invocations()
-            .next()
-            .cloned()
-            .expect("the call's step");
-        (wire, invocation)
+        recording
+            .end(Termination::Answered, invocation.content())
+            .await;
+        invocation
     }
 }
 
@@ -349,10 +396,12 @@ impl<'r> Recording<'r> {
     /// Records a step that took no time of its own.
     pub(crate) async fn step(&mut self, step: RunStep) {
         let tool = match &step {
-            RunStep::Tool(invocation) => Some(invocation.name.clone()),
+            RunStep::Tool(invocation) => Some(Arc::clone(invocation)),
             _ => None,
         };
-        let index = self.begin(step.kind(), tool.as_deref()).await;
+        let index = self
+            .begin(step.kind(), tool.as_ref().map(|tool| tool.name()))
+            .await;
         self.finish(index, step).await;
     }
 
@@ -363,7 +412,7 @@ impl<'r> Recording<'r> {
                 RunStep::Tool(invocation) => RunEvent::ToolInvoked {
                     run_id: run_id.clone(),
                     index,
-                    invocation: invocation.clone(),
+                    invocation: Arc::clone(invocation),
                 },
                 other => RunEvent::StepFinished {
                     run_id: run_id.clone(),
@@ -376,7 +425,12 @@ impl<'r> Recording<'r> {
 
     /// Records a call answered without running it (a refusal): a tool step like any other.
     pub(crate) async fn answered(&mut self, call: &ToolCall, bounded: BoundedResult) -> WireString {
-        let (wire, invocation) = ToolInvocation::record(call, bounded, Duration::ZERO);
+        let invocation = Arc::new(ToolInvocation::record(
+            call.clone(),
+            bounded,
+            Duration::ZERO,
+        ));
+        let wire = invocation.wire().clone();
         self.step(RunStep::Tool(invocation)).await;
         wire
     }
@@ -402,7 +456,12 @@ impl<'r> Recording<'r> {
         let finished = join_all(calls.iter().zip(&indices).map(|(call, &index)| async move {
             let started = Instant::now();
             let bounded = execute(call).await;
-            let (wire, invocation) = ToolInvocation::record(call, bounded, started.elapsed());
+            let invocation = Arc::new(ToolInvocation::record(
+                call.clone(),
+                bounded,
+                started.elapsed(),
+            ));
+            let wire = invocation.wire().clone();
             let step = RunStep::Tool(invocation);
             this.announce_finished(index, &step).await;
             (wire, step)
@@ -433,7 +492,39 @@ impl<'r> Recording<'r> {
 
 #[cfg(test)]
 mod tests {
-    use super::RunId;
+    use super::{RunId, run_uuid};
+
+    #[test]
+    fn run_ids_are_version_7_uuids_in_order_of_creation_and_unique() {
+        let ids: Vec<uuid::Uuid> = (0..10_000).map(|_| run_uuid()).collect();
+        for id in &ids {
+            assert_eq!(id.get_version_num(), 7, "{id}");
+            assert_eq!(id.get_variant(), uuid::Variant::RFC4122, "{id}");
+        }
+        // Later ids sort after earlier ones, within a millisecond too.
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        let (seconds, nanos) = ids[0].get_timestamp().unwrap().to_unix();
+        let millis = u128::from(seconds) * 1000 + u128::from(nanos / 1_000_000);
+        assert!(now >= millis && now - millis < 60_000, "{now} {millis}");
+    }
+
+    #[test]
+    fn run_ids_of_many_threads_are_unique() {
+        let threads: Vec<_> = (0..4)
+            .map(|_| std::thread::spawn(|| (0..5_000).map(|_| run_uuid()).collect::<Vec<_>>()))
+            .collect();
+        let mut all: Vec<uuid::Uuid> = threads
+            .into_iter()
+            .flat_map(|thread| thread.join().unwrap())
+            .collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 20_000);
+    }
 
     #[test]
     fn a_run_id_reads_and_compares_as_its_text() {

@@ -11,7 +11,7 @@ use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};
 use crate::seam::{BoundedResult, RunScope, ScopeError, Seam};
-use crate::wire::{ToolCall, WireString};
+use crate::wire::ToolCall;
 
 /// Runs tools for a model. It sits on the [`Seam`] (which checks, executes and bounds every
 /// call) and adds the loop ([`run`](Self::run), [`resume`](Self::resume)), sealing of suspended
@@ -163,10 +163,10 @@ impl ToolLoopService {
     /// Runs one call outside a loop (an MCP host's, the inspector's) through the seam and
     /// records it as a run of one tool step, under the run id `SOURCE_<uuid>`: sinks and
     /// subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the artifacts) and
-    /// `Done`.
+    /// `Done`. When nobody keeps or watches events, none is built.
     ///
-    /// Gives the wire content (for whoever asked) and the record of the call (with the
-    /// artifacts, for people only).
+    /// Gives the record of the call, shared with the events: its [`wire`](ToolInvocation::wire)
+    /// content for whoever asked, its artifacts for people only.
     ///
     /// ```
     /// use toolkit::{RunEvent, ToolCall, ToolContext, ToolLoopService, ToolRegistry};
@@ -175,9 +175,8 @@ impl ToolLoopService {
     /// let service = ToolLoopService::new(ToolRegistry::new());
     /// let mut events = service.subscribe();
     /// let scope = service.scope(ToolContext::new()).unwrap();
-    /// let call = ToolCall::new("1", "nope", "{}");
-    /// let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
-    /// assert_eq!(wire.as_str(), "Error: unknown tool \"nope\"");
+    /// let invocation = service.call_observed(&scope, "mcp", ToolCall::new("1", "nope", "{}")).await;
+    /// assert_eq!(invocation.wire().as_str(), "Error: unknown tool \"nope\"");
     /// assert!(invocation.is_error());
     /// let started = events.recv().await.unwrap();
     /// assert!(matches!(&*started, RunEvent::RunStarted { run_id, .. } if run_id.as_str().starts_with("mcp_")));
@@ -187,8 +186,8 @@ impl ToolLoopService {
         &self,
         scope: &RunScope,
         source: &str,
-        call: &ToolCall,
-    ) -> (WireString, ToolInvocation) {
+        call: ToolCall,
+    ) -> Arc<ToolInvocation> {
         self.recorder.call(&self.seam, scope, source, call).await
     }
 }

@@ -1,5 +1,6 @@
 //! What a run did, step by step: one of the three places artifacts may go.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -116,7 +117,7 @@ pub enum RunStep {
         duration: Duration,
     },
     /// One tool call through the seam.
-    Tool(ToolInvocation),
+    Tool(Arc<ToolInvocation>),
     /// The run stopped to wait for approvals.
     #[non_exhaustive]
     Suspended {
@@ -171,7 +172,7 @@ impl RunTrace {
     /// The tool calls of the run, in order.
     pub fn invocations(&self) -> impl Iterator<Item = &ToolInvocation> + '_ {
         self.steps.iter().filter_map(|step| match step {
-            RunStep::Tool(invocation) => Some(invocation),
+            RunStep::Tool(invocation) => Some(invocation.as_ref()),
             _ => None,
         })
     }

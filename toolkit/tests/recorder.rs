@@ -47,9 +47,9 @@ async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("call_7", "shows", "{}");
 
-    let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
+    let invocation = service.call_observed(&scope, "mcp", call).await;
 
-    assert_eq!(wire.as_str(), "shown");
+    assert_eq!(invocation.wire().as_str(), "shown");
     assert_eq!(invocation.content(), "shown");
     assert_eq!(invocation.call_id(), "call_7");
     assert_eq!(invocation.artifacts().len(), 1);
@@ -96,8 +96,8 @@ async fn an_unobserved_single_call_gives_the_same_answer_and_record() {
     let service = service();
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("call_1", "shows", "{}");
-    let (wire, invocation) = service.call_observed(&scope, "mcp", &call).await;
-    assert_eq!(wire.as_str(), "shown");
+    let invocation = service.call_observed(&scope, "mcp", call).await;
+    assert_eq!(invocation.wire().as_str(), "shown");
     assert_eq!(invocation.call_id(), "call_1");
     assert_eq!(invocation.artifacts()[0].as_text(), Some("artifact text"));
 }
@@ -109,7 +109,7 @@ async fn run_ids_are_unique_and_sort_by_start() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("1", "nope", "{}");
     for _ in 0..500 {
-        service.call_observed(&scope, "mcp", &call).await;
+        service.call_observed(&scope, "mcp", call.clone()).await;
     }
     let ids: Vec<String> = received(&mut events)
         .iter()
