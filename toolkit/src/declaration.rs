@@ -2,8 +2,13 @@
 //! serves both the spec's exports ([`ToolSpec::openai`], [`ToolSpec::anthropic`], ...) and the
 //! providers' request bodies, so the two cannot drift apart.
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+use std::sync::OnceLock;
+
 use serde::Serialize;
 use serde_json::Value;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+use serde_json::value::RawValue;
 
 use crate::tool::ToolSpec;
 
@@ -74,6 +79,59 @@ impl<'a> GeminiDeclaration<'a> {
             description: spec.description(),
             parameters,
         }
+    }
+}
+
+/// A spec's declarations as providers' request bodies carry them, each serialised the first time
+/// a request needs it and copied as bytes into every request after: a spec's name, description
+/// and schema never change once it is built.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[derive(Clone, Default)]
+pub(crate) struct Declared {
+    #[cfg(feature = "openai")]
+    openai: OnceLock<Box<RawValue>>,
+    #[cfg(feature = "anthropic")]
+    anthropic: OnceLock<Box<RawValue>>,
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+impl Declared {
+    /// `spec`'s OpenAI declaration (not strict: its schema as it is).
+    #[cfg(feature = "openai")]
+    pub(crate) fn openai(spec: &ToolSpec) -> &RawValue {
+        spec.declared()
+            .openai
+            .get_or_init(|| raw(&OpenAiTool::new(spec, spec.input_schema(), false)))
+    }
+
+    /// `spec`'s Anthropic declaration.
+    #[cfg(feature = "anthropic")]
+    pub(crate) fn anthropic(spec: &ToolSpec) -> &RawValue {
+        spec.declared()
+            .anthropic
+            .get_or_init(|| raw(&AnthropicTool::new(spec)))
+    }
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn raw(declaration: &impl Serialize) -> Box<RawValue> {
+    let text =
+        serde_json::to_string(declaration).expect("a declaration of strings and JSON serialises");
+    RawValue::from_string(text).expect("serde_json's own output is JSON")
+}
+
+/// Derived from the spec's other fields: two specs equal in those declare equally.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+impl PartialEq for Declared {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+impl std::fmt::Debug for Declared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Declared")
     }
 }
 

@@ -138,6 +138,8 @@ pub struct ToolSpec {
     defined_at: Cow<'static, str>,
     states: Vec<StateType>,
     preview: Option<Cow<'static, str>>,
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    declared: crate::declaration::Declared,
 }
 
 /// A type of state a tool reads from the [`ToolContext`]: declared in its spec (a `#[state]`
@@ -277,6 +279,8 @@ impl ToolSpec {
             defined_at: Cow::Owned(format!("{}:{}", caller.file(), caller.line())),
             states: Vec::new(),
             preview: None,
+            #[cfg(any(feature = "openai", feature = "anthropic"))]
+            declared: crate::declaration::Declared::default(),
         }
     }
 
@@ -375,5 +379,11 @@ impl ToolSpec {
     /// Where the tool is defined (`file:line`, and the module for `#[tool]` functions).
     pub fn place(&self) -> &str {
         &self.defined_at
+    }
+
+    /// The declarations of the tool in each provider's request format, serialised once.
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    pub(crate) fn declared(&self) -> &crate::declaration::Declared {
+        &self.declared
     }
 }

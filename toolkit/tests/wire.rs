@@ -277,7 +277,12 @@ async fn the_openai_wire_carries_tool_role_messages_with_string_content() {
             {"role": "tool", "tool_call_id": "call_9", "content": "table of 1 rows ready"}
         ])
     );
-    assert_eq!(second["tools"][0]["function"]["name"], "canary_table");
+    // Every request declares the tool exactly as the spec exports it (serialised once, reused).
+    let spec = service.registry().get("canary_table").unwrap().spec();
+    for request in &requests {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        assert_eq!(body["tools"], json!([spec.openai()]));
+    }
 }
 
 #[tokio::test]
@@ -328,6 +333,11 @@ async fn the_anthropic_wire_carries_tool_use_and_tool_result_blocks() {
             ]}
         ])
     );
+    let spec = service.registry().get("canary_text").unwrap().spec();
+    for request in &requests {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        assert_eq!(body["tools"], json!([spec.anthropic()]));
+    }
 }
 
 #[tokio::test]

@@ -2,10 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::http::{HttpClient, HttpOptions, arguments_value, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
-use crate::declaration::AnthropicTool;
+use crate::declaration::Declared;
 use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -67,8 +68,10 @@ impl AnthropicProvider {
         })
     }
 
-    /// The request body, serialised straight from borrowed parts.
-    fn body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+    /// The exact bytes this provider POSTs for `request`, serialised straight from borrowed
+    /// parts: no message is copied into an intermediate JSON tree, and each tool's declaration
+    /// is serialised once (the first time a request offers it) and copied as bytes after.
+    pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
         let mut system = Vec::new();
         let mut messages: Vec<Message<'_>> = Vec::new();
         for message in request.messages {
@@ -127,7 +130,7 @@ impl AnthropicProvider {
             tools: request
                 .tools
                 .iter()
-                .map(|spec| AnthropicTool::new(spec))
+                .map(|spec| Declared::anthropic(spec))
                 .collect(),
             temperature: request.temperature,
         };
@@ -147,7 +150,7 @@ struct Body<'a> {
     system: Option<String>,
     messages: Vec<Message<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<AnthropicTool<'a>>,
+    tools: Vec<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
 }
@@ -247,7 +250,7 @@ impl Provider for AnthropicProvider {
     }
 
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
-        let body = self.body(&request);
+        let body = self.request_body(&request);
         Box::pin(async move {
             let bytes = body?;
             let headers = [

@@ -169,6 +169,7 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
 
 /// The model's arguments as JSON for formats that need an object; text that is not JSON is
 /// passed as a string so nothing is lost.
+#[cfg(feature = "anthropic")]
 pub(crate) fn arguments_value(arguments: &str) -> serde_json::Value {
     if arguments.trim().is_empty() {
         return serde_json::json!({});

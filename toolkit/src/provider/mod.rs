@@ -38,6 +38,20 @@ pub struct ProviderRequest<'a> {
     pub temperature: Option<f32>,
 }
 
+impl<'a> ProviderRequest<'a> {
+    /// A request of this conversation offering these tools, with the provider's default model
+    /// and temperature (for a provider's own tests and for looking at the bytes a provider
+    /// would send: see `OpenAiProvider::request_body`).
+    pub fn new(messages: &'a [ChatMessage], tools: &'a [&'a ToolSpec]) -> Self {
+        Self {
+            messages,
+            tools,
+            model: None,
+            temperature: None,
+        }
+    }
+}
+
 /// What one provider call answers.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]

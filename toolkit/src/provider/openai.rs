@@ -2,10 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::http::{HttpClient, HttpOptions, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
-use crate::declaration::OpenAiTool;
+use crate::declaration::Declared;
 use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -60,16 +61,17 @@ impl OpenAiProvider {
         })
     }
 
-    /// The request body, serialised straight from borrowed parts: no schema or message is
-    /// copied into an intermediate JSON tree.
-    fn body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+    /// The exact bytes this provider POSTs for `request`, serialised straight from borrowed
+    /// parts: no message is copied into an intermediate JSON tree, and each tool's declaration
+    /// is serialised once (the first time a request offers it) and copied as bytes after.
+    pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
         let body = Body {
             model: request.model.unwrap_or(&self.model),
             messages: request.messages.iter().map(Message::from).collect(),
             tools: request
                 .tools
                 .iter()
-                .map(|spec| OpenAiTool::new(spec, spec.input_schema(), false))
+                .map(|spec| Declared::openai(spec))
                 .collect(),
             temperature: request.temperature,
         };
@@ -85,7 +87,7 @@ struct Body<'a> {
     model: &'a str,
     messages: Vec<Message<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<OpenAiTool<'a>>,
+    tools: Vec<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
 }
@@ -249,7 +251,7 @@ impl Provider for OpenAiProvider {
     }
 
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
-        let body = self.body(&request);
+        let body = self.request_body(&request);
         Box::pin(async move {
             let bytes = body?;
             let headers: Vec<(&'static str, String)> = self
