@@ -1,4 +1,6 @@
-//! Cost of the seam: one trivial call end to end, and both bounds at 100 KB and 100 MB.
+//! Cost of the seam: one trivial call end to end in each execution mode beside the same work done
+//! by hand, observed calls with and without subscribers, many tasks at once, and both bounds at
+//! 100 KB and 100 MB.
 //!
 //! Bounding is measured on borrowed input (`cut_content`, `cut_artifacts`: exactly what the seam
 //! calls); freeing the tool's oversized output afterwards is the allocator's O(size) work for any
@@ -8,13 +10,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use toolkit::bound::{cut_artifacts, cut_content};
-use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, tool};
+use toolkit::{Table, ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
 const KB_100: usize = 100 * 1024;
 const MB_100: usize = 100 * 1024 * 1024;
 
-/// Adds two integers.
-#[tool]
+/// Adds two integers (tiny: runs on the caller's thread, as peers run sync tools).
+#[tool(inline)]
 fn add(
     /// The first.
     a: i64,
@@ -24,37 +26,188 @@ fn add(
     (a + b).to_string()
 }
 
-fn invoke(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+/// Adds two integers (async: on the calling task, under the timeout).
+#[tool]
+#[allow(clippy::unused_async)] // An async tool that happens not to wait: the seam's async path.
+async fn add_async(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> String {
+    (a + b).to_string()
+}
+
+/// Adds two integers (a plain `fn`: on a worker thread, under the timeout).
+#[tool]
+fn add_blocking(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> String {
+    (a + b).to_string()
+}
+
+/// The same arguments, decoded by hand.
+#[derive(serde::Deserialize)]
+struct Pair {
+    a: i64,
+    b: i64,
+}
+
+const ARGUMENTS: &str = r#"{"a": 40, "b": 2}"#;
+
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .expect("runtime");
+        .expect("runtime")
+}
+
+fn invoke(c: &mut Criterion) {
+    let runtime = current_thread();
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
     let scope = service
         .scope(ToolContext::new())
         .expect("no tool reads state");
-    let check = runtime.block_on(service.invoke(&scope, "add", r#"{"a": 2, "b": 3}"#));
-    assert_eq!(check.content().as_str(), "5");
+    for name in ["add", "add_async", "add_blocking"] {
+        let check = runtime.block_on(service.invoke(&scope, name, ARGUMENTS));
+        assert_eq!(check.content().as_str(), "42");
+    }
 
     let mut group = c.benchmark_group("invoke");
     group.bench_function("block_on_only", |b| {
         b.iter(|| runtime.block_on(async { black_box(2i64) }));
     });
-    group.bench_function("hand_written_in_block_on", |b| {
+    group.bench_function("hand_written_parse_and_call", |b| {
         b.iter(|| {
-            runtime.block_on(async { black_box(black_box(2i64) + black_box(3i64)).to_string() })
+            runtime.block_on(async {
+                let pair: Pair = serde_json::from_str(black_box(ARGUMENTS)).expect("decodes");
+                black_box((pair.a + pair.b).to_string())
+            })
         });
     });
-    group.bench_function("trivial_tool_by_name", |b| {
+    group.bench_function("hand_written_spawn_blocking", |b| {
         b.iter(|| {
-            let result = runtime.block_on(service.invoke(
-                &scope,
-                black_box("add"),
-                black_box(r#"{"a": 2, "b": 3}"#),
-            ));
-            black_box(result)
+            runtime.block_on(async {
+                let sum = tokio::task::spawn_blocking(|| {
+                    let pair: Pair = serde_json::from_str(black_box(ARGUMENTS)).expect("decodes");
+                    (pair.a + pair.b).to_string()
+                })
+                .await
+                .expect("ran");
+                black_box(sum)
+            })
         });
     });
+    for (name, label) in [
+        ("add", "inline_tool"),
+        ("add_async", "async_tool"),
+        ("add_blocking", "blocking_tool"),
+    ] {
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                black_box(runtime.block_on(service.invoke(
+                    &scope,
+                    black_box(name),
+                    black_box(ARGUMENTS),
+                )))
+            });
+        });
+    }
+    group.finish();
+}
+
+/// A single call recorded through the service's recorder (what every MCP `tools/call` is), with
+/// nobody listening and with ten subscribers draining the event stream.
+fn observed(c: &mut Criterion) {
+    let runtime = current_thread();
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let scope = service
+        .scope(ToolContext::new())
+        .expect("no tool reads state");
+    // A host builds the call it records (an MCP server, from each request): that is counted.
+    let call = || ToolCall::new("call_1", "add", ARGUMENTS);
+    let mut group = c.benchmark_group("observed");
+    group.bench_function("invoke", |b| {
+        b.iter(|| black_box(runtime.block_on(service.invoke(&scope, "add", ARGUMENTS))));
+    });
+    group.bench_function("no_subscriber", |b| {
+        b.iter(|| black_box(runtime.block_on(service.call_observed(&scope, "bench", call()))));
+    });
+    let drains: Vec<_> = (0..10)
+        .map(|_| {
+            let mut events = service.subscribe();
+            runtime.spawn(async move { while events.recv().await.is_ok() {} })
+        })
+        .collect();
+    group.bench_function("ten_subscribers", |b| {
+        b.iter(|| black_box(runtime.block_on(service.call_observed(&scope, "bench", call()))));
+    });
+    for drain in drains {
+        drain.abort();
+    }
+    group.finish();
+}
+
+/// Many tasks calling at once on a two-worker runtime: `invoke` against observed calls with
+/// nobody listening. Each iteration is 64 tasks of 100 calls.
+fn concurrent(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let service = std::sync::Arc::new(ToolLoopService::new(
+        ToolRegistry::linked().expect("no duplicates"),
+    ));
+    let scope = std::sync::Arc::new(
+        service
+            .scope(ToolContext::new())
+            .expect("no tool reads state"),
+    );
+    let mut group = c.benchmark_group("concurrent_64_tasks");
+    group.throughput(criterion::Throughput::Elements(64 * 100));
+    for observed in [false, true] {
+        let label = if observed { "observed" } else { "invoke" };
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let tasks: Vec<_> = (0..64)
+                        .map(|task| {
+                            let service = std::sync::Arc::clone(&service);
+                            let scope = std::sync::Arc::clone(&scope);
+                            tokio::spawn(async move {
+                                for _ in 0..100 {
+                                    if observed {
+                                        black_box(
+                                            service
+                                                .call_observed(
+                                                    &scope,
+                                                    "bench",
+                                                    ToolCall::new(
+                                                        format!("call_{task}"),
+                                                        "add",
+                                                        ARGUMENTS,
+                                                    ),
+                                                )
+                                                .await,
+                                        );
+                                    } else {
+                                        black_box(service.invoke(&scope, "add", ARGUMENTS).await);
+                                    }
+                                }
+                            })
+                        })
+                        .collect();
+                    for task in tasks {
+                        task.await.expect("task ran");
+                    }
+                });
+            });
+        });
+    }
     group.finish();
 }
 
@@ -101,5 +254,5 @@ fn bound(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, invoke, bound);
+criterion_group!(benches, invoke, observed, concurrent, bound);
 criterion_main!(benches);
