@@ -1,10 +1,12 @@
 //! Tools that reach other hosts, and the policy that says which.
 //!
-//! `probe_url` reaches public addresses only. It resolves the host itself, checks every address
-//! the name resolves to, and then pins the connection to exactly those addresses, so a name that
-//! resolves differently the second time (DNS rebinding) cannot lead it elsewhere. It uses no
-//! proxy and follows no redirect (it reports where one points). A run may allow-list hosts that
-//! resolve to private addresses with a [`NetworkPolicy`] in its context:
+//! `probe_url` and `fetch_page` reach public addresses only. They resolve the host themselves,
+//! check every address the name resolves to, and then pin the connection to exactly those
+//! addresses, so a name that resolves differently the second time (DNS rebinding) cannot lead
+//! them elsewhere. They use no proxy. `probe_url` follows no redirect (it reports where one
+//! points); `fetch_page` follows up to five, checking each new address as it checked the first.
+//! A run may allow-list hosts that resolve to private addresses with a [`NetworkPolicy`] in its
+//! context:
 //!
 //! ```
 //! use toolkit_builtins::network::NetworkPolicy;
@@ -34,7 +36,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// The `User-Agent` sent.
 const USER_AGENT: &str = concat!("toolkit-probe/", env!("CARGO_PKG_VERSION"));
 
-/// Hosts `probe_url` may reach although they resolve to loopback, private, link-local or other
+/// Hosts `probe_url` and `fetch_page` may reach although they resolve to loopback, private, link-local or other
 /// non-public addresses. Put one in the run's context with
 /// [`ToolContext::with_extension`](toolkit::ToolContext::with_extension); without one, only
 /// public addresses are reached.
@@ -162,40 +164,81 @@ pub async fn probe_url(
     if let Err(result) = check_range("max_body_bytes", max_body_bytes, 0, BODY_LIMIT) {
         return result;
     }
-    let parsed = match Url::parse(&url) {
+    let parsed = match web_url(&url, "probe_url") {
         Ok(parsed) => parsed,
-        Err(error) => return ToolResult::error(format!("Error: not a valid URL: {error}.")),
-    };
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return ToolResult::error(format!(
-            "Error: probe_url takes http and https URLs, not \"{}\".",
-            parsed.scheme()
-        ));
-    }
-    let Some(host) = parsed.host() else {
-        return ToolResult::error("Error: the URL has no host.");
-    };
-    let host = host.to_owned();
-    let Some(port) = parsed.port_or_known_default() else {
-        return ToolResult::error("Error: the URL has no port.");
-    };
-    let allowed = context
-        .extension::<NetworkPolicy>()
-        .is_some_and(|policy| parsed.host_str().is_some_and(|host| policy.allows(host)));
-    let addresses = match resolve(&host, port).await {
-        Ok(addresses) => addresses,
         Err(result) => return result,
     };
-    if !allowed && let Some(refused) = refused(&host, &addresses) {
-        return refusal(refused);
-    }
+    let target = match Target::checked(&parsed, context, "probe_url").await {
+        Ok(target) => target,
+        Err(result) => return result,
+    };
     let shown_url = secrets::mask_secrets(parsed.as_str()).into_owned();
-    match get(&parsed, &host, &addresses, max_body_bytes).await {
+    let probe = match target.get(&parsed).await {
+        Ok(response) => Probe::read(response, max_body_bytes).await,
+        Err(error) => Err(error),
+    };
+    match probe {
         Ok(probe) => probe.result(&shown_url, max_body_bytes),
         Err(error) => ToolResult::error(format!(
             "Error: GET {shown_url} failed: {}.",
             error_chain(&error.without_url())
         )),
+    }
+}
+
+/// `url` when it is an http or https URL; else the error to answer.
+fn web_url(url: &str, tool: &str) -> Result<Url, ToolResult> {
+    let parsed = Url::parse(url)
+        .map_err(|error| ToolResult::error(format!("Error: not a valid URL: {error}.")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(ToolResult::error(format!(
+            "Error: {tool} takes http and https URLs, not \"{}\".",
+            parsed.scheme()
+        )));
+    }
+    Ok(parsed)
+}
+
+/// A URL's host, checked against the address policy, and the addresses a connection to it may
+/// use: exactly those checked.
+struct Target {
+    host: Host<String>,
+    addresses: Vec<SocketAddr>,
+}
+
+impl Target {
+    /// Resolves `url`'s host and checks every address (unless the run allow-lists the host).
+    async fn checked(url: &Url, context: &ToolContext, tool: &str) -> Result<Self, ToolResult> {
+        let Some(host) = url.host() else {
+            return Err(ToolResult::error("Error: the URL has no host."));
+        };
+        let host = host.to_owned();
+        let Some(port) = url.port_or_known_default() else {
+            return Err(ToolResult::error("Error: the URL has no port."));
+        };
+        let allowed = context
+            .extension::<NetworkPolicy>()
+            .is_some_and(|policy| url.host_str().is_some_and(|host| policy.allows(host)));
+        let addresses = resolve(&host, port).await?;
+        if !allowed && let Some(refused) = refused(&host, &addresses, tool) {
+            return Err(refusal(refused));
+        }
+        Ok(Self { host, addresses })
+    }
+
+    /// One GET of `url` on the checked addresses: no proxy, no redirect followed.
+    async fn get(&self, url: &Url) -> Result<reqwest::Response, reqwest::Error> {
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(redirect::Policy::none())
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(REQUEST_TIMEOUT)
+            .user_agent(USER_AGENT);
+        if let Host::Domain(name) = &self.host {
+            // Connect to the addresses checked, not to a second lookup's.
+            builder = builder.resolve_to_addrs(name, &self.addresses);
+        }
+        builder.build()?.get(url.as_str()).send().await
     }
 }
 
@@ -233,11 +276,12 @@ async fn resolve(host: &Host<String>, port: u16) -> Result<Vec<SocketAddr>, Tool
 }
 
 /// The refusal for the first non-public address, if any.
-fn refused(host: &Host<String>, addresses: &[SocketAddr]) -> Option<String> {
+fn refused(host: &Host<String>, addresses: &[SocketAddr], tool: &str) -> Option<String> {
     let (address, why) = addresses
         .iter()
         .find_map(|address| non_public(address.ip()).map(|why| (address.ip(), why)))?;
-    let tail = "probe_url reaches public addresses only, unless the run allow-lists the host.";
+    let tail =
+        format!("{tool} reaches public addresses only, unless the run allow-lists the host.");
     Some(match host {
         Host::Domain(name) => {
             format!("Refused: \"{name}\" resolves to {address}, {why}; {tail}")
@@ -255,58 +299,47 @@ struct Probe {
     length: Option<u64>,
 }
 
-async fn get(
-    url: &Url,
-    host: &Host<String>,
-    addresses: &[SocketAddr],
-    max_body_bytes: usize,
-) -> Result<Probe, reqwest::Error> {
-    let mut builder = reqwest::Client::builder()
-        .no_proxy()
-        .redirect(redirect::Policy::none())
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(REQUEST_TIMEOUT)
-        .user_agent(USER_AGENT);
-    if let Host::Domain(name) = host {
-        // Connect to the addresses checked above, not to a second lookup's.
-        builder = builder.resolve_to_addrs(name, addresses);
-    }
-    let client = builder.build()?;
-    let mut response = client.get(url.as_str()).send().await?;
-    let status = response.status();
-    let length = response.content_length();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(name, value)| {
-            let name = name.as_str().to_owned();
-            let value = String::from_utf8_lossy(value.as_bytes());
-            let value = if secrets::is_secret_name(&name) || name == "set-cookie" {
-                secrets::SECRET_MASK.to_owned()
-            } else {
-                secrets::mask_secrets(&value).into_owned()
-            };
-            (name, value)
-        })
-        .collect();
-    let mut body = Vec::new();
-    let mut complete = true;
-    while let Some(chunk) = response.chunk().await? {
-        let room = max_body_bytes - body.len();
-        if chunk.len() > room {
-            body.extend_from_slice(&chunk[..room]);
-            complete = false;
-            break;
+impl Probe {
+    /// The status, the headers (secrets masked) and at most `max_body_bytes` of the body.
+    async fn read(
+        mut response: reqwest::Response,
+        max_body_bytes: usize,
+    ) -> Result<Self, reqwest::Error> {
+        let status = response.status();
+        let length = response.content_length();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                let name = name.as_str().to_owned();
+                let value = String::from_utf8_lossy(value.as_bytes());
+                let value = if secrets::is_secret_name(&name) || name == "set-cookie" {
+                    secrets::SECRET_MASK.to_owned()
+                } else {
+                    secrets::mask_secrets(&value).into_owned()
+                };
+                (name, value)
+            })
+            .collect();
+        let mut body = Vec::new();
+        let mut complete = true;
+        while let Some(chunk) = response.chunk().await? {
+            let room = max_body_bytes - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                complete = false;
+                break;
+            }
+            body.extend_from_slice(&chunk);
         }
-        body.extend_from_slice(&chunk);
+        Ok(Self {
+            status,
+            headers,
+            body,
+            complete,
+            length,
+        })
     }
-    Ok(Probe {
-        status,
-        headers,
-        body,
-        complete,
-        length,
-    })
 }
 
 impl Probe {
@@ -359,6 +392,393 @@ impl Probe {
             Err(error) => ToolResult::error(format!("Error: {error}")),
         }
     }
+}
+
+/// Most bytes of a page `fetch_page` reads; the rest is not read.
+const PAGE_LIMIT: usize = 2 * 1024 * 1024;
+/// Most redirects `fetch_page` follows.
+const REDIRECT_LIMIT: usize = 5;
+/// Most characters of text in one answer of `fetch_page` (at most 48 000 bytes of UTF-8, so
+/// that a part always fits the content bound whole).
+const LENGTH_LIMIT: usize = 12_000;
+/// Columns HTML is laid out in as text.
+const TEXT_WIDTH: usize = 100;
+/// The stack of the thread that lays HTML out: its layout recurses as deep as elements nest.
+const LAYOUT_STACK: usize = 64 * 1024 * 1024;
+/// Deepest nesting of elements laid out as text; deeper pages (hostile ones: layout time grows
+/// faster than the depth) are refused and can be read with `raw`.
+const NESTING_LIMIT: usize = 1_000;
+
+/// Fetches a web page with HTTP(S) GET and gives its text, `max_length` characters from
+/// `start_index`: HTML laid out as readable text (links numbered, their addresses listed at the
+/// end), other text as it is. Follows up to 5 redirects, checking every address as it checks the
+/// first: public addresses only, unless the run allow-lists the host. Reads at most 2 MB.
+#[tool(group = "network", remote)]
+pub async fn fetch_page(
+    /// The URL (http or https).
+    url: String,
+    /// The character to start from: 0 for the start; each answer says where the next part
+    /// starts.
+    #[arg(default = 0)]
+    start_index: usize,
+    /// Most characters to give (1 to 12000).
+    #[arg(default = 5_000)]
+    max_length: usize,
+    /// Give the page's source as it is, HTML included, instead of its text.
+    #[arg(default = false)]
+    raw: bool,
+    context: &ToolContext,
+) -> ToolResult {
+    if let Err(result) = check_range("max_length", max_length, 1, LENGTH_LIMIT) {
+        return result;
+    }
+    let mut current = match web_url(&url, "fetch_page") {
+        Ok(parsed) => parsed,
+        Err(result) => return result,
+    };
+    let mut hops: Vec<[String; 2]> = Vec::new();
+    let page = loop {
+        let shown = secrets::mask_secrets(current.as_str()).into_owned();
+        let target = match Target::checked(&current, context, "fetch_page").await {
+            Ok(target) => target,
+            Err(result) if hops.is_empty() => return result,
+            // A refusal of the next hop names the hop, then says why as the first would.
+            Err(result) if !result.is_error() => {
+                let why = result.content();
+                return ToolResult::text(format!(
+                    "Refused: the page redirects to {shown}, and {}",
+                    why.strip_prefix("Refused: ").unwrap_or(why)
+                ));
+            }
+            Err(result) => return result,
+        };
+        let response = match target.get(&current).await {
+            Ok(response) => response,
+            Err(error) => {
+                return ToolResult::error(format!(
+                    "Error: GET {shown} failed: {}.",
+                    error_chain(&error.without_url())
+                ));
+            }
+        };
+        let status = response.status();
+        if !status.is_redirection() {
+            break Page::read(response, shown, hops).await;
+        }
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        let Some(location) = location else {
+            return ToolResult::error(format!(
+                "Error: GET {shown} -> {} redirects without saying where (no Location header).",
+                status.as_u16()
+            ));
+        };
+        hops.push([status.as_u16().to_string(), shown.clone()]);
+        if hops.len() > REDIRECT_LIMIT {
+            return ToolResult::error(format!(
+                "Error: GET {url} was redirected more than {REDIRECT_LIMIT} times (last to {}); fetch_page stopped there.",
+                secrets::mask_secrets(&location)
+            ));
+        }
+        current = match current.join(&location) {
+            Ok(next) if matches!(next.scheme(), "http" | "https") => next,
+            Ok(next) => {
+                return ToolResult::error(format!(
+                    "Error: {shown} redirects to a \"{}\" URL; fetch_page follows http and https only.",
+                    next.scheme()
+                ));
+            }
+            Err(error) => {
+                return ToolResult::error(format!(
+                    "Error: {shown} redirects to \"{}\", which is not a valid URL: {error}.",
+                    secrets::mask_secrets(&location)
+                ));
+            }
+        };
+    };
+    match page {
+        Ok(page) => page.answer(start_index, max_length, raw).await,
+        Err(result) => result,
+    }
+}
+
+/// A page as read: where it came from, its type and its body (at most [`PAGE_LIMIT`] bytes).
+struct Page {
+    url: String,
+    status: reqwest::StatusCode,
+    kind: Kind,
+    mime: String,
+    encoding: &'static encoding_rs::Encoding,
+    body: Vec<u8>,
+    complete: bool,
+    hops: Vec<[String; 2]>,
+}
+
+/// What a page's body is, for turning it into text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Text,
+}
+
+impl Page {
+    async fn read(
+        mut response: reqwest::Response,
+        url: String,
+        hops: Vec<[String; 2]>,
+    ) -> Result<Self, ToolResult> {
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+            .unwrap_or_default();
+        let (mime, charset) = media_type(&content_type);
+        let mut body = Vec::new();
+        let mut complete = true;
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    let room = PAGE_LIMIT - body.len();
+                    if chunk.len() > room {
+                        body.extend_from_slice(&chunk[..room]);
+                        complete = false;
+                        break;
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    return Err(ToolResult::error(format!(
+                        "Error: GET {url} failed while reading the body: {}.",
+                        error_chain(&error.without_url())
+                    )));
+                }
+            }
+        }
+        if !status.is_success() {
+            let reason = status.canonical_reason().unwrap_or("");
+            return Err(ToolResult::error(format!(
+                "Error: GET {url} -> {} {reason}.",
+                status.as_u16()
+            )));
+        }
+        let Some(kind) = kind_of(&mime, &body) else {
+            return Err(ToolResult::error(format!(
+                "Error: {url} is {mime}, not a page: fetch_page reads HTML and text."
+            )));
+        };
+        let encoding = charset
+            .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
+            .unwrap_or(encoding_rs::UTF_8);
+        Ok(Self {
+            url,
+            status,
+            kind,
+            mime: if mime.is_empty() {
+                "no type given".to_owned()
+            } else {
+                mime
+            },
+            encoding,
+            body,
+            complete,
+            hops,
+        })
+    }
+
+    /// The part of the page's text the model asked for, and the whole text for people.
+    async fn answer(self, start_index: usize, max_length: usize, raw: bool) -> ToolResult {
+        // A byte order mark overrides the declared charset; a cut may split the last character.
+        let (decoded, _, _) = self.encoding.decode(&self.body);
+        let source = decoded.into_owned();
+        let text = if self.kind == Kind::Html && !raw {
+            let depth = nesting(&source);
+            if depth > NESTING_LIMIT {
+                return ToolResult::error(format!(
+                    "Error: the HTML of {} nests elements more than {NESTING_LIMIT} deep (about {depth}), too deep to lay out as text; fetch it with raw set to true.",
+                    self.url
+                ));
+            }
+            match layout(source).await {
+                Ok(text) => text,
+                Err(why) => {
+                    return ToolResult::error(format!(
+                        "Error: the HTML of {} could not be laid out as text ({why}); fetch it with raw set to true.",
+                        self.url
+                    ));
+                }
+            }
+        } else {
+            source
+        };
+        let total = text.chars().count();
+        if start_index > 0 && start_index >= total {
+            return ToolResult::error(format!(
+                "Error: start_index {start_index} is past the end of the text ({total} characters)."
+            ));
+        }
+        let start = byte_at(&text, start_index);
+        let end = byte_at(&text[start..], max_length) + start;
+        let shown_end = start_index + text[start..end].chars().count();
+        let reason = self.status.canonical_reason().unwrap_or("");
+        let mut content = format!(
+            "GET {} -> {} {reason} ({}, {} bytes{}{})",
+            self.url,
+            self.status.as_u16(),
+            self.mime,
+            self.body.len(),
+            if self.complete {
+                ""
+            } else {
+                "; the page is longer and was cut there"
+            },
+            match self.hops.len() {
+                0 => String::new(),
+                1 => ", after 1 redirect".to_owned(),
+                hops => format!(", after {hops} redirects"),
+            }
+        );
+        let what = if self.kind == Kind::Html && !raw {
+            "text"
+        } else {
+            "source"
+        };
+        if total == 0 {
+            let _ = write!(content, "\nThe page has no {what}.");
+        } else if shown_end < total {
+            let _ = write!(
+                content,
+                "\n{what} characters {start_index} to {shown_end} of {total}; call fetch_page with start_index {shown_end} for the next part.\n\n{}",
+                &text[start..end]
+            );
+        } else {
+            let _ = write!(
+                content,
+                "\n{what} characters {start_index} to {shown_end} of {total} (the end).\n\n{}",
+                &text[start..end]
+            );
+        }
+        let mut artifacts = Vec::new();
+        if !self.hops.is_empty() {
+            match Table::from_rows(["status", "from"], self.hops) {
+                Ok(table) => artifacts.push(ToolArtifact::table("Redirects followed", table)),
+                Err(error) => return ToolResult::error(format!("Error: {error}")),
+            }
+        }
+        artifacts.push(ToolArtifact::text(
+            format!("Page {what} ({total} characters)"),
+            text,
+        ));
+        ToolResult::text_with(content, artifacts)
+    }
+}
+
+/// The byte offset of character `index` of `text` (its length when `index` is past the end).
+fn byte_at(text: &str, index: usize) -> usize {
+    text.char_indices()
+        .nth(index)
+        .map_or(text.len(), |(offset, _)| offset)
+}
+
+/// A `Content-Type`'s media type (lower case, no parameters) and its charset, if any.
+fn media_type(content_type: &str) -> (String, Option<String>) {
+    let mut parts = content_type.split(';');
+    let mime = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+    let charset = parts.find_map(|part| {
+        let (name, value) = part.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_owned())
+    });
+    (mime, charset)
+}
+
+/// How to read a body of this media type; `None` for what is not text (an image, a PDF, ...).
+/// Without a type, a body that starts like HTML is HTML and one that is UTF-8 is text.
+fn kind_of(mime: &str, body: &[u8]) -> Option<Kind> {
+    match mime {
+        "text/html" | "application/xhtml+xml" => Some(Kind::Html),
+        "" => {
+            let start = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
+            let start = start.trim_start();
+            if start.starts_with("<!doctype html") || start.starts_with("<html") {
+                Some(Kind::Html)
+            } else if std::str::from_utf8(body).is_ok() {
+                Some(Kind::Text)
+            } else {
+                None
+            }
+        }
+        _ if mime.starts_with("text/")
+            || matches!(
+                mime,
+                "application/json" | "application/xml" | "application/javascript"
+            )
+            || mime.ends_with("+json")
+            || mime.ends_with("+xml") =>
+        {
+            Some(Kind::Text)
+        }
+        _ => None,
+    }
+}
+
+/// About how deep `html`'s elements nest: opening tags less closing tags, leaving out elements
+/// that never hold others (`<br>`, `<img>`, ...) and those whose end tag may be left out (`<p>`,
+/// `<li>`, `<td>`, ...), so that well-formed and sloppy pages alike count what really nests.
+fn nesting(html: &str) -> usize {
+    const FLAT: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead",
+        "tbody", "tfoot", "colgroup", "rb", "rt", "rp", "html", "head", "body", "!doctype",
+    ];
+    let (mut depth, mut deepest) = (0_usize, 0_usize);
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        rest = &rest[open + 1..];
+        let closing = rest.starts_with('/');
+        let name: String = rest[usize::from(closing)..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '!')
+            .take(16)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if name.is_empty() || FLAT.contains(&name.as_str()) {
+            continue;
+        }
+        let self_closing = rest.find('>').is_some_and(|end| rest[..end].ends_with('/'));
+        if closing {
+            depth = depth.saturating_sub(1);
+        } else if !self_closing {
+            depth += 1;
+            deepest = deepest.max(depth);
+        }
+    }
+    deepest
+}
+
+/// HTML laid out as text, on a thread of its own with a large stack: the layout recurses as
+/// deep as the page's elements nest, and a hostile page may nest them very deep.
+async fn layout(html: String) -> Result<String, String> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let started = std::thread::Builder::new()
+        .name("toolkit-fetch-page-layout".to_owned())
+        .stack_size(LAYOUT_STACK)
+        .spawn(move || {
+            let text = html2text::config::plain()
+                .string_from_read(html.as_bytes(), TEXT_WIDTH)
+                .map_err(|error| error.to_string());
+            let _ = sender.send(text);
+        });
+    if let Err(error) = started {
+        return Err(format!("no thread could be started: {error}"));
+    }
+    receiver
+        .await
+        .unwrap_or_else(|_| Err("the layout stopped".to_owned()))
 }
 
 /// An error with its causes, `: `-separated.

@@ -2,6 +2,7 @@
 
 mod workspace_fixture;
 
+use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -52,18 +53,7 @@ impl Responder {
                         }
                         let request = String::from_utf8_lossy(&request);
                         let path = request.split(' ').nth(1).unwrap_or("/");
-                        let response = match path {
-                            "/hello" => {
-                                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-Api-Key: s3cr3t-value\r\nConnection: close\r\n\r\nhello"
-                            }
-                            "/moved" => {
-                                "HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/latest/meta-data/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                            }
-                            _ => {
-                                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                            }
-                        };
-                        let _ = stream.write_all(response.as_bytes());
+                        let _ = stream.write_all(&respond(path, port));
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -78,6 +68,88 @@ impl Responder {
 
     fn accepted(&self) -> usize {
         self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+/// One HTTP/1.1 response, closing the connection.
+fn reply(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut response = format!("HTTP/1.1 {status}\r\n");
+    for (name, value) in headers {
+        let _ = write!(response, "{name}: {value}\r\n");
+    }
+    let _ = write!(
+        response,
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut bytes = response.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+const PAGE: &str = "<!DOCTYPE html><html><head><title>Release notes</title><style>p { color: red }</style>\
+<script>alert('not text')</script></head><body><h1>Version 2</h1><p>Faster <b>and</b> safer.</p>\
+<ul><li>one</li><li>two</li></ul><p>See <a href=\"https://example.com/docs\">the docs</a>.</p></body></html>";
+
+/// What the responder answers for `path`; `port` is its own.
+fn respond(path: &str, port: u16) -> Vec<u8> {
+    let redirect = |status: &str, to: &str| reply(status, &[("Location", to)], b"");
+    match path {
+        "/hello" => b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-Api-Key: s3cr3t-value\r\nConnection: close\r\n\r\nhello".to_vec(),
+        "/moved" => redirect("302 Found", "http://169.254.169.254/latest/meta-data/"),
+        "/page" => reply(
+            "200 OK",
+            &[("Content-Type", "text/html; charset=utf-8")],
+            PAGE.as_bytes(),
+        ),
+        "/long" => reply(
+            "200 OK",
+            &[("Content-Type", "text/plain")],
+            "0123456789é".repeat(10).as_bytes(),
+        ),
+        "/latin1" => reply(
+            "200 OK",
+            &[("Content-Type", "text/plain; charset=ISO-8859-1")],
+            b"caf\xe9 cr\xe8me",
+        ),
+        "/json" => reply(
+            "200 OK",
+            &[("Content-Type", "application/json")],
+            br#"{"a": 1}"#,
+        ),
+        "/image" => reply("200 OK", &[("Content-Type", "image/png")], b"\x89PNG\r\n"),
+        "/big" => reply(
+            "200 OK",
+            &[("Content-Type", "text/plain")],
+            &vec![b'x'; 3 * 1024 * 1024],
+        ),
+        "/deep" => reply(
+            "200 OK",
+            &[("Content-Type", "text/html")],
+            format!("{}deep{}", "<div>".repeat(100_000), "</div>".repeat(100_000)).as_bytes(),
+        ),
+        "/nested" => reply(
+            "200 OK",
+            &[("Content-Type", "text/html")],
+            format!(
+                "{}{}deep{}",
+                "<p>para<br><img src=x>".repeat(5_000),
+                "<div><span>".repeat(500),
+                "</span></div>".repeat(500)
+            )
+            .as_bytes(),
+        ),
+        "/r1" => redirect("302 Found", "/r2"),
+        "/r2" => redirect(
+            "301 Moved Permanently",
+            &format!("http://127.0.0.1:{port}/page"),
+        ),
+        "/loop" => redirect("302 Found", "/loop"),
+        "/to-ftp" => redirect("302 Found", "ftp://127.0.0.1/file"),
+        "/to-localhost" => redirect("302 Found", &format!("http://localhost:{port}/page")),
+        "/to-ipv6-loopback" => redirect("307 Temporary Redirect", &format!("http://[::1]:{port}/page")),
+        "/nowhere" => reply("302 Found", &[], b""),
+        _ => reply("404 Not Found", &[], b""),
     }
 }
 
@@ -329,4 +401,313 @@ async fn probe_url_counts_against_the_run_budget() {
         second.content().as_str(),
         "Error: this run has used its budget of 1 calls to external tools; \"probe_url\" was not called."
     );
+}
+
+const FETCH_TAIL: &str =
+    "fetch_page reaches public addresses only, unless the run allow-lists the host.";
+
+#[tokio::test]
+async fn fetch_page_refuses_every_non_public_form_probe_url_refuses() {
+    let fixture = Fixture::new();
+    for url in [
+        "http://127.0.0.1/",
+        "http://10.1.2.3:8080/x",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://0.0.0.0/",
+        "http://[::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[fd00:ec2::254]/",
+        "http://2130706433/",
+        "http://0x7f.1/",
+        "http://localhost:9/",
+    ] {
+        let probed = fixture.call("probe_url", json!({"url": url})).await;
+        let fetched = fixture.call("fetch_page", json!({"url": url})).await;
+        assert_eq!(
+            fetched.text(),
+            probed.text().replace(TAIL, FETCH_TAIL),
+            "{url}"
+        );
+        assert!(fetched.text().starts_with("Refused: "), "{url}");
+    }
+}
+
+#[tokio::test]
+async fn fetch_page_lays_html_out_as_text_and_gives_the_source_when_asked() {
+    let server = Responder::start();
+    let fixture = allowing_loopback();
+    let url = server.url("/page");
+    let outcome = fixture.call("fetch_page", json!({"url": url})).await;
+    // The title, the style and the script are not text; links are numbered and listed.
+    let text = "# Version 2\n\nFaster **and** safer.\n* one\n* two\n\nSee [the docs][1].\n\n[1]: https://example.com/docs\n";
+    let total = text.chars().count();
+    assert_eq!(
+        outcome.content,
+        format!(
+            "GET {url} -> 200 OK (text/html, {} bytes)\ntext characters 0 to {total} of {total} (the end).\n\n{text}",
+            PAGE.len()
+        )
+    );
+    assert_eq!(outcome.artifacts.len(), 1);
+    assert_eq!(
+        outcome.artifacts[0].label(),
+        format!("Page text ({total} characters)")
+    );
+    assert_eq!(outcome.artifacts[0].as_text(), Some(text));
+
+    let raw = fixture
+        .call("fetch_page", json!({"url": url, "raw": true}))
+        .await;
+    assert!(
+        raw.content.ends_with(&format!(
+            "source characters 0 to {0} of {0} (the end).\n\n{PAGE}",
+            PAGE.len()
+        )),
+        "{}",
+        raw.content
+    );
+}
+
+#[tokio::test]
+async fn fetch_page_pages_by_characters_and_says_where_the_next_part_starts() {
+    let server = Responder::start();
+    let fixture = allowing_loopback();
+    let url = server.url("/long");
+    // 110 characters, 120 bytes: every eleventh is "é".
+    let text = "0123456789é".repeat(10);
+    let head = format!("GET {url} -> 200 OK (text/plain, 120 bytes)");
+    let part =
+        |start: usize, length: usize| -> String { text.chars().skip(start).take(length).collect() };
+    let outcome = fixture
+        .call("fetch_page", json!({"url": url, "max_length": 12}))
+        .await;
+    assert_eq!(
+        outcome.content,
+        format!(
+            "{head}\nsource characters 0 to 12 of 110; call fetch_page with start_index 12 for the next part.\n\n{}",
+            part(0, 12)
+        )
+    );
+    let outcome = fixture
+        .call(
+            "fetch_page",
+            json!({"url": url, "start_index": 12, "max_length": 12}),
+        )
+        .await;
+    assert_eq!(
+        outcome.content,
+        format!(
+            "{head}\nsource characters 12 to 24 of 110; call fetch_page with start_index 24 for the next part.\n\n{}",
+            part(12, 12)
+        )
+    );
+    let outcome = fixture
+        .call(
+            "fetch_page",
+            json!({"url": url, "start_index": 100, "max_length": 12}),
+        )
+        .await;
+    assert_eq!(
+        outcome.content,
+        format!(
+            "{head}\nsource characters 100 to 110 of 110 (the end).\n\n{}",
+            part(100, 10)
+        )
+    );
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": url, "start_index": 110}))
+            .await
+            .error(),
+        "Error: start_index 110 is past the end of the text (110 characters)."
+    );
+    for (max_length, expected) in [
+        (0, "Error: max_length must be between 1 and 12000, not 0."),
+        (
+            12_001,
+            "Error: max_length must be between 1 and 12000, not 12001.",
+        ),
+    ] {
+        assert_eq!(
+            fixture
+                .call("fetch_page", json!({"url": url, "max_length": max_length}))
+                .await
+                .error(),
+            expected
+        );
+    }
+}
+
+#[tokio::test]
+async fn fetch_page_follows_redirects_and_lists_them() {
+    let server = Responder::start();
+    let fixture = allowing_loopback();
+    let outcome = fixture
+        .call("fetch_page", json!({"url": server.url("/r1")}))
+        .await;
+    assert!(
+        outcome.content.starts_with(&format!(
+            "GET {} -> 200 OK (text/html, {} bytes, after 2 redirects)\ntext characters 0 to ",
+            server.url("/page"),
+            PAGE.len()
+        )),
+        "{}",
+        outcome.content
+    );
+    assert_eq!(outcome.artifacts[0].label(), "Redirects followed");
+    let hops = outcome.artifacts[0].as_table().expect("a table");
+    assert_eq!(hops.columns(), strings(["status", "from"]));
+    assert_eq!(
+        hops.rows(),
+        vec![
+            strings(["302", &server.url("/r1")]),
+            strings(["301", &server.url("/r2")]),
+        ]
+    );
+    assert_eq!(server.accepted(), 3);
+}
+
+#[tokio::test]
+async fn fetch_page_checks_every_redirect_hop_before_connecting() {
+    let server = Responder::start();
+    let fixture = allowing_loopback();
+    for (path, expected) in [
+        (
+            "/moved",
+            format!(
+                "Refused: the page redirects to http://169.254.169.254/latest/meta-data/, and 169.254.169.254 is the cloud metadata address; {FETCH_TAIL}"
+            ),
+        ),
+        (
+            "/to-localhost",
+            format!(
+                "Refused: the page redirects to http://localhost:{}/page, and \"localhost\" resolves to 127.0.0.1, a loopback address; {FETCH_TAIL}",
+                server.port
+            ),
+        ),
+        (
+            "/to-ipv6-loopback",
+            format!(
+                "Refused: the page redirects to http://[::1]:{}/page, and ::1 is a loopback address; {FETCH_TAIL}",
+                server.port
+            ),
+        ),
+    ] {
+        let before = server.accepted();
+        let outcome = fixture
+            .call("fetch_page", json!({"url": server.url(path)}))
+            .await;
+        assert_eq!(outcome.text(), expected, "{path}");
+        // Only the first hop connected: the refused one never did.
+        assert_eq!(server.accepted(), before + 1, "{path}");
+    }
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": server.url("/loop")}))
+            .await
+            .error(),
+        format!(
+            "Error: GET {} was redirected more than 5 times (last to /loop); fetch_page stopped there.",
+            server.url("/loop")
+        )
+    );
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": server.url("/to-ftp")}))
+            .await
+            .error(),
+        format!(
+            "Error: {} redirects to a \"ftp\" URL; fetch_page follows http and https only.",
+            server.url("/to-ftp")
+        )
+    );
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": server.url("/nowhere")}))
+            .await
+            .error(),
+        format!(
+            "Error: GET {} -> 302 redirects without saying where (no Location header).",
+            server.url("/nowhere")
+        )
+    );
+}
+
+#[tokio::test]
+async fn fetch_page_reads_text_types_in_their_charset_and_refuses_the_rest() {
+    let server = Responder::start();
+    let fixture = allowing_loopback();
+    let latin1 = fixture
+        .call("fetch_page", json!({"url": server.url("/latin1")}))
+        .await;
+    assert!(
+        latin1.content.ends_with("(the end).\n\ncafé crème"),
+        "{}",
+        latin1.content
+    );
+    let json_page = fixture
+        .call("fetch_page", json!({"url": server.url("/json")}))
+        .await;
+    assert!(
+        json_page.content.ends_with("(the end).\n\n{\"a\": 1}"),
+        "{}",
+        json_page.content
+    );
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": server.url("/image")}))
+            .await
+            .error(),
+        format!(
+            "Error: {} is image/png, not a page: fetch_page reads HTML and text.",
+            server.url("/image")
+        )
+    );
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": server.url("/missing")}))
+            .await
+            .error(),
+        format!("Error: GET {} -> 404 Not Found.", server.url("/missing"))
+    );
+}
+
+#[tokio::test]
+async fn fetch_page_reads_at_most_two_megabytes_and_survives_deep_nesting() {
+    let server = Responder::start();
+    let fixture = allowing_loopback();
+    let big = fixture
+        .call(
+            "fetch_page",
+            json!({"url": server.url("/big"), "max_length": 10}),
+        )
+        .await;
+    assert_eq!(
+        big.content,
+        format!(
+            "GET {} -> 200 OK (text/plain, 2097152 bytes; the page is longer and was cut there)\nsource characters 0 to 10 of 2097152; call fetch_page with start_index 10 for the next part.\n\nxxxxxxxxxx",
+            server.url("/big")
+        )
+    );
+    // 100 000 nested elements are refused at once, before any layout.
+    assert_eq!(
+        fixture
+            .call("fetch_page", json!({"url": server.url("/deep")}))
+            .await
+            .error(),
+        format!(
+            "Error: the HTML of {} nests elements more than 1000 deep (about 100000), too deep to lay out as text; fetch it with raw set to true.",
+            server.url("/deep")
+        )
+    );
+    // 1 000 nested elements (after 5 000 paragraphs that never close, breaks and images, none
+    // of which nest) are laid out.
+    let nested = fixture
+        .call(
+            "fetch_page",
+            json!({"url": server.url("/nested"), "start_index": 30_000}),
+        )
+        .await;
+    assert!(!nested.is_error, "{}", nested.content);
+    assert!(nested.content.ends_with("deep\n"), "{}", nested.content);
 }
