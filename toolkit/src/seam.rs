@@ -229,7 +229,6 @@ impl Seam {
         // calls: no future of its own, no timer, no clock read.
         let outcome = match self.start(scope, name, arguments, approved) {
             Started::Finished(result) => return result,
-            Started::Ran(outcome) => outcome,
             // Boxed so that the waits' state does not weigh on the ready path's future.
             Started::Waiting(future) => Box::pin(run_pending(future, scope.timeout)).await,
             Started::OnWorker(index) => Box::pin(self.run_on_worker(index, arguments, scope)).await,
@@ -277,9 +276,13 @@ impl Seam {
         match panic::catch_unwind(AssertUnwindSafe(|| {
             tool.execute(arguments, &scope.context, &permit)
         })) {
-            Ok(ToolFuture::Ready(outcome)) => Started::Ran(Ok(outcome)),
+            Ok(ToolFuture::Ready(Ok(result))) => Started::Finished(result),
+            Ok(ToolFuture::Ready(outcome)) => Started::Finished(finished(name, Ok(outcome))),
             Ok(ToolFuture::Pending(future)) => Started::Waiting(future),
-            Err(payload) => Started::Ran(Err(Failure::Panicked(panic_message(payload.as_ref())))),
+            Err(payload) => Started::Finished(finished(
+                name,
+                Err(Failure::Panicked(panic_message(payload.as_ref()))),
+            )),
         }
     }
 
@@ -318,10 +321,8 @@ type Outcome = Result<Result<ToolResult, ArgumentError>, Failure>;
 
 /// How far [`Seam::start`] got.
 enum Started<'a> {
-    /// Refused: the tool did not run.
+    /// The result: a refusal, or what a tool that ran on the calling thread gave.
     Finished(ToolResult),
-    /// The tool ran on the calling thread.
-    Ran(Outcome),
     /// The tool waits: its future, to poll under the timeout.
     Waiting(BoxToolFuture<'a>),
     /// A blocking tool, to run on a worker.
@@ -630,6 +631,14 @@ pub struct BoundedResult {
 impl BoundedResult {
     fn bound(result: ToolResult, filter: Option<&dyn ContentFilter>) -> Self {
         let (content, is_error, artifacts) = result.into_parts();
+        // What fits as it is passes as it is: no artifact to bound, content within the limit.
+        if artifacts.is_empty() && filter.is_none() && content.len() <= bound::CONTENT_LIMIT {
+            return Self {
+                content: WireString::after_seam(content, is_error),
+                is_error,
+                artifacts,
+            };
+        }
         let artifacts = if is_error {
             Vec::new()
         } else {
