@@ -175,7 +175,7 @@ fn concurrent(c: &mut Criterion) {
             b.iter(|| {
                 runtime.block_on(async {
                     let tasks: Vec<_> = (0..64)
-                        .map(|task| {
+                        .map(|_| {
                             let service = std::sync::Arc::clone(&service);
                             let scope = std::sync::Arc::clone(&scope);
                             tokio::spawn(async move {
@@ -186,11 +186,7 @@ fn concurrent(c: &mut Criterion) {
                                                 .call_observed(
                                                     &scope,
                                                     "bench",
-                                                    ToolCall::new(
-                                                        format!("call_{task}"),
-                                                        "add",
-                                                        ARGUMENTS,
-                                                    ),
+                                                    ToolCall::new("call_1", "add", ARGUMENTS),
                                                 )
                                                 .await,
                                         );

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -221,6 +221,9 @@ impl SinkError {
 /// run's trace.
 pub struct Recorder {
     events: broadcast::Sender<Arc<RunEvent>>,
+    /// Live [`Subscription`]s, counted apart from the channel (whose count takes its lock):
+    /// every call reads this to know whether to build events at all.
+    subscribers: Arc<AtomicUsize>,
     sinks: Vec<Arc<dyn Sink>>,
 }
 
@@ -228,8 +231,45 @@ impl Default for Recorder {
     fn default() -> Self {
         Self {
             events: broadcast::Sender::new(Self::EVENT_BUFFER),
+            subscribers: Arc::new(AtomicUsize::new(0)),
             sinks: Vec::new(),
         }
+    }
+}
+
+/// Every run's events as the recorder records them, from the moment it was made by
+/// [`Recorder::subscribe`]. While one exists, events are built; once every one is dropped (and
+/// with no sink), none is.
+pub struct Subscription {
+    receiver: broadcast::Receiver<Arc<RunEvent>>,
+    subscribers: Arc<AtomicUsize>,
+}
+
+impl Subscription {
+    /// The next event. [`RecvError::Lagged`](broadcast::error::RecvError::Lagged) says how many
+    /// events a follower more than [`Recorder::EVENT_BUFFER`] behind missed;
+    /// [`RecvError::Closed`](broadcast::error::RecvError::Closed) that the recorder is gone.
+    pub async fn recv(&mut self) -> Result<Arc<RunEvent>, broadcast::error::RecvError> {
+        self.receiver.recv().await
+    }
+
+    /// The next event if one is waiting, without waiting.
+    pub fn try_recv(&mut self) -> Result<Arc<RunEvent>, broadcast::error::TryRecvError> {
+        self.receiver.try_recv()
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.subscribers.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Subscription")
+            .field("waiting", &self.receiver.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -237,8 +277,8 @@ impl fmt::Debug for Recorder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Recorder")
             .field("sinks", &self.sinks.len())
-            .field("subscribers", &self.events.receiver_count())
-            .finish()
+            .field("subscribers", &self.subscribers.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
     }
 }
 
@@ -261,13 +301,17 @@ impl Recorder {
     /// Follows every run's events live, from now on. A subscriber that falls more than
     /// [`EVENT_BUFFER`](Self::EVENT_BUFFER) events behind misses events (and is told how many);
     /// it never slows a run.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<RunEvent>> {
-        self.events.subscribe()
+    pub fn subscribe(&self) -> Subscription {
+        self.subscribers.fetch_add(1, Ordering::Relaxed);
+        Subscription {
+            receiver: self.events.subscribe(),
+            subscribers: Arc::clone(&self.subscribers),
+        }
     }
 
     /// Whether anyone keeps or watches events; when nobody does, none is built.
     fn observed(&self) -> bool {
-        !self.sinks.is_empty() || self.events.receiver_count() > 0
+        !self.sinks.is_empty() || self.subscribers.load(Ordering::Relaxed) > 0
     }
 
     /// Gives the event to every sink, then to subscribers.

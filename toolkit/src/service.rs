@@ -4,9 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::context::ToolContext;
-use crate::events::RunEvent;
 use crate::filter::ContentFilter;
-use crate::recorder::{Recorder, Sink, ToolInvocation};
+use crate::recorder::{Recorder, Sink, Subscription, ToolInvocation};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};
@@ -132,7 +131,7 @@ impl ToolLoopService {
     }
 
     /// Follows every run's events live (see [`Recorder::subscribe`]).
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<RunEvent>> {
+    pub fn subscribe(&self) -> Subscription {
         self.recorder.subscribe()
     }
 

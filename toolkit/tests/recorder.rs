@@ -36,7 +36,7 @@ fn name_of(event: &RunEvent) -> String {
     }
 }
 
-fn received(events: &mut tokio::sync::broadcast::Receiver<Arc<RunEvent>>) -> Vec<Arc<RunEvent>> {
+fn received(events: &mut toolkit::Subscription) -> Vec<Arc<RunEvent>> {
     std::iter::from_fn(|| events.try_recv().ok()).collect()
 }
 
@@ -292,5 +292,37 @@ async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
             "step_finished#6",
             "done",
         ]
+    );
+}
+
+#[tokio::test]
+async fn subscriptions_are_counted_while_they_live_and_say_what_waits() {
+    let service = service();
+    assert_eq!(
+        format!("{:?}", service.recorder()),
+        "Recorder { sinks: 0, subscribers: 0, .. }"
+    );
+    let mut first = service.subscribe();
+    let second = service.subscribe();
+    assert_eq!(
+        format!("{:?}", service.recorder()),
+        "Recorder { sinks: 0, subscribers: 2, .. }"
+    );
+    let scope = service.scope(ToolContext::new()).unwrap();
+    service
+        .call_observed(&scope, "mcp", ToolCall::new("1", "shows", "{}"))
+        .await;
+    assert_eq!(format!("{first:?}"), "Subscription { waiting: 4, .. }");
+    first.try_recv().expect("run started");
+    assert_eq!(format!("{first:?}"), "Subscription { waiting: 3, .. }");
+    drop(second);
+    assert_eq!(
+        format!("{:?}", service.recorder()),
+        "Recorder { sinks: 0, subscribers: 1, .. }"
+    );
+    drop(first);
+    assert_eq!(
+        format!("{:?}", service.recorder()),
+        "Recorder { sinks: 0, subscribers: 0, .. }"
     );
 }
