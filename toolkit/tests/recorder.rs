@@ -326,3 +326,18 @@ async fn subscriptions_are_counted_while_they_live_and_say_what_waits() {
         "Recorder { sinks: 0, subscribers: 0, .. }"
     );
 }
+
+#[tokio::test]
+async fn a_sink_alone_is_given_every_event_of_a_call() {
+    // No subscriber: the sink is reason enough to record.
+    let sink = Arc::new(Slow::default());
+    let service = service().with_sink(sink.clone());
+    let scope = service.scope(ToolContext::new()).unwrap();
+    service
+        .call_observed(&scope, "mcp", ToolCall::new("1", "shows", "{}"))
+        .await;
+    assert_eq!(
+        *sink.kept.lock().unwrap(),
+        ["run_started", "step_started#0", "tool_invoked#0", "done"]
+    );
+}
