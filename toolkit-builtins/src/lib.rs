@@ -1,6 +1,6 @@
 //! The builtin tools of toolkit, one module per group, each tool a `#[tool]` function, each group
-//! behind a feature of its name (all on by default): `data`, `files`, `network`, `records`,
-//! `system`, `utility`, `writers`.
+//! behind a feature of its name (all on by default): `data`, `files`, `git`, `network`,
+//! `records`, `system`, `utility`, `writers`.
 //!
 //! Tools read what they work on from the run's context as typed extensions: a [`WorkspaceRoot`]
 //! for the file, data and system tools, a [`Database`] for the records tools and the writers. A
@@ -32,6 +32,8 @@ pub mod delimited;
 pub mod file_writers;
 #[cfg(feature = "files")]
 pub mod files;
+#[cfg(feature = "git")]
+pub mod git;
 #[cfg(feature = "data")]
 pub mod json;
 #[cfg(feature = "network")]
@@ -53,6 +55,7 @@ pub mod utility;
 #[cfg(any(
     feature = "data",
     feature = "files",
+    feature = "git",
     feature = "system",
     feature = "writers"
 ))]

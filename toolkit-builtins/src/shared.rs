@@ -217,12 +217,12 @@ pub(crate) fn number(value: f64) -> String {
 }
 
 /// How long a line diff may search for the smallest diff before it settles for a larger one.
-#[cfg(any(feature = "data", feature = "writers"))]
+#[cfg(any(feature = "data", feature = "git", feature = "writers"))]
 const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The line diff of two texts: `"R line(s) removed, A added"` and the unified diff with
 /// `context` unchanged lines around each change, under these header labels.
-#[cfg(any(feature = "data", feature = "writers"))]
+#[cfg(any(feature = "data", feature = "git", feature = "writers"))]
 pub(crate) fn line_diff(
     old: &str,
     new: &str,
