@@ -827,3 +827,73 @@ async fn a_tracked_file_swapped_for_a_link_to_an_outside_file_shows_none_of_its_
         );
     }
 }
+
+/// A repository in the workspace that reaches outside it another way: objects borrowed from an
+/// outside repository (alternates), a linked work tree's `commondir`, its objects folder a link
+/// out, or its configuration naming an excludes or attributes file elsewhere.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_repository_that_reaches_outside_is_refused_whichever_way() {
+    use toolkit_builtins::git::GIT_OUTSIDE;
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let setups: [(&str, fn(&Path, &Path)); 5] = [
+        ("alternates", |root, outside| {
+            write(
+                root,
+                ".git/objects/info/alternates",
+                format!("{}\n", outside.join(".git/objects").display()).as_bytes(),
+            );
+        }),
+        ("commondir", |root, outside| {
+            write(
+                root,
+                ".git/commondir",
+                format!("{}\n", outside.join(".git").display()).as_bytes(),
+            );
+        }),
+        ("objects link", |root, outside| {
+            fs::rename(root.join(".git/objects"), root.join(".git/objects-aside")).expect("aside");
+            std::os::unix::fs::symlink(outside.join(".git/objects"), root.join(".git/objects"))
+                .expect("a link");
+        }),
+        ("excludesFile", |root, outside| {
+            git(
+                root,
+                &[
+                    "config",
+                    "core.excludesFile",
+                    outside.join("secret.txt").to_str().expect("UTF-8"),
+                ],
+            );
+        }),
+        ("attributesFile", |root, outside| {
+            git(
+                root,
+                &[
+                    "config",
+                    "core.attributesFile",
+                    outside.join("secret.txt").to_str().expect("UTF-8"),
+                ],
+            );
+        }),
+    ];
+    for (what, setup) in setups {
+        let (_temp, outside, root) = outside_repository();
+        git(&root, &["init", "-q"]);
+        write(&root, "README.md", b"# Mine\n");
+        git(&root, &["add", "."]);
+        commit(&root, "2024-01-01T10:00:00Z", ADA, "Mine");
+        setup(&root, &outside);
+        for name in TOOLS {
+            let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
+            let expected = match what {
+                "excludesFile" | "attributesFile" => format!(
+                    "Refused: the repository's configuration sets `core.{what}`, a file these tools do not read."
+                ),
+                _ => GIT_OUTSIDE.to_owned(),
+            };
+            assert_eq!(outcome.refusal(), expected, "{what}: {name}");
+            assert!(!outcome.content.contains("SECRET"), "{what}: {name}");
+        }
+    }
+}
