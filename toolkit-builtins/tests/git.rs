@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins::WorkspaceRoot;
-use toolkit_builtins::git::{GIT_FILE, GIT_LINK, NOT_A_REPOSITORY};
+use toolkit_builtins::git::{GIT_FILE, GIT_LINK, GIT_OUTSIDE, NOT_A_REPOSITORY};
 
 const TOOLS: [&str; 5] = ["git_status", "git_log", "git_show", "git_diff", "git_blame"];
 
@@ -828,15 +828,17 @@ async fn a_tracked_file_swapped_for_a_link_to_an_outside_file_shows_none_of_its_
     }
 }
 
+/// How a repository is made to reach out, given its root and the outside repository's.
+type ReachOut = fn(&Path, &Path);
+
 /// A repository in the workspace that reaches outside it another way: objects borrowed from an
 /// outside repository (alternates), a linked work tree's `commondir`, its objects folder a link
 /// out, or its configuration naming an excludes or attributes file elsewhere.
 #[cfg(unix)]
 #[tokio::test]
 async fn a_repository_that_reaches_outside_is_refused_whichever_way() {
-    use toolkit_builtins::git::GIT_OUTSIDE;
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
-    let setups: [(&str, fn(&Path, &Path)); 5] = [
+    let setups: [(&str, ReachOut); 5] = [
         ("alternates", |root, outside| {
             write(
                 root,
