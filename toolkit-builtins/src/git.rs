@@ -2,9 +2,9 @@
 //! read with [`gix`] and never written to.
 //!
 //! The repository is the workspace's own: a `.git` folder directly in the workspace root. A
-//! `.git` that is a symbolic link or a `gitdir:` file, a linked work tree (`commondir`), borrowed
-//! object stores (`objects/info/alternates`), or a git folder or work tree that resolves outside the
-//! root is refused. The repository is opened isolated: no system, global or user configuration,
+//! `.git` that is a symbolic link or a `gitdir:` file, a linked work tree (`commondir`),
+//! borrowed object stores (`objects/info/alternates`), or a git folder or work tree that
+//! resolves outside the root is refused. The repository is opened isolated: no system, global or user configuration,
 //! no environment variables, no `include` files; a repository configuration that names an
 //! excludes or attributes file (which would be read from wherever it points) is refused too.
 

@@ -36,8 +36,8 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// The `User-Agent` sent.
 const USER_AGENT: &str = concat!("toolkit-probe/", env!("CARGO_PKG_VERSION"));
 
-/// Hosts `probe_url` and `fetch_page` may reach although they resolve to loopback, private, link-local or other
-/// non-public addresses. Put one in the run's context with
+/// Hosts `probe_url` and `fetch_page` may reach although they resolve to loopback, private,
+/// link-local or other non-public addresses. Put one in the run's context with
 /// [`ToolContext::with_extension`](toolkit::ToolContext::with_extension); without one, only
 /// public addresses are reached.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
