@@ -749,7 +749,11 @@ fn nesting(html: &str) -> usize {
         if name.is_empty() || FLAT.contains(&name.as_str()) {
             continue;
         }
-        let self_closing = rest.find('>').is_some_and(|end| rest[..end].ends_with('/'));
+        // The tag ends at the first `>`, unless a `<` comes first (then it never closed): the
+        // search stops where the next tag's starts, so the whole scan stays linear.
+        let self_closing = rest
+            .find(['<', '>'])
+            .is_some_and(|end| rest[end..].starts_with('>') && rest[..end].ends_with('/'));
         if closing {
             depth = depth.saturating_sub(1);
         } else if !self_closing {
@@ -791,4 +795,23 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nesting;
+
+    #[test]
+    fn nesting_counts_what_nests_and_reads_each_byte_a_bounded_number_of_times() {
+        assert_eq!(
+            nesting("<div><span>x</span><br><img src=x/><p>a<p>b</div>"),
+            2
+        );
+        assert_eq!(nesting("<div/><div />"), 0);
+        assert_eq!(nesting(&"<div>".repeat(1_500)), 1_500);
+        // Two megabytes of tags that never close: read once each (a search for `>` from every
+        // tag to the end of the text would read about 10^12 bytes here).
+        let hostile = "<a".repeat(1024 * 1024);
+        assert_eq!(nesting(&hostile), 1024 * 1024);
+    }
 }
