@@ -172,7 +172,11 @@ impl Seam {
     /// error result loses its artifacts, content passes the content filter, and both channels
     /// are bounded (see [`bound`]).
     pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        let result = self.check_and_execute(scope, name, arguments, false).await;
+        let result = match self.start(scope, name, arguments, false) {
+            Started::Finished(result) => result,
+            // Boxed so that the waits' state does not weigh on the ready path's future.
+            waiting => Box::pin(self.wait(waiting, scope, name, arguments)).await,
+        };
         BoundedResult::bound(result, scope.filter.as_deref())
     }
 
@@ -185,8 +189,8 @@ impl Seam {
         approval: Approval,
     ) -> BoundedResult {
         let result = if approval.covers(call) {
-            self.check_and_execute(scope, &call.name, &call.arguments, true)
-                .await
+            let started = self.start(scope, &call.name, &call.arguments, true);
+            self.wait(started, scope, &call.name, &call.arguments).await
         } else {
             ToolResult::error(format!(
                 "Error: the approval given is not for call \"{}\" of tool \"{}\" with these arguments; it was not run.",
@@ -218,20 +222,19 @@ impl Seam {
             .map(|invalid| argument_error_message(name, &invalid))
     }
 
-    async fn check_and_execute(
+    /// The result of a call [`start`](Self::start)ed: waited for under the timeout when the
+    /// tool waits or runs on a worker.
+    async fn wait(
         &self,
+        started: Started<'_>,
         scope: &RunScope,
         name: &str,
         arguments: &str,
-        approved: bool,
     ) -> ToolResult {
-        // The ready path (a refusal, an inline tool, an async tool that did not wait) is plain
-        // calls: no future of its own, no timer, no clock read.
-        let outcome = match self.start(scope, name, arguments, approved) {
+        let outcome = match started {
             Started::Finished(result) => return result,
-            // Boxed so that the waits' state does not weigh on the ready path's future.
-            Started::Waiting(future) => Box::pin(run_pending(future, scope.timeout)).await,
-            Started::OnWorker(index) => Box::pin(self.run_on_worker(index, arguments, scope)).await,
+            Started::Waiting(future) => run_pending(future, scope.timeout).await,
+            Started::OnWorker(index) => self.run_on_worker(index, arguments, scope).await,
         };
         finished(name, outcome)
     }

@@ -155,8 +155,15 @@ impl ToolLoopService {
 
     /// Checks, executes and bounds one call through the seam (see [`Seam::invoke`]). Nothing is
     /// recorded: for a call people should see, use [`call_observed`](Self::call_observed).
-    pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        self.seam.invoke(scope, name, arguments).await
+    ///
+    /// The seam's own future, not one wrapped around it: nothing runs until it is polled.
+    pub fn invoke<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        name: &'a str,
+        arguments: &'a str,
+    ) -> impl Future<Output = BoundedResult> + Send + 'a {
+        self.seam.invoke(scope, name, arguments)
     }
 
     /// Runs one call outside a loop (an MCP host's, the inspector's) through the seam and
