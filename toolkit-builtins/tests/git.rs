@@ -1,6 +1,8 @@
 //! The read-only git tools against repositories made here with the `git` command line, with
 //! fixed names and dates, called through the seam as a model would call them.
 
+mod workspace_fixture;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,6 +12,7 @@ use tempfile::TempDir;
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins::WorkspaceRoot;
 use toolkit_builtins::git::{GIT_FILE, GIT_LINK, GIT_OUTSIDE, NOT_A_REPOSITORY};
+use workspace_fixture::Outcome;
 
 const TOOLS: [&str; 5] = ["git_status", "git_log", "git_show", "git_diff", "git_blame"];
 
@@ -151,61 +154,6 @@ impl Repo {
     }
 }
 
-#[derive(Debug)]
-struct Outcome {
-    content: String,
-    is_error: bool,
-    artifacts: Vec<toolkit::ToolArtifact>,
-}
-
-impl Outcome {
-    /// The table artifact labelled `label`: columns and rows.
-    fn table(&self, label: &str) -> (Vec<String>, Vec<Vec<String>>) {
-        let table = self
-            .artifacts
-            .iter()
-            .find(|artifact| artifact.label() == label)
-            .and_then(toolkit::ToolArtifact::as_table)
-            .unwrap_or_else(|| panic!("a table {label}: {self:?}"));
-        let rows = table
-            .rows()
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|cell| cell.as_text().expect("a text cell").to_owned())
-                    .collect()
-            })
-            .collect();
-        (table.columns().to_vec(), rows)
-    }
-
-    /// The text artifact labelled `label`.
-    fn text_artifact(&self, label: &str) -> &str {
-        self.artifacts
-            .iter()
-            .find(|artifact| artifact.label() == label)
-            .and_then(toolkit::ToolArtifact::as_text)
-            .unwrap_or_else(|| panic!("a text {label}: {self:?}"))
-    }
-
-    /// A refusal: text, not an error, no artifacts.
-    fn refusal(&self) -> &str {
-        assert!(!self.is_error, "{self:?}");
-        assert!(self.artifacts.is_empty(), "{self:?}");
-        &self.content
-    }
-
-    fn error(&self) -> &str {
-        assert!(self.is_error, "{self:?}");
-        &self.content
-    }
-
-    fn ok(&self) -> &str {
-        assert!(!self.is_error, "{self:?}");
-        &self.content
-    }
-}
-
 async fn call_in(
     service: &ToolLoopService,
     root: Option<&Path>,
@@ -217,13 +165,7 @@ async fn call_in(
         seen = seen.with_extension(WorkspaceRoot::new(root));
     }
     let scope = service.scope(seen).unwrap().offer_all().unwrap();
-    let result = service.invoke(&scope, name, &arguments.to_string()).await;
-    let (content, is_error, artifacts) = result.into_parts();
-    Outcome {
-        content: content.as_str().to_owned(),
-        is_error,
-        artifacts,
-    }
+    Outcome::of(service.invoke(&scope, name, &arguments.to_string()).await)
 }
 
 /// Arguments every tool accepts: a path for `git_blame`, nothing for the others.
@@ -274,7 +216,7 @@ async fn status_lists_staged_unstaged_and_untracked_paths_but_not_ignored_ones()
          - staged.txt (staged: added)"
     );
     assert_eq!(
-        outcome.table("Git status"),
+        outcome.table_labelled("Git status"),
         (
             columns(&["path", "staged", "unstaged"]),
             rows(&[
@@ -305,10 +247,7 @@ async fn status_lists_staged_unstaged_and_untracked_paths_but_not_ignored_ones()
 
     let clean = Repo::new();
     let outcome = clean.call("git_status", json!({})).await;
-    assert_eq!(
-        outcome.refusal(),
-        "The work tree is clean (on branch main)."
-    );
+    assert_eq!(outcome.text(), "The work tree is clean (on branch main).");
 
     let outcome = clean.call("git_status", json!({"limit": 0})).await;
     assert_eq!(
@@ -336,7 +275,7 @@ async fn log_lists_commits_newest_first_with_paging_and_a_path_filter() {
         )
     );
     assert_eq!(
-        outcome.table("Git log"),
+        outcome.table_labelled("Git log"),
         (
             columns(&["commit", "author", "date", "subject"]),
             rows(&[
@@ -382,7 +321,7 @@ async fn log_lists_commits_newest_first_with_paging_and_a_path_filter() {
     );
     let outcome = repo.call("git_log", json!({"path": "missing.txt"})).await;
     assert_eq!(
-        outcome.refusal(),
+        outcome.text(),
         "No commits reachable from \"HEAD\" that changed \"missing.txt\"."
     );
 }
@@ -428,11 +367,11 @@ async fn show_gives_a_root_commit_against_nothing() {
         )
     );
     assert_eq!(
-        outcome.text_artifact(&format!("Diff of commit {short}")),
+        outcome.text_labelled(&format!("Diff of commit {short}")),
         diff
     );
     assert_eq!(
-        outcome.table(&format!("Files changed in commit {short}")),
+        outcome.table_labelled(&format!("Files changed in commit {short}")),
         (
             columns(&["path", "change", "lines added", "lines removed"]),
             rows(&[
@@ -478,11 +417,13 @@ async fn show_gives_a_later_commit_against_its_parent_with_binary_files_named() 
         )
     );
     assert_eq!(
-        outcome.text_artifact(&format!("Diff of commit {short}")),
+        outcome.text_labelled(&format!("Diff of commit {short}")),
         diff
     );
     assert_eq!(
-        outcome.table(&format!("Files changed in commit {short}")).1,
+        outcome
+            .table_labelled(&format!("Files changed in commit {short}"))
+            .1,
         rows(&[
             &["logo.bin", "added", "", ""],
             &["src/main.rs", "modified", "3", "1"],
@@ -526,7 +467,7 @@ async fn diff_compares_the_work_tree_with_the_index_by_default() {
         )
     );
     assert_eq!(
-        outcome.text_artifact("Diff of the unstaged changes"),
+        outcome.text_labelled("Diff of the unstaged changes"),
         unstaged
     );
 
@@ -575,7 +516,9 @@ async fn diff_with_staged_compares_the_index_with_head() {
          +staged"
     );
     assert_eq!(
-        outcome.table("Files changed in the staged changes").1,
+        outcome
+            .table_labelled("Files changed in the staged changes")
+            .1,
         rows(&[
             &["src/main.rs", "modified", "1", "1"],
             &["staged.txt", "added", "1", "0"],
@@ -585,7 +528,7 @@ async fn diff_with_staged_compares_the_index_with_head() {
         .call("git_diff", json!({"staged": true, "path": "docs"}))
         .await;
     assert_eq!(
-        outcome.refusal(),
+        outcome.text(),
         "Staged changes (the index against HEAD) in \"docs\": no differences."
     );
 }
@@ -615,7 +558,7 @@ async fn diff_from_to_compares_two_commits() {
         )
     );
     assert_eq!(
-        outcome.table("Files changed in HEAD~2..main").1,
+        outcome.table_labelled("Files changed in HEAD~2..main").1,
         rows(&[&["README.md", "modified", "1", "0"]])
     );
 
@@ -651,7 +594,7 @@ async fn blame_names_the_commit_and_author_of_each_line() {
         )
     );
     assert_eq!(
-        outcome.table("Git blame"),
+        outcome.table_labelled("Git blame"),
         (
             columns(&["line", "commit", "author", "text"]),
             rows(&[
@@ -682,18 +625,18 @@ async fn blame_names_the_commit_and_author_of_each_line() {
         )
         .await;
     assert_eq!(
-        outcome.table("Git blame").1,
+        outcome.table_labelled("Git blame").1,
         rows(&[&["1", &c1, "Ada Lovelace", "# Demo"]])
     );
     let outcome = repo.call("git_blame", json!({"path": "logo.bin"})).await;
     assert_eq!(
-        outcome.refusal(),
+        outcome.text(),
         "\"logo.bin\" is a binary file; blame reads text."
     );
     let outcome = repo.call("git_blame", json!({"path": "src"})).await;
-    assert_eq!(outcome.refusal(), "\"src\" is not a file in HEAD.");
+    assert_eq!(outcome.text(), "\"src\" is not a file in HEAD.");
     let outcome = repo.call("git_blame", json!({"path": "missing.txt"})).await;
-    assert_eq!(outcome.refusal(), "\"missing.txt\" is not a file in HEAD.");
+    assert_eq!(outcome.text(), "\"missing.txt\" is not a file in HEAD.");
 }
 
 #[tokio::test]
@@ -707,7 +650,7 @@ async fn a_workspace_that_is_not_a_repository_is_refused() {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-        assert_eq!(outcome.refusal(), NOT_A_REPOSITORY, "{name}");
+        assert_eq!(outcome.text(), NOT_A_REPOSITORY, "{name}");
         let outcome = call_in(&service, None, name, &arguments(name)).await;
         assert_eq!(outcome.content, toolkit_builtins::NO_WORKSPACE, "{name}");
     }
@@ -742,7 +685,7 @@ async fn a_git_file_pointing_outside_is_refused() {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-        assert_eq!(outcome.refusal(), GIT_FILE, "{name}");
+        assert_eq!(outcome.text(), GIT_FILE, "{name}");
     }
     assert_eq!(
         GIT_FILE,
@@ -758,7 +701,7 @@ async fn a_git_link_to_a_repository_outside_is_refused() {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-        assert_eq!(outcome.refusal(), GIT_LINK, "{name}");
+        assert_eq!(outcome.text(), GIT_LINK, "{name}");
         assert!(!outcome.content.contains("Secret"));
     }
     assert_eq!(
@@ -796,11 +739,11 @@ async fn bad_revisions_and_paths_are_refused() {
     let dotdot = "Refused: the path \"../outside\" contains `..`; paths stay inside the workspace.";
     for name in ["git_log", "git_diff", "git_blame"] {
         let outcome = repo.call(name, json!({"path": "../outside"})).await;
-        assert_eq!(outcome.refusal(), dotdot, "{name}");
+        assert_eq!(outcome.text(), dotdot, "{name}");
     }
     let outcome = repo.call("git_blame", json!({"path": "/etc/passwd"})).await;
     assert_eq!(
-        outcome.refusal(),
+        outcome.text(),
         "Refused: the path \"/etc/passwd\" is absolute; give a path relative to the workspace."
     );
 }
@@ -894,7 +837,7 @@ async fn a_repository_that_reaches_outside_is_refused_whichever_way() {
                 ),
                 _ => GIT_OUTSIDE.to_owned(),
             };
-            assert_eq!(outcome.refusal(), expected, "{what}: {name}");
+            assert_eq!(outcome.text(), expected, "{what}: {name}");
             assert!(!outcome.content.contains("SECRET"), "{what}: {name}");
         }
     }

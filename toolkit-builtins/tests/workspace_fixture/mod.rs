@@ -66,20 +66,49 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A result of the seam, read back.
+    pub fn of(result: toolkit::BoundedResult) -> Self {
+        let (content, is_error, artifacts) = result.into_parts();
+        Self {
+            content: content.as_str().to_owned(),
+            is_error,
+            artifacts,
+        }
+    }
+
     /// The only artifact, as a table of texts: columns and rows (a NULL cell fails the test).
     pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
         assert_eq!(self.artifacts.len(), 1, "{self:?}");
-        let table = self.artifacts[0].as_table().expect("a table artifact");
-        let rows = table
-            .rows()
+        texts(self.artifacts[0].as_table().expect("a table artifact"))
+    }
+
+    /// The table artifact labelled `label`, as [`table`](Self::table) gives it.
+    pub fn table_labelled(&self, label: &str) -> (Vec<String>, Vec<Vec<String>>) {
+        texts(
+            self.labelled(label)
+                .as_table()
+                .unwrap_or_else(|| panic!("a table {label}: {self:?}")),
+        )
+    }
+
+    /// The text artifact labelled `label`.
+    pub fn text_labelled(&self, label: &str) -> &str {
+        self.labelled(label)
+            .as_text()
+            .unwrap_or_else(|| panic!("a text {label}: {self:?}"))
+    }
+
+    fn labelled(&self, label: &str) -> &toolkit::ToolArtifact {
+        self.artifacts
             .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|cell| cell.as_text().expect("a text cell").to_owned())
-                    .collect()
-            })
-            .collect();
-        (table.columns().to_vec(), rows)
+            .find(|artifact| artifact.label() == label)
+            .unwrap_or_else(|| panic!("an artifact {label}: {self:?}"))
+    }
+
+    /// Asserts a result that is not an error (artifacts or not) and returns its content.
+    pub fn ok(&self) -> &str {
+        assert!(!self.is_error, "{self:?}");
+        &self.content
     }
 
     /// The label of the only artifact.
@@ -100,6 +129,20 @@ impl Outcome {
         assert!(self.is_error, "{self:?}");
         &self.content
     }
+}
+
+/// A table's columns and rows, every cell a text (a NULL cell fails the test).
+fn texts(table: &toolkit::Table) -> (Vec<String>, Vec<Vec<String>>) {
+    let rows = table
+        .rows()
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| cell.as_text().expect("a text cell").to_owned())
+                .collect()
+        })
+        .collect();
+    (table.columns().to_vec(), rows)
 }
 
 fn write(root: &Path, relative: &str, content: &str) {
@@ -159,16 +202,11 @@ impl Fixture {
         if self.requires_approval(name) {
             return approved(&self.service, self.context.clone(), name, &arguments).await;
         }
-        let result = self
-            .service
-            .invoke(&self.scope, name, &arguments.to_string())
-            .await;
-        let (content, is_error, artifacts) = result.into_parts();
-        Outcome {
-            content: content.as_str().to_owned(),
-            is_error,
-            artifacts,
-        }
+        Outcome::of(
+            self.service
+                .invoke(&self.scope, name, &arguments.to_string())
+                .await,
+        )
     }
 
     fn requires_approval(&self, name: &str) -> bool {
@@ -189,16 +227,11 @@ impl Fixture {
             .unwrap()
             .offer_all()
             .unwrap();
-        let result = self
-            .service
-            .invoke(&scope, name, &arguments.to_string())
-            .await;
-        let (content, is_error, artifacts) = result.into_parts();
-        Outcome {
-            content: content.as_str().to_owned(),
-            is_error,
-            artifacts,
-        }
+        Outcome::of(
+            self.service
+                .invoke(&scope, name, &arguments.to_string())
+                .await,
+        )
     }
 }
 
