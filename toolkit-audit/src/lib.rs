@@ -30,8 +30,16 @@
 //! # }).unwrap();
 //! ```
 
+mod audit;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod privacy;
+mod rows;
 mod sqlite;
 
+pub use audit::Audit;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresAudit;
 pub use privacy::{Privacy, REDACTED_STRING_LIMIT, UnknownPrivacy};
-pub use sqlite::{AuditError, RunQuery, RunRow, SqliteAudit, StepRow};
+pub use rows::{AuditError, RunQuery, RunRow, StepRow};
+pub use sqlite::SqliteAudit;

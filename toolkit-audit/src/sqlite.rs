@@ -5,92 +5,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
 use serde_json::Value;
-use toolkit::{
-    ReplayError, ReplayFuture, ReplayStore, RunEvent, RunKind, RunStep, Sink, SinkError,
-    SinkFuture, ToolInvocation,
-};
+use toolkit::{ReplayError, ReplayFuture, ReplayStore, RunEvent, Sink, SinkError, SinkFuture};
 
 use crate::privacy::Privacy;
-
-/// The audit copy could not be opened, written or read.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AuditError {
-    /// SQLite refused.
-    #[error("audit copy: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// Its folder could not be created.
-    #[error("audit copy: cannot create its folder: {0}")]
-    Io(#[from] std::io::Error),
-    /// Artifacts would not serialise (cannot happen for toolkit's typed artifacts).
-    #[error("audit copy: {0}")]
-    Json(#[from] serde_json::Error),
-}
-
-/// Which runs [`SqliteAudit::find_runs`] lists: those whose title, run id or a tool's name
-/// contains `text` (any case), that ended with `termination` (`answered`, ..., or `unfinished`
-/// for none yet), `limit` of them after skipping `offset`.
-#[derive(Clone, Debug, Default)]
-pub struct RunQuery {
-    /// Text to look for; `None` or empty for any.
-    pub text: Option<String>,
-    /// How the runs ended; `None` or empty for any.
-    pub termination: Option<String>,
-    /// Runs skipped, most recent first.
-    pub offset: usize,
-    /// Most runs returned.
-    pub limit: usize,
-}
-
-/// One run as the history lists it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct RunRow {
-    /// The run's id.
-    pub run_id: String,
-    /// `run` (a loop) or `call` (one call outside a loop).
-    pub kind: String,
-    /// The question (as the privacy level allows), or the called tool's name.
-    pub title: Option<String>,
-    /// When it began (UTC, ISO 8601).
-    pub started_at: String,
-    /// Why it stopped, once it has.
-    pub termination: Option<String>,
-    /// The privacy level its rows were kept at.
-    pub privacy: String,
-    /// How many steps are kept.
-    pub steps: i64,
-}
-
-/// One finished step as kept.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct StepRow {
-    /// Its position in the run.
-    pub index: i64,
-    /// `request`, `llm`, `tool`, `suspended` or `resumed`.
-    pub kind: String,
-    /// The tool's name, for a tool step.
-    pub name: Option<String>,
-    /// How long it took, in milliseconds.
-    pub duration_ms: Option<f64>,
-    /// Whether the tool's result was an error.
-    pub is_error: bool,
-    /// The arguments (not at `metadata`).
-    pub arguments: Option<String>,
-    /// The wire string, or the model's text (not at `metadata`).
-    pub content: Option<String>,
-    /// The content's length in bytes, at every level.
-    pub content_bytes: i64,
-    /// How many artifacts the step had.
-    pub artifact_count: i64,
-    /// Their types, in order.
-    pub artifact_types: Vec<String>,
-    /// The artifacts as `[{type, label, data}]` (not at `metadata`).
-    pub artifacts: Option<Value>,
-}
+use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, write_for};
 
 /// The audit copy: a SQLite file in WAL mode, and a [`Sink`] for a service's recorder.
 #[derive(Clone)]
@@ -191,127 +110,6 @@ impl SqliteAudit {
         Ok(work(&connection)?)
     }
 
-    /// What `event` asks to keep, as this privacy level keeps it.
-    fn write_for(&self, event: &RunEvent) -> Result<Option<Write>, AuditError> {
-        let write = match event {
-            RunEvent::RunStarted {
-                run_id,
-                kind,
-                title,
-                ..
-            } => Write::Begin {
-                run_id: run_id.to_string(),
-                kind: kind.as_str(),
-                // A call's title is the tool's name, which is metadata; a loop's is its question.
-                title: match kind {
-                    RunKind::Call => Some(title.clone()),
-                    _ => self.privacy.keep(title),
-                },
-            },
-            RunEvent::ToolInvoked {
-                run_id,
-                index,
-                invocation,
-                ..
-            } => Write::Step {
-                run_id: run_id.to_string(),
-                index: *index,
-                row: self.tool_row(invocation)?,
-            },
-            RunEvent::StepFinished {
-                run_id,
-                index,
-                step,
-                ..
-            } => Write::Step {
-                run_id: run_id.to_string(),
-                index: *index,
-                row: self.step_row(step)?,
-            },
-            RunEvent::Done {
-                run_id,
-                termination,
-                ..
-            } => Write::Finish {
-                run_id: run_id.to_string(),
-                termination: termination.as_str(),
-            },
-            _ => return Ok(None),
-        };
-        Ok(Some(write))
-    }
-
-    fn tool_row(&self, invocation: &ToolInvocation) -> Result<NewRow, AuditError> {
-        let artifacts = invocation.artifacts();
-        let types: Vec<&str> = artifacts
-            .iter()
-            .map(|artifact| artifact.kind().as_str())
-            .collect();
-        let kept = match self.privacy {
-            Privacy::Metadata => None,
-            _ => self.privacy.keep_value(serde_json::to_value(artifacts)?),
-        };
-        Ok(NewRow {
-            kind: "tool",
-            name: Some(invocation.name().to_owned()),
-            duration_ms: Some(invocation.duration().as_secs_f64() * 1000.0),
-            is_error: invocation.is_error(),
-            arguments: self.privacy.keep(invocation.arguments()),
-            content: self.privacy.keep(invocation.content()),
-            content_bytes: invocation.content().len(),
-            artifact_types: serde_json::to_string(&types)?,
-            artifact_count: types.len(),
-            artifacts: kept.map(|value| value.to_string()),
-        })
-    }
-
-    fn step_row(&self, step: &RunStep) -> Result<NewRow, AuditError> {
-        let (duration_ms, content, arguments) = match step {
-            RunStep::Tool(invocation) => return self.tool_row(invocation),
-            RunStep::Request {
-                messages, tools, ..
-            } => (
-                None,
-                format!("{messages} messages, {} tools offered", tools.len()),
-                None,
-            ),
-            RunStep::Llm {
-                content,
-                tool_calls,
-                error,
-                duration,
-                ..
-            } => (
-                Some(duration.as_secs_f64() * 1000.0),
-                error.clone().unwrap_or_else(|| content.clone()),
-                Some(serde_json::to_string(tool_calls)?),
-            ),
-            RunStep::Suspended { pending, .. } => {
-                (None, String::new(), Some(serde_json::to_string(pending)?))
-            }
-            RunStep::Resumed {
-                approved, refused, ..
-            } => (
-                None,
-                format!("{} approved, {} refused", approved.len(), refused.len()),
-                None,
-            ),
-            _ => (None, String::new(), None),
-        };
-        Ok(NewRow {
-            kind: step.kind().as_str(),
-            name: None,
-            duration_ms,
-            is_error: false,
-            arguments: arguments.and_then(|text| self.privacy.keep(&text)),
-            content: self.privacy.keep(&content),
-            content_bytes: content.len(),
-            artifact_types: "[]".to_owned(),
-            artifact_count: 0,
-            artifacts: None,
-        })
-    }
-
     /// The most recent runs first, at most `limit`.
     pub fn runs(&self, limit: usize) -> Result<Vec<RunRow>, AuditError> {
         self.with(|db| {
@@ -388,7 +186,7 @@ impl Sink for SqliteAudit {
     /// Keeps run starts, finished steps and run ends; commits each on the blocking pool before
     /// the recorder shows the event to anyone.
     fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
-        let write = self.write_for(event);
+        let write = write_for(self.privacy, event);
         let connection = Arc::clone(&self.connection);
         let privacy = self.privacy;
         Box::pin(async move {
@@ -397,7 +195,7 @@ impl Sink for SqliteAudit {
             };
             tokio::task::spawn_blocking(move || {
                 let connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
-                write.apply(&connection, privacy)
+                apply(write, &connection, privacy)
             })
             .await
             .map_err(SinkError::new)?
@@ -439,69 +237,50 @@ impl ReplayStore for SqliteAudit {
     }
 }
 
-/// One write the audit copy makes.
-enum Write {
-    Begin {
-        run_id: String,
-        kind: &'static str,
-        title: Option<String>,
-    },
-    Step {
-        run_id: String,
-        index: usize,
-        row: NewRow,
-    },
-    Finish {
-        run_id: String,
-        termination: &'static str,
-    },
-}
-
-impl Write {
-    fn apply(self, db: &Connection, privacy: Privacy) -> rusqlite::Result<()> {
-        match self {
-            Write::Begin {
-                run_id,
-                kind,
-                title,
-            } => db.execute(
-                &format!(
-                    "INSERT OR IGNORE INTO runs (run_id, kind, title, started_at, privacy) \
+/// Makes `write` in SQLite.
+fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()> {
+    match write {
+        Write::Begin {
+            run_id,
+            kind,
+            title,
+        } => db.execute(
+            &format!(
+                "INSERT OR IGNORE INTO runs (run_id, kind, title, started_at, privacy) \
                      VALUES (?1, ?2, ?3, {NOW}, ?4)"
-                ),
-                params![run_id, kind, title, privacy.as_str()],
-            )?,
-            Write::Step { run_id, index, row } => db.execute(
-                &format!(
-                    "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
+            ),
+            params![run_id, kind, title, privacy.as_str()],
+        )?,
+        Write::Step { run_id, index, row } => db.execute(
+            &format!(
+                "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, artifacts, \
                      finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {NOW})"
-                ),
-                params![
-                    run_id,
-                    i64::try_from(index).unwrap_or(i64::MAX),
-                    row.kind,
-                    row.name,
-                    row.duration_ms,
-                    row.is_error,
-                    row.arguments,
-                    row.content,
-                    i64::try_from(row.content_bytes).unwrap_or(i64::MAX),
-                    i64::try_from(row.artifact_count).unwrap_or(i64::MAX),
-                    row.artifact_types,
-                    row.artifacts,
-                ],
-            )?,
-            Write::Finish {
+            ),
+            params![
                 run_id,
-                termination,
-            } => db.execute(
-                "UPDATE runs SET termination = ?2 WHERE run_id = ?1",
-                params![run_id, termination],
-            )?,
-        };
-        Ok(())
-    }
+                i64::try_from(index).unwrap_or(i64::MAX),
+                row.kind,
+                row.name,
+                row.duration_ms,
+                row.is_error,
+                row.arguments,
+                row.content,
+                i64::try_from(row.content_bytes).unwrap_or(i64::MAX),
+                i64::try_from(row.artifact_count).unwrap_or(i64::MAX),
+                row.artifact_types,
+                row.artifacts,
+            ],
+        )?,
+        Write::Finish {
+            run_id,
+            termination,
+        } => db.execute(
+            "UPDATE runs SET termination = ?2 WHERE run_id = ?1",
+            params![run_id, termination],
+        )?,
+    };
+    Ok(())
 }
 
 /// WAL, a sync at every commit (a finished step survives a kill), and the tables.
@@ -540,17 +319,4 @@ fn step_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
         // A row this version cannot read still shows, as text.
         artifacts: artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
     })
-}
-
-struct NewRow {
-    kind: &'static str,
-    name: Option<String>,
-    duration_ms: Option<f64>,
-    is_error: bool,
-    arguments: Option<String>,
-    content: Option<String>,
-    content_bytes: usize,
-    artifact_types: String,
-    artifact_count: usize,
-    artifacts: Option<String>,
 }

@@ -1,0 +1,515 @@
+//! The audit copy in PostgreSQL: the same runs, steps and privacy levels as SQLite, for several
+//! instances at once. One pool of connections writes and reads; each committed row notifies
+//! (`LISTEN toolkit_audit`), so any instance can follow what every other one records.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use serde_json::Value;
+use tokio::sync::{OnceCell, watch};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{AsyncMessage, NoTls, Row};
+use toolkit::{ReplayError, ReplayFuture, ReplayStore, RunEvent, Sink, SinkError, SinkFuture};
+
+use crate::privacy::Privacy;
+use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, write_for};
+
+/// The channel every committed run or step is announced on (its payload: the run id).
+const CHANNEL: &str = "toolkit_audit";
+
+/// The schema, one migration per version, applied in order at connect and recorded in
+/// `toolkit_audit_migrations`. A released migration never changes; a new version appends one.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE runs (
+    seq BIGSERIAL NOT NULL,
+    run_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    title TEXT,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    termination TEXT,
+    privacy TEXT NOT NULL
+);
+CREATE INDEX runs_started ON runs (started_at DESC, seq DESC);
+CREATE TABLE steps (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    idx BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT,
+    duration_ms DOUBLE PRECISION,
+    is_error BOOLEAN NOT NULL DEFAULT FALSE,
+    arguments BYTEA,
+    content BYTEA,
+    content_bytes BIGINT NOT NULL DEFAULT 0,
+    artifact_count BIGINT NOT NULL DEFAULT 0,
+    artifact_types TEXT NOT NULL DEFAULT '[]',
+    artifacts TEXT,
+    finished_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE used_tokens (
+    token_id TEXT PRIMARY KEY,
+    expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE FUNCTION toolkit_audit_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('toolkit_audit', NEW.run_id);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER runs_notify AFTER INSERT OR UPDATE ON runs
+    FOR EACH ROW EXECUTE FUNCTION toolkit_audit_notify();
+CREATE TRIGGER steps_notify AFTER INSERT ON steps
+    FOR EACH ROW EXECUTE FUNCTION toolkit_audit_notify();
+"];
+
+/// Serialises instances migrating one database at once (`pg_advisory_xact_lock`'s key).
+const MIGRATION_LOCK: i64 = 0x746f_6f6c_6b69_74;
+
+/// The audit copy in PostgreSQL, and a [`Sink`] and [`ReplayStore`] for a service's recorder.
+///
+/// Several instances (processes, machines) can share one database: steps are committed before
+/// the recorder shows them, a token is claimed with one `INSERT` on its unique key, and
+/// [`changes`](Self::changes) follows what every instance commits. Texts keep every byte, a NUL
+/// included (arguments and contents are stored as bytes); in the searchable columns (a run's
+/// title, a tool's name) a NUL becomes U+FFFD, since PostgreSQL's text cannot hold one.
+///
+/// Connections are made without TLS: use it on a private network or through a local socket
+/// proxy.
+#[derive(Clone)]
+pub struct PostgresAudit {
+    pool: Pool,
+    config: tokio_postgres::Config,
+    privacy: Privacy,
+    listener: Arc<OnceCell<watch::Receiver<u64>>>,
+}
+
+impl fmt::Debug for PostgresAudit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let status = self.pool.status();
+        f.debug_struct("PostgresAudit")
+            .field("privacy", &self.privacy)
+            .field("connections", &status.size)
+            .field("max_connections", &status.max_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresAudit {
+    /// Connections a pool keeps at most unless told otherwise.
+    pub const DEFAULT_POOL_SIZE: usize = 8;
+
+    /// Connects to the database at `url` (`postgres://user@host:port/name`) with a pool of
+    /// [`DEFAULT_POOL_SIZE`](Self::DEFAULT_POOL_SIZE), and brings its schema to this version.
+    pub async fn connect(url: &str, privacy: Privacy) -> Result<Self, AuditError> {
+        Self::connect_with_pool(url, privacy, Self::DEFAULT_POOL_SIZE).await
+    }
+
+    /// [`connect`](Self::connect) with a pool of at most `connections`.
+    pub async fn connect_with_pool(
+        url: &str,
+        privacy: Privacy,
+        connections: usize,
+    ) -> Result<Self, AuditError> {
+        let config = tokio_postgres::Config::from_str(url)?;
+        let manager = Manager::from_config(
+            config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(connections.max(1))
+            .build()
+            .map_err(|error| AuditError::Location(format!("connection pool: {error}")))?;
+        let audit = Self {
+            pool,
+            config,
+            privacy,
+            listener: Arc::new(OnceCell::new()),
+        };
+        audit.migrate().await?;
+        Ok(audit)
+    }
+
+    /// The level rows are written at.
+    pub fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    /// The schema version this build writes.
+    pub fn schema_version() -> usize {
+        MIGRATIONS.len()
+    }
+
+    /// Applies the migrations the database lacks, one transaction under an advisory lock, so
+    /// that instances starting together migrate once.
+    async fn migrate(&self) -> Result<(), AuditError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        transaction
+            .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await?;
+        transaction
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS toolkit_audit_migrations (\
+                 version INTEGER PRIMARY KEY, \
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+            )
+            .await?;
+        let applied: i32 = transaction
+            .query_one(
+                "SELECT coalesce(max(version), 0) FROM toolkit_audit_migrations",
+                &[],
+            )
+            .await?
+            .get(0);
+        let applied = usize::try_from(applied).unwrap_or(0);
+        if applied > MIGRATIONS.len() {
+            return Err(AuditError::Location(format!(
+                "the database's schema is at version {applied}; this build knows versions up to {}",
+                MIGRATIONS.len()
+            )));
+        }
+        for (version, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+            transaction.batch_execute(migration).await?;
+            let version = i32::try_from(version + 1).unwrap_or(i32::MAX);
+            transaction
+                .execute(
+                    "INSERT INTO toolkit_audit_migrations (version) VALUES ($1)",
+                    &[&version],
+                )
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(())
+    }
+
+    /// The most recent runs first, at most `limit`.
+    pub async fn runs(&self, limit: usize) -> Result<Vec<RunRow>, AuditError> {
+        let query = RunQuery {
+            limit,
+            ..RunQuery::default()
+        };
+        Ok(self.find_runs(&query).await?.0)
+    }
+
+    /// A page of the runs `query` selects, most recent first, and how many it selects in all.
+    pub async fn find_runs(&self, query: &RunQuery) -> Result<(Vec<RunRow>, usize), AuditError> {
+        const SELECTED: &str = "FROM runs WHERE \
+            ($1::text IS NULL OR strpos(lower(coalesce(title, '')), lower($1)) > 0 \
+             OR strpos(run_id, $1) > 0 \
+             OR EXISTS (SELECT 1 FROM steps WHERE steps.run_id = runs.run_id \
+                        AND strpos(lower(coalesce(name, '')), lower($1)) > 0)) \
+            AND ($2::text IS NULL OR ($2 = 'unfinished' AND termination IS NULL) \
+                 OR termination = $2)";
+        let text = query
+            .text
+            .as_deref()
+            .filter(|text| !text.is_empty())
+            .map(searchable);
+        let termination = query
+            .termination
+            .as_deref()
+            .filter(|text| !text.is_empty())
+            .map(searchable);
+        let page = |value: usize| i64::try_from(value).unwrap_or(i64::MAX);
+        let client = self.pool.get().await?;
+        let total: i64 = client
+            .query_one(
+                &format!("SELECT COUNT(*) {SELECTED}"),
+                &[&text, &termination],
+            )
+            .await?
+            .get(0);
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {RUN_COLUMNS} {SELECTED} \
+                     ORDER BY started_at DESC, seq DESC LIMIT $3 OFFSET $4"
+                ),
+                &[&text, &termination, &page(query.limit), &page(query.offset)],
+            )
+            .await?;
+        Ok((
+            rows.iter().map(run_row).collect(),
+            usize::try_from(total).unwrap_or(0),
+        ))
+    }
+
+    /// One run and its kept steps in order; `None` for an unknown id.
+    pub async fn run(&self, run_id: &str) -> Result<Option<(RunRow, Vec<StepRow>)>, AuditError> {
+        let client = self.pool.get().await?;
+        let Some(run) = client
+            .query_opt(
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE run_id = $1"),
+                &[&run_id],
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        let steps = client
+            .query(
+                "SELECT idx, kind, name, duration_ms, is_error, arguments, content, \
+                 content_bytes, artifact_count, artifact_types, artifacts \
+                 FROM steps WHERE run_id = $1 ORDER BY idx",
+                &[&run_id],
+            )
+            .await?;
+        Ok(Some((run_row(&run), steps.iter().map(step_row).collect())))
+    }
+
+    /// A counter that grows whenever any instance commits a run or a step to this database
+    /// (PostgreSQL's `LISTEN`/`NOTIFY`), to wait on with
+    /// [`changed`](watch::Receiver::changed). One connection listens for every receiver; if it
+    /// drops, it is made again every second, and the counter grows once it is back (changes in
+    /// between may have been missed).
+    pub async fn changes(&self) -> Result<watch::Receiver<u64>, AuditError> {
+        let receiver = self
+            .listener
+            .get_or_try_init(|| async {
+                let (sender, receiver) = watch::channel(0);
+                let (client, connection) = self.config.connect(NoTls).await?;
+                let mut follower = Follower {
+                    config: self.config.clone(),
+                    sender,
+                };
+                let listening = tokio::spawn(async move {
+                    follower.follow(client, connection).await;
+                });
+                // The first LISTEN is in place before anyone waits on the counter.
+                let mut ready = receiver.clone();
+                tokio::select! {
+                    _ = ready.changed() => Ok(receiver),
+                    _ = listening => Err(AuditError::Location(
+                        "the connection that listens for changes closed".to_owned(),
+                    )),
+                }
+            })
+            .await?;
+        let mut receiver = receiver.clone();
+        receiver.mark_unchanged();
+        Ok(receiver)
+    }
+}
+
+/// Drives the listening connection, counting notifications.
+struct Follower {
+    config: tokio_postgres::Config,
+    sender: watch::Sender<u64>,
+}
+
+impl Follower {
+    async fn follow(
+        &mut self,
+        mut client: tokio_postgres::Client,
+        mut connection: tokio_postgres::Connection<
+            tokio_postgres::Socket,
+            tokio_postgres::tls::NoTlsStream,
+        >,
+    ) {
+        loop {
+            self.listen(&client, &mut connection).await;
+            // Lost: every receiver gone means nobody waits any more.
+            loop {
+                tokio::select! {
+                    () = self.sender.closed() => return,
+                    () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+                if let Ok((again, connection_again)) = self.config.connect(NoTls).await {
+                    client = again;
+                    connection = connection_again;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Listens on one connection until it closes (or nobody waits any more).
+    async fn listen(
+        &mut self,
+        client: &tokio_postgres::Client,
+        connection: &mut tokio_postgres::Connection<
+            tokio_postgres::Socket,
+            tokio_postgres::tls::NoTlsStream,
+        >,
+    ) {
+        let statement = format!("LISTEN {CHANNEL}");
+        let listen = client.batch_execute(&statement);
+        let mut listen = std::pin::pin!(listen);
+        let mut listening = false;
+        loop {
+            tokio::select! {
+                done = &mut listen, if !listening => {
+                    if done.is_err() {
+                        return;
+                    }
+                    listening = true;
+                    // In place (again): whatever happened before may not have been seen.
+                    self.sender.send_modify(|count| *count += 1);
+                }
+                message = std::future::poll_fn(|context| connection.poll_message(context)) => {
+                    match message {
+                        Some(Ok(AsyncMessage::Notification(_))) => {
+                            self.sender.send_modify(|count| *count += 1);
+                        }
+                        Some(Ok(_)) => {}
+                        Some(Err(_)) | None => return,
+                    }
+                }
+                () = self.sender.closed() => return,
+            }
+        }
+    }
+}
+
+const RUN_COLUMNS: &str = "run_id, kind, title, \
+    to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), \
+    termination, privacy, (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.run_id)";
+
+fn run_row(row: &Row) -> RunRow {
+    RunRow {
+        run_id: row.get(0),
+        kind: row.get(1),
+        title: row.get(2),
+        started_at: row.get(3),
+        termination: row.get(4),
+        privacy: row.get(5),
+        steps: row.get(6),
+    }
+}
+
+fn step_row(row: &Row) -> StepRow {
+    let text = |index: usize| {
+        row.get::<_, Option<Vec<u8>>>(index).map(|bytes| {
+            String::from_utf8(bytes)
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+        })
+    };
+    let types: String = row.get(9);
+    let artifacts: Option<String> = row.get(10);
+    StepRow {
+        index: row.get(0),
+        kind: row.get(1),
+        name: row.get(2),
+        duration_ms: row.get(3),
+        is_error: row.get(4),
+        arguments: text(5),
+        content: text(6),
+        content_bytes: row.get(7),
+        artifact_count: row.get(8),
+        artifact_types: serde_json::from_str(&types).unwrap_or_default(),
+        // A row this version cannot read still shows, as text.
+        artifacts: artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
+    }
+}
+
+/// A text for a searchable column: PostgreSQL's text cannot hold NUL.
+fn searchable(text: &str) -> String {
+    text.replace('\0', "\u{FFFD}")
+}
+
+/// Makes `write` in PostgreSQL; each statement commits on its own.
+async fn apply(pool: &Pool, write: Write, privacy: Privacy) -> Result<(), AuditError> {
+    let client = pool.get().await?;
+    match write {
+        Write::Begin {
+            run_id,
+            kind,
+            title,
+        } => {
+            let title = title.as_deref().map(searchable);
+            client
+                .execute(
+                    "INSERT INTO runs (run_id, kind, title, privacy) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (run_id) DO NOTHING",
+                    &[&run_id, &kind, &title, &privacy.as_str()],
+                )
+                .await?;
+        }
+        Write::Step { run_id, index, row } => {
+            let name = row.name.as_deref().map(searchable);
+            let count = |value: usize| i64::try_from(value).unwrap_or(i64::MAX);
+            let parameters: [&(dyn ToSql + Sync); 12] = [
+                &run_id,
+                &count(index),
+                &row.kind,
+                &name,
+                &row.duration_ms,
+                &row.is_error,
+                &row.arguments.as_deref().map(str::as_bytes),
+                &row.content.as_deref().map(str::as_bytes),
+                &count(row.content_bytes),
+                &count(row.artifact_count),
+                &row.artifact_types,
+                &row.artifacts,
+            ];
+            client
+                .execute(
+                    "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
+                     arguments, content, content_bytes, artifact_count, artifact_types, \
+                     artifacts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                    &parameters,
+                )
+                .await?;
+        }
+        Write::Finish {
+            run_id,
+            termination,
+        } => {
+            client
+                .execute(
+                    "UPDATE runs SET termination = $2 WHERE run_id = $1",
+                    &[&run_id, &termination],
+                )
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+impl Sink for PostgresAudit {
+    /// Keeps run starts, finished steps and run ends; each is committed before the recorder
+    /// shows the event to anyone.
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+        Box::pin(async move {
+            let Some(write) = write_for(self.privacy, event).map_err(SinkError::new)? else {
+                return Ok(());
+            };
+            apply(&self.pool, write, self.privacy)
+                .await
+                .map_err(SinkError::new)
+        })
+    }
+}
+
+/// Every instance on the database resumes each sealed token once between them: a claim is one
+/// `INSERT` on the token's unique key, so two claims at once (on any instances) cannot both win.
+impl ReplayStore for PostgresAudit {
+    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> ReplayFuture<'a> {
+        let seconds = expires_at
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |since| since.as_secs_f64());
+        Box::pin(async move {
+            let client = self.pool.get().await.map_err(ReplayError::new)?;
+            // A token past its expiry cannot open any more: its row is not needed.
+            client
+                .execute("DELETE FROM used_tokens WHERE expires_at < now()", &[])
+                .await
+                .map_err(ReplayError::new)?;
+            let inserted = client
+                .execute(
+                    "INSERT INTO used_tokens (token_id, expires_at) VALUES ($1, to_timestamp($2)) \
+                     ON CONFLICT (token_id) DO NOTHING",
+                    &[&id, &seconds],
+                )
+                .await
+                .map_err(ReplayError::new)?;
+            Ok(inserted == 1)
+        })
+    }
+}

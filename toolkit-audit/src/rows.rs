@@ -1,0 +1,252 @@
+//! What the audit copy keeps, whichever database keeps it: the rows an event becomes at a
+//! privacy level, and the rows the history reads back.
+
+use serde::Serialize;
+use serde_json::Value;
+use toolkit::{RunEvent, RunKind, RunStep, ToolInvocation};
+
+use crate::privacy::Privacy;
+
+/// The audit copy could not be opened, written or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// SQLite refused.
+    #[error("audit copy: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Its folder could not be created.
+    #[error("audit copy: cannot create its folder: {0}")]
+    Io(#[from] std::io::Error),
+    /// Artifacts would not serialise (cannot happen for toolkit's typed artifacts).
+    #[error("audit copy: {0}")]
+    Json(#[from] serde_json::Error),
+    /// PostgreSQL refused, or could not be reached.
+    #[cfg(feature = "postgres")]
+    #[error("audit copy: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No connection came free in the pool, or none could be made.
+    #[cfg(feature = "postgres")]
+    #[error("audit copy: {0}")]
+    Pool(#[from] deadpool_postgres::PoolError),
+    /// The location is not one this build can open, or the database is newer than this build.
+    #[error("audit copy: {0}")]
+    Location(String),
+}
+
+/// Which runs [`Audit::find_runs`](crate::Audit::find_runs) lists: those whose title, run id or a tool's name
+/// contains `text` (any case), that ended with `termination` (`answered`, ..., or `unfinished`
+/// for none yet), `limit` of them after skipping `offset`.
+#[derive(Clone, Debug, Default)]
+pub struct RunQuery {
+    /// Text to look for; `None` or empty for any.
+    pub text: Option<String>,
+    /// How the runs ended; `None` or empty for any.
+    pub termination: Option<String>,
+    /// Runs skipped, most recent first.
+    pub offset: usize,
+    /// Most runs returned.
+    pub limit: usize,
+}
+
+/// One run as the history lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct RunRow {
+    /// The run's id.
+    pub run_id: String,
+    /// `run` (a loop) or `call` (one call outside a loop).
+    pub kind: String,
+    /// The question (as the privacy level allows), or the called tool's name.
+    pub title: Option<String>,
+    /// When it began (UTC, ISO 8601).
+    pub started_at: String,
+    /// Why it stopped, once it has.
+    pub termination: Option<String>,
+    /// The privacy level its rows were kept at.
+    pub privacy: String,
+    /// How many steps are kept.
+    pub steps: i64,
+}
+
+/// One finished step as kept.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct StepRow {
+    /// Its position in the run.
+    pub index: i64,
+    /// `request`, `llm`, `tool`, `suspended` or `resumed`.
+    pub kind: String,
+    /// The tool's name, for a tool step.
+    pub name: Option<String>,
+    /// How long it took, in milliseconds.
+    pub duration_ms: Option<f64>,
+    /// Whether the tool's result was an error.
+    pub is_error: bool,
+    /// The arguments (not at `metadata`).
+    pub arguments: Option<String>,
+    /// The wire string, or the model's text (not at `metadata`).
+    pub content: Option<String>,
+    /// The content's length in bytes, at every level.
+    pub content_bytes: i64,
+    /// How many artifacts the step had.
+    pub artifact_count: i64,
+    /// Their types, in order.
+    pub artifact_types: Vec<String>,
+    /// The artifacts as `[{type, label, data}]` (not at `metadata`).
+    pub artifacts: Option<Value>,
+}
+
+/// What `event` asks to keep, as this privacy level keeps it.
+pub(crate) fn write_for(
+    privacy: Privacy,
+    event: &RunEvent,
+) -> Result<Option<Write>, serde_json::Error> {
+    let write = match event {
+        RunEvent::RunStarted {
+            run_id,
+            kind,
+            title,
+            ..
+        } => Write::Begin {
+            run_id: run_id.to_string(),
+            kind: kind.as_str(),
+            // A call's title is the tool's name, which is metadata; a loop's is its question.
+            title: match kind {
+                RunKind::Call => Some(title.clone()),
+                _ => privacy.keep(title),
+            },
+        },
+        RunEvent::ToolInvoked {
+            run_id,
+            index,
+            invocation,
+            ..
+        } => Write::Step {
+            run_id: run_id.to_string(),
+            index: *index,
+            row: tool_row(privacy, invocation)?,
+        },
+        RunEvent::StepFinished {
+            run_id,
+            index,
+            step,
+            ..
+        } => Write::Step {
+            run_id: run_id.to_string(),
+            index: *index,
+            row: step_row(privacy, step)?,
+        },
+        RunEvent::Done {
+            run_id,
+            termination,
+            ..
+        } => Write::Finish {
+            run_id: run_id.to_string(),
+            termination: termination.as_str(),
+        },
+        _ => return Ok(None),
+    };
+    Ok(Some(write))
+}
+
+fn tool_row(privacy: Privacy, invocation: &ToolInvocation) -> Result<NewRow, serde_json::Error> {
+    let artifacts = invocation.artifacts();
+    let types: Vec<&str> = artifacts
+        .iter()
+        .map(|artifact| artifact.kind().as_str())
+        .collect();
+    let kept = match privacy {
+        Privacy::Metadata => None,
+        _ => privacy.keep_value(serde_json::to_value(artifacts)?),
+    };
+    Ok(NewRow {
+        kind: "tool",
+        name: Some(invocation.name().to_owned()),
+        duration_ms: Some(invocation.duration().as_secs_f64() * 1000.0),
+        is_error: invocation.is_error(),
+        arguments: privacy.keep(invocation.arguments()),
+        content: privacy.keep(invocation.content()),
+        content_bytes: invocation.content().len(),
+        artifact_types: serde_json::to_string(&types)?,
+        artifact_count: types.len(),
+        artifacts: kept.map(|value| value.to_string()),
+    })
+}
+
+fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Error> {
+    let (duration_ms, content, arguments) = match step {
+        RunStep::Tool(invocation) => return tool_row(privacy, invocation),
+        RunStep::Request {
+            messages, tools, ..
+        } => (
+            None,
+            format!("{messages} messages, {} tools offered", tools.len()),
+            None,
+        ),
+        RunStep::Llm {
+            content,
+            tool_calls,
+            error,
+            duration,
+            ..
+        } => (
+            Some(duration.as_secs_f64() * 1000.0),
+            error.clone().unwrap_or_else(|| content.clone()),
+            Some(serde_json::to_string(tool_calls)?),
+        ),
+        RunStep::Suspended { pending, .. } => {
+            (None, String::new(), Some(serde_json::to_string(pending)?))
+        }
+        RunStep::Resumed {
+            approved, refused, ..
+        } => (
+            None,
+            format!("{} approved, {} refused", approved.len(), refused.len()),
+            None,
+        ),
+        _ => (None, String::new(), None),
+    };
+    Ok(NewRow {
+        kind: step.kind().as_str(),
+        name: None,
+        duration_ms,
+        is_error: false,
+        arguments: arguments.and_then(|text| privacy.keep(&text)),
+        content: privacy.keep(&content),
+        content_bytes: content.len(),
+        artifact_types: "[]".to_owned(),
+        artifact_count: 0,
+        artifacts: None,
+    })
+}
+
+/// One write the audit copy makes.
+pub(crate) enum Write {
+    Begin {
+        run_id: String,
+        kind: &'static str,
+        title: Option<String>,
+    },
+    Step {
+        run_id: String,
+        index: usize,
+        row: NewRow,
+    },
+    Finish {
+        run_id: String,
+        termination: &'static str,
+    },
+}
+
+pub(crate) struct NewRow {
+    pub(crate) kind: &'static str,
+    pub(crate) name: Option<String>,
+    pub(crate) duration_ms: Option<f64>,
+    pub(crate) is_error: bool,
+    pub(crate) arguments: Option<String>,
+    pub(crate) content: Option<String>,
+    pub(crate) content_bytes: usize,
+    pub(crate) artifact_types: String,
+    pub(crate) artifact_count: usize,
+    pub(crate) artifacts: Option<String>,
+}

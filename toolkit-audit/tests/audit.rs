@@ -1,0 +1,494 @@
+//! The audit copy as a recorder sink: what each privacy level keeps, exactly, from real runs and
+//! calls; every finished step committed before it is shown; nothing of one run overwriting
+//! another's. Every test runs on a SQLite file and on a PostgreSQL database (the test server of
+//! `support/postgres.rs`; skipped with one line when PostgreSQL is not installed, outside CI).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use toolkit::provider::ScriptedProvider;
+use toolkit::{
+    RunEvent, RunRequest, Table, ToolArtifact, ToolCall, ToolContext, ToolLoopService,
+    ToolRegistry, ToolResult, tool,
+};
+use toolkit_audit::{Audit, PostgresAudit, Privacy, StepRow};
+
+#[path = "support/postgres.rs"]
+mod postgres;
+
+/// Where a test keeps its audit copy: a new SQLite file, or a new PostgreSQL database.
+struct Place {
+    location: String,
+    _folder: Option<tempfile::TempDir>,
+}
+
+impl Place {
+    async fn open(&self, privacy: Privacy) -> Audit {
+        Audit::open(&self.location, privacy)
+            .await
+            .unwrap_or_else(|error| panic!("opening {}: {error}", self.location))
+    }
+}
+
+/// A new SQLite file, and a new PostgreSQL database when the test server runs.
+fn places(label: &str) -> Vec<Place> {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let file = folder.path().join(format!("{label}.sqlite3"));
+    let mut places = vec![Place {
+        location: file.to_str().expect("a UTF-8 temp path").to_owned(),
+        _folder: Some(folder),
+    }];
+    if let Some(server) = postgres::postgres() {
+        places.push(Place {
+            location: server.database(label),
+            _folder: None,
+        });
+    }
+    places
+}
+
+/// Looks a person up, slowly.
+#[tool]
+async fn lookup(
+    /// Their e-mail address.
+    email: String,
+) -> ToolResult {
+    tokio::time::sleep(Duration::from_millis(12)).await;
+    let table = Table::from_rows(
+        ["who", "key"],
+        [[email.as_str(), "sk-abcdefghijklmnopqrstuvwx1234"]],
+    )
+    .expect("two columns");
+    ToolResult::text_with(
+        format!("found {email} {}", "x".repeat(300)),
+        [
+            ToolArtifact::table("People", table),
+            ToolArtifact::text("Note", "mail bob@example.org"),
+        ],
+    )
+}
+
+const SCRIPT: &str = r#"{"turns": [
+    {"content": "looking", "tool_calls": [{"id": "call_1", "name": "lookup", "arguments_raw": "{\"email\": \"ada@example.com\"}"}]},
+    {"content": "done"}
+]}"#;
+
+/// Runs the script into an audit copy at `privacy` and reads back the run and its tool step.
+async fn keep(place: &Place, privacy: Privacy) -> (toolkit_audit::RunRow, StepRow) {
+    let audit = Arc::new(place.open(privacy).await);
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+        .with_sink(audit.clone());
+    let provider = ScriptedProvider::from_json(SCRIPT).expect("script");
+    let result = service
+        .run(&provider, RunRequest::new("ask ada@example.com"))
+        .await
+        .expect("runs");
+    let (run, steps) = audit
+        .run(result.trace.run_id().as_str())
+        .await
+        .expect("read")
+        .expect("the run");
+    assert_eq!(run.privacy, privacy.as_str());
+    assert_eq!(run.kind, "run");
+    assert_eq!(run.termination.as_deref(), Some("answered"));
+    let kinds: Vec<(i64, &str)> = steps.iter().map(|s| (s.index, s.kind.as_str())).collect();
+    assert_eq!(kinds, [(0, "request"), (1, "llm"), (2, "tool"), (3, "llm")]);
+    let step = steps[2].clone();
+    assert_eq!(step.name.as_deref(), Some("lookup"));
+    // The tool slept 12 ms on a paused clock: the recorder timed exactly that.
+    assert_eq!(step.duration_ms, Some(12.0));
+    assert_eq!(step.content_bytes, 322);
+    assert_eq!(step.artifact_count, 2);
+    assert_eq!(step.artifact_types, ["table", "text"]);
+    match privacy {
+        Privacy::Metadata => assert_eq!(run.title, None),
+        Privacy::Redacted => assert_eq!(run.title.as_deref(), Some("ask [EMAIL]")),
+        _ => assert_eq!(run.title.as_deref(), Some("ask ada@example.com")),
+    }
+    (run, step)
+}
+
+#[tokio::test(start_paused = true)]
+async fn metadata_keeps_count_types_and_sizes_only() {
+    for place in places("metadata") {
+        let (_, step) = keep(&place, Privacy::Metadata).await;
+        assert_eq!(
+            (step.arguments, step.content, step.artifacts),
+            (None, None, None)
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn redacted_masks_secrets_and_emails_and_caps_strings() {
+    for place in places("redacted") {
+        let (_, step) = keep(&place, Privacy::Redacted).await;
+        assert_eq!(step.arguments.as_deref(), Some(r#"{"email": "[EMAIL]"}"#));
+        let content = step.content.expect("content kept");
+        assert_eq!(content, format!("found [EMAIL] {}…[cut]", "x".repeat(186)));
+        assert_eq!(
+            step.artifacts,
+            Some(json!([
+                {"type": "table", "label": "People", "data": {"columns": ["who", "key"], "rows": [["[EMAIL]", "[REDACTED]"]]}},
+                {"type": "text", "label": "Note", "data": {"text": "mail [EMAIL]"}},
+            ]))
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn full_keeps_everything() {
+    for place in places("full") {
+        let (_, step) = keep(&place, Privacy::Full).await;
+        assert_eq!(
+            step.arguments.as_deref(),
+            Some(r#"{"email": "ada@example.com"}"#)
+        );
+        assert_eq!(
+            step.content.as_deref(),
+            Some(format!("found ada@example.com {}", "x".repeat(300)).as_str())
+        );
+        assert_eq!(
+            step.artifacts,
+            Some(json!([
+                {"type": "table", "label": "People", "data": {"columns": ["who", "key"], "rows": [["ada@example.com", "sk-abcdefghijklmnopqrstuvwx1234"]]}},
+                {"type": "text", "label": "Note", "data": {"text": "mail bob@example.org"}},
+            ]))
+        );
+    }
+}
+
+#[test]
+fn privacy_names_parse_and_others_are_refused() {
+    assert_eq!("metadata".parse::<Privacy>(), Ok(Privacy::Metadata));
+    assert_eq!("redacted".parse::<Privacy>(), Ok(Privacy::Redacted));
+    assert_eq!("full".parse::<Privacy>(), Ok(Privacy::Full));
+    assert_eq!(
+        "all".parse::<Privacy>().map_err(|error| error.to_string()),
+        Err("unknown privacy level \"all\": expected metadata, redacted or full".to_owned())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_step_is_in_the_database_before_a_subscriber_sees_it() {
+    for place in places("committed") {
+        let audit = Arc::new(place.open(Privacy::Full).await);
+        let service = Arc::new(
+            ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(audit),
+        );
+        let mut events = service.subscribe();
+        let reader = place.open(Privacy::Full).await;
+        let watcher = tokio::spawn(async move {
+            let mut checked = 0;
+            while let Ok(event) = events.recv().await {
+                if let RunEvent::ToolInvoked { run_id, index, .. }
+                | RunEvent::StepFinished { run_id, index, .. } = &*event
+                {
+                    let (_, steps) = reader.run(run_id.as_str()).await.unwrap().expect("the run");
+                    let index = i64::try_from(*index).unwrap();
+                    assert!(
+                        steps.iter().any(|step| step.index == index),
+                        "step {index} shown before it was kept"
+                    );
+                    checked += 1;
+                }
+                if matches!(*event, RunEvent::Done { .. }) {
+                    return checked;
+                }
+            }
+            checked
+        });
+        let provider = ScriptedProvider::from_json(SCRIPT).expect("script");
+        service
+            .run(&provider, RunRequest::new("ask"))
+            .await
+            .expect("runs");
+        assert_eq!(watcher.await.expect("watcher"), 4);
+    }
+}
+
+#[tokio::test]
+async fn two_services_on_one_database_keep_both_calls() {
+    for place in places("two") {
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let audit = Arc::new(place.open(Privacy::Metadata).await);
+            let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+                .with_sink(audit);
+            let scope = service.scope(ToolContext::new()).unwrap();
+            let call = ToolCall::new("mcp_call_1", "nope", "{}");
+            let mut events = service.subscribe();
+            service.call_observed(&scope, "mcp", call.clone()).await;
+            let event = events.recv().await.expect("run started");
+            ids.push(event.run_id().to_string());
+        }
+        assert_ne!(ids[0], ids[1]);
+        let audit = place.open(Privacy::Metadata).await;
+        let (runs, total) = audit
+            .find_runs(&toolkit_audit::RunQuery {
+                limit: 10,
+                ..Default::default()
+            })
+            .await
+            .expect("runs");
+        assert_eq!(total, 2);
+        assert_eq!(runs.len(), 2);
+        for run in &runs {
+            assert_eq!(run.steps, 1, "{run:?}");
+            assert_eq!(run.title.as_deref(), Some("nope"));
+        }
+    }
+}
+
+/// Needs an operator.
+#[tool(requires_approval)]
+fn guarded() -> String {
+    "ran".to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_resumes_once_across_services_sharing_the_audit_database() {
+    use toolkit::{Decision, RunError, SealKey, TokenError};
+
+    /// Tokens tried, each from sixteen tasks at once.
+    const ROUNDS: usize = 20;
+    let key = SealKey::from_bytes([5; 32]);
+    for place in places("replay") {
+        // Two instances, each with one connection of its own (a pool of one on PostgreSQL),
+        // as two processes have.
+        let mut instances: Vec<Arc<ToolLoopService>> = Vec::new();
+        for _ in 0..2 {
+            let audit = if place.location.starts_with("postgres://") {
+                Audit::Postgres(
+                    PostgresAudit::connect_with_pool(&place.location, Privacy::Metadata, 1)
+                        .await
+                        .expect("connects"),
+                )
+            } else {
+                place.open(Privacy::Metadata).await
+            };
+            instances.push(Arc::new(
+                ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+                    .with_seal_key(key.clone())
+                    .with_replay_store(Arc::new(audit)),
+            ));
+        }
+        let script = r#"{"turns": [
+            {"tool_calls": [{"id": "g1", "name": "guarded"}]},
+            {"content": "done"}
+        ]}"#;
+        let mut wins = 0;
+        for _ in 0..ROUNDS {
+            let suspended = instances[0]
+                .run(
+                    &ScriptedProvider::from_json(script).unwrap(),
+                    RunRequest::new("go"),
+                )
+                .await
+                .expect("runs");
+            let token = Arc::new(suspended.suspension.expect("suspended").token);
+            // Sixteen resumes at once, eight on each instance: exactly one runs.
+            let tasks: Vec<_> = (0..16)
+                .map(|task| {
+                    let service = Arc::clone(&instances[task % 2]);
+                    let token = Arc::clone(&token);
+                    tokio::spawn(async move {
+                        let provider = ScriptedProvider::from_json(script).unwrap();
+                        service
+                            .resume(
+                                &provider,
+                                &token,
+                                &[Decision::approve("g1")],
+                                ToolContext::new(),
+                            )
+                            .await
+                            .map(|_| ())
+                    })
+                })
+                .collect();
+            let mut outcomes = Vec::new();
+            for task in tasks {
+                outcomes.push(task.await.expect("ends"));
+            }
+            assert_eq!(
+                outcomes.iter().filter(|outcome| outcome.is_ok()).count(),
+                1,
+                "{}: {outcomes:?}",
+                place.location
+            );
+            assert!(
+                outcomes
+                    .iter()
+                    .filter_map(|outcome| outcome.as_ref().err())
+                    .all(|error| error == &RunError::Token(TokenError::AlreadyUsed))
+            );
+            wins += 1;
+        }
+        // Straight to stderr, for the record of what ran (seen with --nocapture).
+        println!(
+            "{}: {ROUNDS} tokens, {} resumes at once, {wins} succeeded",
+            if place.location.starts_with("postgres://") {
+                "PostgreSQL"
+            } else {
+                "SQLite"
+            },
+            ROUNDS * 16
+        );
+    }
+}
+
+/// Answers with a NUL inside.
+#[tool]
+fn nul_text() -> String {
+    "before\0after".to_owned()
+}
+
+#[tokio::test]
+async fn postgres_keeps_nul_bytes_and_loses_no_step_to_them() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let audit = Arc::new(
+        Audit::open(&server.database("nul"), Privacy::Full)
+            .await
+            .expect("opens"),
+    );
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+        .with_sink(audit.clone());
+    let scope = service.scope(ToolContext::new()).unwrap();
+    let mut events = service.subscribe();
+    // A model can put a NUL in a tool's name and in the arguments; a tool in its answer.
+    service
+        .call_observed(
+            &scope,
+            "nul",
+            ToolCall::new("1", "no\0such", "{\"a\": \"\0\"}"),
+        )
+        .await;
+    let first = events
+        .recv()
+        .await
+        .expect("run started")
+        .run_id()
+        .to_string();
+    service
+        .call_observed(&scope, "nul", ToolCall::new("2", "nul_text", "{}"))
+        .await;
+    let mut second = None;
+    while second.is_none() {
+        let event = events.recv().await.expect("events");
+        if let RunEvent::RunStarted { run_id, .. } = &*event {
+            second = Some(run_id.to_string());
+        }
+    }
+    let (run, steps) = audit.run(&first).await.unwrap().expect("the first call");
+    assert_eq!(run.title.as_deref(), Some("no\u{FFFD}such"));
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0].name.as_deref(), Some("no\u{FFFD}such"));
+    assert_eq!(steps[0].arguments.as_deref(), Some("{\"a\": \"\0\"}"));
+    assert!(steps[0].is_error);
+    let (_, steps) = audit
+        .run(second.as_deref().unwrap())
+        .await
+        .unwrap()
+        .expect("the second call");
+    assert_eq!(steps[0].content.as_deref(), Some("before\0after"));
+    assert_eq!(steps[0].content_bytes, 12);
+    // A search with a NUL finds the title it was kept as.
+    let (found, total) = audit
+        .find_runs(&toolkit_audit::RunQuery {
+            text: Some("NO\0S".to_owned()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!((found.len(), total), (1, 1));
+    assert_eq!(found[0].run_id, first);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_migrates_once_and_refuses_a_newer_schema() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let url = server.database("migrations");
+    // Four instances starting at once on an empty database: one migrates, all connect.
+    let starts: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            tokio::spawn(async move { PostgresAudit::connect(&url, Privacy::Metadata).await })
+        })
+        .collect();
+    for start in starts {
+        start.await.expect("ends").expect("connects");
+    }
+    let name = url.rsplit('/').next().unwrap();
+    assert_eq!(
+        server.psql(
+            name,
+            "SELECT version FROM toolkit_audit_migrations ORDER BY version"
+        ),
+        Ok("1".to_owned())
+    );
+    assert_eq!(PostgresAudit::schema_version(), 1);
+    server
+        .psql(
+            name,
+            "INSERT INTO toolkit_audit_migrations (version) VALUES (7)",
+        )
+        .unwrap();
+    let refused = PostgresAudit::connect(&url, Privacy::Metadata)
+        .await
+        .expect_err("a newer schema");
+    assert_eq!(
+        refused.to_string(),
+        "audit copy: the database's schema is at version 7; this build knows versions up to 1"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_announces_what_another_instance_commits() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let url = server.database("changes");
+    let watching = Audit::open(&url, Privacy::Metadata).await.expect("opens");
+    let mut changes = watching
+        .changes()
+        .await
+        .unwrap()
+        .expect("PostgreSQL announces");
+    let before = *changes.borrow_and_update();
+    // Another instance (its own pool) records one call: a run row, a step, the run's end.
+    let writer = Arc::new(Audit::open(&url, Privacy::Metadata).await.expect("opens"));
+    let service =
+        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(writer);
+    let scope = service.scope(ToolContext::new()).unwrap();
+    service
+        .call_observed(&scope, "other", ToolCall::new("1", "nul_text", "{}"))
+        .await;
+    tokio::time::timeout(Duration::from_secs(5), changes.changed())
+        .await
+        .expect("announced within 5 s")
+        .expect("still listening");
+    let (runs, _) = watching
+        .find_runs(&toolkit_audit::RunQuery {
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(*changes.borrow() > before);
+    // SQLite cannot announce: the history asks again instead.
+    let folder = tempfile::tempdir().unwrap();
+    let file = Audit::open(
+        folder.path().join("a.sqlite3").to_str().unwrap(),
+        Privacy::Metadata,
+    )
+    .await
+    .unwrap();
+    assert!(file.changes().await.unwrap().is_none());
+}

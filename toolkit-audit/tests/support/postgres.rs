@@ -1,0 +1,240 @@
+//! A private PostgreSQL server for the tests: Debian's binaries, a data folder under `target/`,
+//! one port on 127.0.0.1 (`TOOLKIT_PG_PORT`, default 54329), no Unix socket, trust
+//! authentication for the `toolkit` user. The first test that needs it starts it (every test
+//! process after that finds it running); `scripts/test` stops it when the tests are done. Each
+//! test gets a database of its own.
+//!
+//! Included by path from the other crates' tests, so it depends only on std.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::io::Write as _;
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// The running server.
+#[derive(Debug)]
+pub struct Postgres {
+    bin: PathBuf,
+    port: u16,
+}
+
+/// The server, started if it is not running; `None` (after one line saying why) when PostgreSQL
+/// is not installed and this is not CI. Under `CI=true` a server that cannot start fails the test.
+pub fn postgres() -> Option<&'static Postgres> {
+    static SERVER: OnceLock<Result<Postgres, String>> = OnceLock::new();
+    match SERVER.get_or_init(start) {
+        Ok(server) => Some(server),
+        Err(message) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{message}: under CI=true this fails"
+            );
+            // Straight to stderr: the test harness captures `eprintln!`, and a skip must be seen.
+            let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
+            None
+        }
+    }
+}
+
+impl Postgres {
+    /// A new, empty database; its URL.
+    pub fn database(&self, label: &str) -> String {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "t_{label}_{}_{}",
+            std::process::id(),
+            COUNT.fetch_add(1, Ordering::Relaxed)
+        );
+        self.psql("postgres", &format!("CREATE DATABASE {name}"))
+            .unwrap_or_else(|error| panic!("creating database {name}: {error}"));
+        self.url(&name)
+    }
+
+    /// The URL of database `name` on this server.
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://toolkit@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// Runs `sql` in database `name` with `psql`; its output (unaligned, tuples only).
+    pub fn psql(&self, name: &str, sql: &str) -> Result<String, String> {
+        let output = Command::new(self.bin.join("psql"))
+            .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+            .args([
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "toolkit",
+                "-d",
+                name,
+                "-c",
+                sql,
+            ])
+            .output()
+            .map_err(|error| format!("psql: {error}"))?;
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        } else {
+            Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
+        }
+    }
+}
+
+fn port() -> u16 {
+    std::env::var("TOOLKIT_PG_PORT")
+        .ok()
+        .and_then(|port| port.parse().ok())
+        .unwrap_or(54329)
+}
+
+fn target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    )
+}
+
+/// The newest installed server's binaries: `TOOLKIT_PG_BIN`, else Debian's
+/// `/usr/lib/postgresql/<version>/bin`.
+fn binaries() -> Option<PathBuf> {
+    if let Some(bin) = std::env::var_os("TOOLKIT_PG_BIN") {
+        return Some(PathBuf::from(bin));
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("pg_ctl").is_file().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+fn answers(port: u16) -> bool {
+    TcpStream::connect_timeout(
+        &SocketAddr::from(([127, 0, 0, 1], port)),
+        Duration::from_millis(500),
+    )
+    .is_ok()
+}
+
+/// PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user that
+/// Debian's package creates, on a folder that user owns.
+fn as_server_user(program: &Path) -> Command {
+    let root = std::fs::metadata("/proc/self").is_ok_and(|process| process.uid() == 0);
+    if root {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+fn run(mut command: Command, what: &str) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|error| format!("{what}: {error}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed: {}{}",
+            String::from_utf8_lossy(&output.stdout).trim(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+fn start() -> Result<Postgres, String> {
+    let port = port();
+    let bin = binaries().ok_or(
+        "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl; ./scripts/test installs it)",
+    )?;
+    let server = Postgres { bin, port };
+    let home = target().join("postgres");
+    std::fs::create_dir_all(&home).map_err(|error| format!("{}: {error}", home.display()))?;
+    // One test process starts the server; the others wait for it here, then find it running.
+    let lock = std::fs::File::create(home.join("start.lock"))
+        .map_err(|error| format!("postgres start lock: {error}"))?;
+    lock.lock()
+        .map_err(|error| format!("postgres start lock: {error}"))?;
+    if answers(port) {
+        return Ok(server);
+    }
+    let root = std::fs::metadata("/proc/self").is_ok_and(|process| process.uid() == 0);
+    let data = if root {
+        server_user_folder(&home)?
+    } else {
+        home.join("data")
+    };
+    // `scripts/test` stops the server through this file.
+    std::fs::write(home.join("data-path"), data.as_os_str().as_encoded_bytes())
+        .map_err(|error| format!("{}: {error}", home.display()))?;
+    if !data.join("PG_VERSION").is_file() {
+        let mut initdb = as_server_user(&server.bin.join("initdb"));
+        initdb.arg("-D").arg(&data).args([
+            "-U",
+            "toolkit",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-locale",
+        ]);
+        run(initdb, "initdb")?;
+    }
+    let mut pg_ctl = as_server_user(&server.bin.join("pg_ctl"));
+    pg_ctl
+        .arg("-D")
+        .arg(&data)
+        .arg("-l")
+        .arg(home.join("server.log"))
+        .args(["-w", "-t", "60", "-o"])
+        .arg(format!(
+            "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' \
+             -c max_connections=300"
+        ))
+        .arg("start");
+    run(pg_ctl, "pg_ctl start (see target/postgres/server.log)")?;
+    // Databases earlier runs left: each test made its own.
+    let old = server.psql(
+        "postgres",
+        "SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'",
+    )?;
+    for name in old.lines().filter(|name| !name.is_empty()) {
+        server.psql("postgres", &format!("DROP DATABASE IF EXISTS {name}"))?;
+    }
+    Ok(server)
+}
+
+/// As root, the data folder belongs to the `postgres` user: `target/postgres/data` when that user
+/// can reach it, else a folder of its own under the temporary folder (a checkout under a private
+/// home folder, say).
+fn server_user_folder(home: &Path) -> Result<PathBuf, String> {
+    let chown = |folder: &Path| {
+        let mut chown = Command::new("chown");
+        chown.arg("postgres:").arg(folder);
+        run(chown, "chown of the data folder to the postgres user")
+    };
+    let reachable = |folder: &Path| {
+        let mut test = as_server_user(Path::new("test"));
+        test.arg("-w").arg(folder);
+        test.status().is_ok_and(|status| status.success())
+    };
+    chown(home)?;
+    if reachable(home) {
+        return Ok(home.join("data"));
+    }
+    let own = std::env::temp_dir().join(format!("toolkit-postgres-{}", port()));
+    std::fs::create_dir_all(&own).map_err(|error| format!("{}: {error}", own.display()))?;
+    chown(&own)?;
+    Ok(own.join("data"))
+}
