@@ -1222,10 +1222,11 @@ async function history() {
   }
   const data = await getJson(query());
   document.getElementById('audit-info').textContent = data.audit
-    ? 'From the audit copy (SQLite). New rows are kept at privacy level: ' + data.audit + '.'
+    ? 'From the audit copy (' + data.kind + '). New rows are kept at privacy level: ' + data.audit + '.'
     : 'No audit copy is kept by this server.';
-  // Other processes write to the same audit copy (`playground mcp`, say): look again every two
-  // seconds and redraw the list when a run or a step was added.
+  // Other processes write to the same audit copy (`playground mcp`, another instance): redraw the
+  // list when a run or a step was added. PostgreSQL announces each commit (the server waits for
+  // one on /api/runs/changes); a SQLite file is asked again every two seconds.
   const shape = (fresh) => JSON.stringify([fresh.total, fresh.runs.map((run) => [run.run_id, run.steps, run.termination])]);
   let drawn = shape(data);
   show(data);
@@ -1242,14 +1243,33 @@ async function history() {
   statusFilter.addEventListener('change', () => { offset = 0; reload(); });
   newer.addEventListener('click', () => { offset = Math.max(0, offset - RUNS_PAGE); reload(); });
   older.addEventListener('click', () => { offset += RUNS_PAGE; reload(); });
-  if (data.audit) {
+  async function refresh() {
+    const fresh = await getJson(query());
+    if (shape(fresh) !== drawn) {
+      drawn = shape(fresh);
+      show(fresh);
+    }
+  }
+  async function follow(version) {
+    for (;;) {
+      try {
+        const change = await getJson('/api/runs/changes?after=' + version);
+        if (change.version > version) {
+          version = change.version;
+          await refresh();
+        }
+      } catch (error) {
+        document.getElementById('audit-info').textContent = 'cannot refresh the runs: ' + error.message;
+        await new Promise((done) => window.setTimeout(done, 2000));
+      }
+    }
+  }
+  if (data.audit && data.version !== null) {
+    follow(data.version);
+  } else if (data.audit) {
     window.setInterval(async () => {
       try {
-        const fresh = await getJson(query());
-        if (shape(fresh) !== drawn) {
-          drawn = shape(fresh);
-          show(fresh);
-        }
+        await refresh();
       } catch (error) {
         document.getElementById('audit-info').textContent = 'cannot refresh the runs: ' + error.message;
       }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
 use toolkit::{SealKey, SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_audit::SqliteAudit;
+use toolkit_audit::Audit;
 use toolkit_builtins::{Database, WorkspaceRoot};
 
 /// The script played by `run` and the inspector's loop when no other is given: it lists the
@@ -222,12 +222,12 @@ pub fn offered_tools(registry: &ToolRegistry, writers: bool) -> Vec<String> {
 /// `show_secrets` (artifacts, for people, always keep them).
 pub fn service(
     registry: ToolRegistry,
-    audit: Option<&Arc<SqliteAudit>>,
+    audit: Option<&Arc<Audit>>,
     show_secrets: bool,
 ) -> ToolLoopService {
     let mut service = ToolLoopService::new(registry);
     if let Some(audit) = audit {
-        // The audit file also records used tokens, so every process on it resumes each once.
+        // The audit copy also records used tokens, so every process on it resumes each once.
         service = service
             .with_sink(audit.clone())
             .with_replay_store(audit.clone());

@@ -6,7 +6,8 @@
 //!
 //! The inspector shows what a tool sent to the model (its wire string) apart from what only people
 //! see (its artifacts), renders every value as inert text, and keeps an audit copy of every
-//! finished step in SQLite (a [`toolkit_audit::SqliteAudit`] sink on the service's recorder).
+//! finished step in SQLite or PostgreSQL (a [`toolkit_audit::Audit`] sink on the service's
+//! recorder).
 //!
 //! ```no_run
 //! # async fn start() -> Result<(), Box<dyn std::error::Error>> {

@@ -32,7 +32,7 @@ use toolkit::{
     Decision, Preview, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService,
     ToolRegistry,
 };
-use toolkit_audit::{Privacy, SqliteAudit};
+use toolkit_audit::{Audit, Privacy};
 use toolkit_builtins as _; // links the builtin tools
 
 #[derive(Parser)]
@@ -124,9 +124,10 @@ struct ServeArgs {
 
 #[derive(Args, Default)]
 struct AuditArgs {
-    /// The audit copy (SQLite); default `audit.sqlite3` in the data folder.
-    #[arg(long)]
-    audit: Option<PathBuf>,
+    /// The audit copy: a SQLite file, or a PostgreSQL database as a `postgres://` URL (shared by
+    /// every instance on it); default `audit.sqlite3` in the data folder.
+    #[arg(long, value_name = "FILE|URL")]
+    audit: Option<String>,
     /// What the audit copy keeps: metadata, redacted or full.
     #[arg(long, default_value_t = Privacy::Metadata)]
     privacy: Privacy,
@@ -274,18 +275,36 @@ fn registry() -> Result<ToolRegistry, Failure> {
         .map_err(|error| Failure::runtime(error.to_string()))
 }
 
-fn open_audit(args: &AuditArgs) -> Result<Arc<SqliteAudit>, Failure> {
-    let path = args.audit.clone().unwrap_or_else(default_audit_path);
-    let audit = SqliteAudit::open(&path, args.privacy)
-        .map_err(|error| Failure::runtime(format!("{} ({})", error, path.display())))?;
+/// Opens the audit copy in `runtime`, which then serves everything that uses it (a PostgreSQL
+/// pool's connections live in the runtime that made them).
+fn open_audit(args: &AuditArgs, runtime: &tokio::runtime::Runtime) -> Result<Arc<Audit>, Failure> {
+    let location = args
+        .audit
+        .clone()
+        .unwrap_or_else(|| default_audit_path().to_string_lossy().into_owned());
+    let audit = runtime
+        .block_on(Audit::open(&location, args.privacy))
+        .map_err(|error| Failure::runtime(format!("{error} ({})", shown(&location))))?;
     Ok(Arc::new(audit))
+}
+
+/// A location as it may be printed: a URL's password is left out.
+fn shown(location: &str) -> String {
+    match (location.split_once("://"), location.rfind('@')) {
+        (Some((scheme, rest)), Some(_)) if rest.contains('@') => {
+            let (user, host) = rest.rsplit_once('@').unwrap_or(("", rest));
+            let user = user.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}@{host}")
+        }
+        _ => location.to_owned(),
+    }
 }
 
 /// The service every command that runs loops uses: the default one (see
 /// [`playground::defaults::service`]) sealing with the key kept in the data folder, so a run
 /// suspended by one process resumes in another.
 fn sealing_service(
-    audit: &Arc<SqliteAudit>,
+    audit: &Arc<Audit>,
     secrets: SecretArgs,
 ) -> Result<Arc<ToolLoopService>, Failure> {
     let key = seal_key().map_err(|error| {
@@ -303,7 +322,8 @@ fn sample() -> Result<toolkit::ToolContext, Failure> {
 }
 
 fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
-    let audit = open_audit(&args.audit)?;
+    let runtime = runtime()?;
+    let audit = open_audit(&args.audit, &runtime)?;
     let live = args.base_url.map(|base_url| LiveModel {
         base_url,
         model: args.model,
@@ -315,7 +335,6 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
         live,
     )
     .with_writers(args.writers);
-    let runtime = runtime()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
@@ -345,7 +364,8 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
 /// stderr. Every call (its artifacts included) is kept in the audit copy by the service's
 /// recorder, where `playground serve` shows it in the runs history.
 fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
-    let audit = open_audit(&args.audit)?;
+    let runtime = runtime()?;
+    let audit = open_audit(&args.audit, &runtime)?;
     let mut context = sample()?;
     if let Some(folder) = &args.workspace {
         if !folder.is_dir() {
@@ -370,7 +390,6 @@ fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
         Some(&audit),
         args.secrets.show_secrets,
     ));
-    let runtime = runtime()?;
     runtime.block_on(async {
         let served = match args.http {
             None => toolkit_mcp::serve_stdio(service, context).await,
@@ -550,7 +569,8 @@ fn provider(
 
 fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
-    let audit = open_audit(&args.audit)?;
+    let runtime = runtime()?;
+    let audit = open_audit(&args.audit, &runtime)?;
     let service = sealing_service(&audit, args.secrets)?;
     let offered = offered_tools(service.registry(), args.writers);
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
@@ -558,7 +578,6 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
         .with_tools(offered)
         .with_context(sample()?);
     println!("run {}", request.run_id());
-    let runtime = runtime()?;
     runtime.block_on(async { follow(stream_run(&service, provider, request)).await })
 }
 
@@ -566,7 +585,8 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
     let token = given_text(&args.token, "the token")?;
     let token = token.trim();
-    let audit = open_audit(&args.audit)?;
+    let runtime = runtime()?;
+    let audit = open_audit(&args.audit, &runtime)?;
     let service = sealing_service(&audit, args.secrets)?;
     let decisions: Vec<Decision> = args
         .approve
@@ -575,7 +595,6 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
         .chain(args.deny.iter().map(Decision::deny))
         .collect();
     let context = sample()?;
-    let runtime = runtime()?;
     runtime.block_on(async {
         let lines = stream_resume(&service, provider, token, decisions, context)
             .map_err(|error| Failure::usage(format!("the token does not open: {error}")))?;

@@ -31,7 +31,7 @@ use toolkit::{
     Decision, Preview, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError, ToolCall,
     ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService, ToolRegistry,
 };
-use toolkit_audit::{RunQuery, SqliteAudit};
+use toolkit_audit::{Audit, RunQuery};
 
 use crate::defaults::{DEFAULT_QUESTION, DEFAULT_SCRIPT};
 use crate::guard::{Guard, same_origin};
@@ -63,7 +63,7 @@ pub struct LiveModel {
 pub struct AppState {
     service: Arc<ToolLoopService>,
     context: ToolContext,
-    audit: Option<Arc<SqliteAudit>>,
+    audit: Option<Arc<Audit>>,
     live: Option<LiveModel>,
     writers: bool,
     token: Arc<str>,
@@ -87,7 +87,7 @@ impl AppState {
     pub fn new(
         registry: ToolRegistry,
         context: ToolContext,
-        audit: Option<Arc<SqliteAudit>>,
+        audit: Option<Arc<Audit>>,
         live: Option<LiveModel>,
         show_secrets: bool,
     ) -> Self {
@@ -100,7 +100,7 @@ impl AppState {
     pub fn over(
         service: Arc<ToolLoopService>,
         context: ToolContext,
-        audit: Option<Arc<SqliteAudit>>,
+        audit: Option<Arc<Audit>>,
         live: Option<LiveModel>,
     ) -> Self {
         Self {
@@ -134,7 +134,7 @@ impl AppState {
     /// The embedded default: the linked tools over the sample workspace and database, secrets
     /// masked for the model.
     pub fn embedded(
-        audit: Option<Arc<SqliteAudit>>,
+        audit: Option<Arc<Audit>>,
         live: Option<LiveModel>,
     ) -> Result<Self, SetupError> {
         let context = crate::defaults::sample_context()?;
@@ -179,6 +179,7 @@ pub fn router(state: AppState, address: SocketAddr) -> Router {
         .route("/api/run", post(run))
         .route("/api/resume", post(resume))
         .route("/api/runs", get(runs))
+        .route("/api/runs/changes", get(run_changes))
         .route("/api/runs/{run_id}", get(run_detail))
         .layer(middleware::from_fn_with_state(guard, same_origin))
         .layer(middleware::from_fn(security_headers))
@@ -293,6 +294,7 @@ async fn config(State(state): State<AppState>) -> Response {
         "default_question": DEFAULT_QUESTION,
         "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
         "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
+        "audit_kind": state.audit.as_ref().map(|audit| audit.kind()),
         "writers": state.writers,
     }))
     .into_response()
@@ -645,16 +647,66 @@ async fn runs(
         offset: query.offset,
         limit: query.limit.unwrap_or(RUNS_PAGE_LIMIT).min(RUNS_PAGE_LIMIT),
     };
-    match tokio::task::spawn_blocking(move || audit.find_runs(&query).map(|found| (found, audit)))
-        .await
-    {
-        Ok(Ok(((runs, total), audit))) => {
-            Json(json!({"runs": runs, "total": total, "audit": audit.privacy().as_str()}))
-                .into_response()
-        }
-        Ok(Err(error)) => server_error(&error.to_string()),
+    // Read before the page: a change committed while it is read is announced after this.
+    let version = match audit.changes().await {
+        Ok(changes) => changes.map(|changes| *changes.borrow()),
+        Err(error) => return server_error(&error.to_string()),
+    };
+    match audit.find_runs(&query).await {
+        Ok((runs, total)) => Json(json!({
+            "runs": runs,
+            "total": total,
+            "audit": audit.privacy().as_str(),
+            "kind": audit.kind(),
+            "version": version,
+        }))
+        .into_response(),
         Err(error) => server_error(&error.to_string()),
     }
+}
+
+/// `after`: the `version` of the history the page shows.
+#[derive(Deserialize)]
+struct ChangesQuery {
+    after: u64,
+}
+
+/// How long one wait for a change lasts before the page asks again.
+const CHANGES_WAIT: std::time::Duration = std::time::Duration::from_secs(25);
+
+/// Waits until some instance commits to the audit copy after the page's `version` (at most
+/// [`CHANGES_WAIT`]) and answers the new version: `{"live": true, "version": N}`. An audit copy
+/// that cannot announce commits (SQLite) answers `{"live": false}` at once, and the page asks
+/// for the runs again every two seconds instead.
+async fn run_changes(
+    State(state): State<AppState>,
+    query: Result<Query<ChangesQuery>, QueryRejection>,
+) -> Response {
+    let Query(ChangesQuery { after }) = match query {
+        Ok(query) => query,
+        Err(rejection) => return bad_request(format!("invalid query: {}", rejection.body_text())),
+    };
+    let Some(audit) = state.audit.clone() else {
+        return Json(json!({"live": false})).into_response();
+    };
+    let mut changes = match audit.changes().await {
+        Ok(Some(changes)) => changes,
+        Ok(None) => return Json(json!({"live": false})).into_response(),
+        Err(error) => return server_error(&error.to_string()),
+    };
+    let newer = async {
+        loop {
+            let version = *changes.borrow_and_update();
+            if version > after || changes.changed().await.is_err() {
+                return version;
+            }
+        }
+    };
+    let version = match tokio::time::timeout(CHANGES_WAIT, newer).await {
+        Ok(version) => version,
+        Err(_) => *changes.borrow(),
+    };
+    Json(json!({"live": true, "version": version})).into_response()
 }
 
 async fn run_detail(State(state): State<AppState>, Path(run_id): Path<String>) -> Response {
@@ -667,16 +719,15 @@ async fn run_detail(State(state): State<AppState>, Path(run_id): Path<String>) -
         )
             .into_response();
     };
-    match tokio::task::spawn_blocking(move || audit.run(&run_id)).await {
-        Ok(Ok(Some((run, steps)))) => Json(json!({"run": run, "steps": steps})).into_response(),
-        Ok(Ok(None)) => (
+    match audit.run(&run_id).await {
+        Ok(Some((run, steps))) => Json(json!({"run": run, "steps": steps})).into_response(),
+        Ok(None) => (
             StatusCode::NOT_FOUND,
             Json(ErrorBody {
                 error: "unknown run".to_owned(),
             }),
         )
             .into_response(),
-        Ok(Err(error)) => server_error(&error.to_string()),
         Err(error) => server_error(&error.to_string()),
     }
 }

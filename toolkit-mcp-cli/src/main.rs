@@ -1,6 +1,9 @@
 //! `toolkit-mcp`: serves toolkit's builtin tools to MCP hosts, over stdio or (`--http PORT`)
 //! streamable HTTP on 127.0.0.1, on `--workspace DIR` (default: the builtins' sample workspace)
 //! and, with `--database FILE`, a SQLite database; without one, the record tools are not listed.
+//! With `--audit FILE|URL`, every call and its artifacts are kept in an audit copy (a SQLite
+//! file, or a PostgreSQL database given as a `postgres://` URL) at `--privacy` (default
+//! `metadata`); MCP replies never carry artifacts.
 //! Secret-shaped strings in what tools answer are masked (`[REDACTED]`) unless
 //! `--show-secrets`: an MCP host forwards replies to a model.
 
@@ -10,9 +13,10 @@ use std::sync::Arc;
 use std::path::PathBuf;
 
 use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit_audit::{Audit, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 
-const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. Secret-shaped strings in replies are masked unless --show-secrets.";
+const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nSecret-shaped strings in replies are masked unless --show-secrets.";
 
 fn main() -> ExitCode {
     let mut arguments = std::env::args().skip(1);
@@ -20,6 +24,8 @@ fn main() -> ExitCode {
     let mut show_secrets = false;
     let mut workspace = PathBuf::from(toolkit_builtins::files::sample_workspace());
     let mut database = None;
+    let mut audit = None;
+    let mut privacy = Privacy::Metadata;
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--show-secrets" => show_secrets = true,
@@ -39,6 +45,15 @@ fn main() -> ExitCode {
                     ));
                 }
                 None => return usage_error("--database needs a SQLite file"),
+            },
+            "--audit" => match arguments.next() {
+                Some(location) => audit = Some(location),
+                None => return usage_error("--audit needs a SQLite file or a postgres:// URL"),
+            },
+            "--privacy" => match arguments.next().map(|level| level.parse::<Privacy>()) {
+                Some(Ok(level)) => privacy = level,
+                Some(Err(error)) => return usage_error(&format!("--privacy: {error}")),
+                None => return usage_error("--privacy needs metadata, redacted or full"),
             },
             "--http" => match arguments.next().map(|port| port.parse::<u16>()) {
                 Some(Ok(number)) => port = Some(number),
@@ -62,15 +77,6 @@ fn main() -> ExitCode {
     if database.is_none() {
         registry.retain(|spec| !DATABASE_TOOLS.contains(&spec.name()));
     }
-    let mut service = ToolLoopService::new(registry);
-    if !show_secrets {
-        service = service.with_content_filter(Arc::new(SecretFilter));
-    }
-    let service = Arc::new(service);
-    let mut context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
-    if let Some(database) = database {
-        context = context.with_extension(Database::new(database));
-    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -81,6 +87,28 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let mut service = ToolLoopService::new(registry);
+    if let Some(location) = audit {
+        // Opened in the runtime that serves: a PostgreSQL pool's connections live there.
+        match runtime.block_on(Audit::open(&location, privacy)) {
+            Ok(audit) => {
+                let audit = Arc::new(audit);
+                service = service.with_sink(audit.clone()).with_replay_store(audit);
+            }
+            Err(error) => {
+                eprintln!("toolkit-mcp: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if !show_secrets {
+        service = service.with_content_filter(Arc::new(SecretFilter));
+    }
+    let service = Arc::new(service);
+    let mut context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
+    if let Some(database) = database {
+        context = context.with_extension(Database::new(database));
+    }
     let served = runtime.block_on(async move {
         match port {
             None => toolkit_mcp::serve_stdio(service, context).await,

@@ -14,7 +14,7 @@ use base64::Engine as _;
 use playground::server::AppState;
 use serde_json::{Value, json};
 use toolkit::{ToolContext, ToolRegistry};
-use toolkit_audit::{Privacy, SqliteAudit};
+use toolkit_audit::{Audit, Privacy, SqliteAudit};
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -107,7 +107,7 @@ pub async fn start_playground_with(writers: bool, privacy: Privacy) -> Playgroun
     let state = AppState::new(
         ToolRegistry::linked().expect("no duplicates"),
         context,
-        Some(Arc::clone(&audit)),
+        Some(Arc::new(Audit::Sqlite(SqliteAudit::clone(&audit)))),
         None,
         false,
     )
