@@ -158,11 +158,12 @@ fn serve(data: &Path, url: &str) -> (Served, String) {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("serves");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut first = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut first)
-        .expect("the first line");
+    stdout.read_line(&mut first).expect("the first line");
     assert!(first.starts_with("Tool Playground: open "), "{first}");
+    // Read on, so that the server's later lines do not meet a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     (Served(child), format!("http://127.0.0.1:{port}"))
 }
 
