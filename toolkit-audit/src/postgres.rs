@@ -66,7 +66,7 @@ CREATE TRIGGER steps_notify AFTER INSERT ON steps
 "];
 
 /// Serialises instances migrating one database at once (`pg_advisory_xact_lock`'s key).
-const MIGRATION_LOCK: i64 = 0x746f_6f6c_6b69_74;
+const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
 
 /// The audit copy in PostgreSQL, and a [`Sink`] and [`ReplayStore`] for a service's recorder.
 ///
@@ -81,7 +81,7 @@ const MIGRATION_LOCK: i64 = 0x746f_6f6c_6b69_74;
 #[derive(Clone)]
 pub struct PostgresAudit {
     pool: Pool,
-    config: tokio_postgres::Config,
+    config: Arc<tokio_postgres::Config>,
     privacy: Privacy,
     listener: Arc<OnceCell<watch::Receiver<u64>>>,
 }
@@ -127,7 +127,7 @@ impl PostgresAudit {
             .map_err(|error| AuditError::Location(format!("connection pool: {error}")))?;
         let audit = Self {
             pool,
-            config,
+            config: Arc::new(config),
             privacy,
             listener: Arc::new(OnceCell::new()),
         };
@@ -275,7 +275,7 @@ impl PostgresAudit {
                 let (sender, receiver) = watch::channel(0);
                 let (client, connection) = self.config.connect(NoTls).await?;
                 let mut follower = Follower {
-                    config: self.config.clone(),
+                    config: Arc::clone(&self.config),
                     sender,
                 };
                 let listening = tokio::spawn(async move {
@@ -299,7 +299,7 @@ impl PostgresAudit {
 
 /// Drives the listening connection, counting notifications.
 struct Follower {
-    config: tokio_postgres::Config,
+    config: Arc<tokio_postgres::Config>,
     sender: watch::Sender<u64>,
 }
 
