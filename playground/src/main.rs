@@ -32,7 +32,7 @@ use toolkit::{
     Decision, Preview, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService,
     ToolRegistry,
 };
-use toolkit_audit::{Audit, Privacy};
+use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins as _; // links the builtin tools
 
 #[derive(Parser)]
@@ -128,9 +128,13 @@ struct AuditArgs {
     /// every instance on it); default `audit.sqlite3` in the data folder.
     #[arg(long, value_name = "FILE|URL")]
     audit: Option<String>,
-    /// What the audit copy keeps: metadata, redacted or full.
+    /// What the audit copy (and the OpenTelemetry export) keeps: metadata, redacted or full.
     #[arg(long, default_value_t = Privacy::Metadata)]
     privacy: Privacy,
+    /// Also export runs as OpenTelemetry traces to this OTLP/HTTP receiver
+    /// (http://host:4318): a span per run, model call and tool call; never artifacts.
+    #[arg(long, value_name = "URL")]
+    otlp: Option<String>,
 }
 
 #[derive(Args)]
@@ -275,9 +279,40 @@ fn registry() -> Result<ToolRegistry, Failure> {
         .map_err(|error| Failure::runtime(error.to_string()))
 }
 
+/// Where a command's runs are kept: the audit copy, and the OpenTelemetry export if asked for.
+struct Kept {
+    audit: Arc<Audit>,
+    export: Option<Arc<OtlpExport>>,
+}
+
+impl Kept {
+    /// `service` keeping its runs here: in the audit copy (which also records used tokens, see
+    /// [`playground::defaults::service`]) and the export.
+    fn onto(&self, service: ToolLoopService) -> ToolLoopService {
+        match &self.export {
+            Some(export) => service.with_sink(Arc::clone(export) as _),
+            None => service,
+        }
+    }
+
+    /// Sends what the export still holds; a failure is reported, not fatal (the runs are done).
+    fn finish(&self) {
+        if let Some(export) = &self.export
+            && let Err(error) = export.shutdown()
+        {
+            eprintln!("warning: {error}");
+        }
+    }
+}
+
 /// Opens the audit copy in `runtime`, which then serves everything that uses it (a PostgreSQL
-/// pool's connections live in the runtime that made them).
-fn open_audit(args: &AuditArgs, runtime: &tokio::runtime::Runtime) -> Result<Arc<Audit>, Failure> {
+/// pool's connections live in the runtime that made them), and the export when `--otlp` names
+/// one; `model` names the chat spans' provider and model (`None` where nothing calls a model).
+fn open_audit(
+    args: &AuditArgs,
+    runtime: &tokio::runtime::Runtime,
+    model: Option<(&str, &str)>,
+) -> Result<Kept, Failure> {
     let location = args
         .audit
         .clone()
@@ -285,7 +320,30 @@ fn open_audit(args: &AuditArgs, runtime: &tokio::runtime::Runtime) -> Result<Arc
     let audit = runtime
         .block_on(Audit::open(&location, args.privacy))
         .map_err(|error| Failure::runtime(format!("{error} ({})", shown(&location))))?;
-    Ok(Arc::new(audit))
+    let export = args
+        .otlp
+        .as_deref()
+        .map(|endpoint| {
+            OtlpExport::new(endpoint, args.privacy)
+                .map(|export| match model {
+                    Some((provider, model)) => Arc::new(export.with_model(provider, model)),
+                    None => Arc::new(export),
+                })
+                .map_err(|error| Failure::usage(format!("--otlp {endpoint}: {error}")))
+        })
+        .transpose()?;
+    Ok(Kept {
+        audit: Arc::new(audit),
+        export,
+    })
+}
+
+/// The provider and model the chat spans name: a live server's model, or the script.
+fn model_of<'a>(base_url: Option<&str>, model: &'a str) -> (&'static str, &'a str) {
+    match base_url {
+        Some(_) => ("openai", model),
+        None => ("scripted", "scripted"),
+    }
 }
 
 /// A location as it may be printed: a URL's password is left out.
@@ -303,17 +361,19 @@ fn shown(location: &str) -> String {
 /// The service every command that runs loops uses: the default one (see
 /// [`playground::defaults::service`]) sealing with the key kept in the data folder, so a run
 /// suspended by one process resumes in another.
-fn sealing_service(
-    audit: &Arc<Audit>,
-    secrets: SecretArgs,
-) -> Result<Arc<ToolLoopService>, Failure> {
+fn sealing_service(kept: &Kept, secrets: SecretArgs) -> Result<Arc<ToolLoopService>, Failure> {
     let key = seal_key().map_err(|error| {
         Failure::runtime(format!(
             "cannot keep the key that seals suspended runs: {error}"
         ))
     })?;
     Ok(Arc::new(
-        service(registry()?, Some(audit), secrets.show_secrets).with_seal_key(key),
+        kept.onto(service(
+            registry()?,
+            Some(&kept.audit),
+            secrets.show_secrets,
+        ))
+        .with_seal_key(key),
     ))
 }
 
@@ -323,19 +383,23 @@ fn sample() -> Result<toolkit::ToolContext, Failure> {
 
 fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
     let runtime = runtime()?;
-    let audit = open_audit(&args.audit, &runtime)?;
+    let kept = open_audit(
+        &args.audit,
+        &runtime,
+        Some(model_of(args.base_url.as_deref(), &args.model)),
+    )?;
     let live = args.base_url.map(|base_url| LiveModel {
         base_url,
         model: args.model,
     });
     let state = AppState::over(
-        sealing_service(&audit, args.secrets)?,
+        sealing_service(&kept, args.secrets)?,
         sample()?,
-        Some(audit),
+        Some(Arc::clone(&kept.audit)),
         live,
     )
     .with_writers(args.writers);
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
             .map_err(|error| {
@@ -357,7 +421,9 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
             _ = tokio::signal::ctrl_c() => {}
         }
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    kept.finish();
+    served
 }
 
 /// Serves the registry over MCP. On stdio, stdout is the protocol: everything else goes to
@@ -365,7 +431,7 @@ fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
 /// recorder, where `playground serve` shows it in the runs history.
 fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
     let runtime = runtime()?;
-    let audit = open_audit(&args.audit, &runtime)?;
+    let kept = open_audit(&args.audit, &runtime, None)?;
     let mut context = sample()?;
     if let Some(folder) = &args.workspace {
         if !folder.is_dir() {
@@ -385,12 +451,12 @@ fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
         }
         context = context.with_extension(toolkit_builtins::Database::new(file));
     }
-    let service = Arc::new(service(
+    let service = Arc::new(kept.onto(service(
         registry()?,
-        Some(&audit),
+        Some(&kept.audit),
         args.secrets.show_secrets,
-    ));
-    runtime.block_on(async {
+    )));
+    let served = runtime.block_on(async {
         let served = match args.http {
             None => toolkit_mcp::serve_stdio(service, context).await,
             Some(port) => {
@@ -405,7 +471,9 @@ fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
         };
         served.map_err(|error| Failure::runtime(format!("MCP: {error}")))?;
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    kept.finish();
+    served
 }
 
 fn list() -> Result<ExitCode, Failure> {
@@ -570,15 +638,21 @@ fn provider(
 fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
     let runtime = runtime()?;
-    let audit = open_audit(&args.audit, &runtime)?;
-    let service = sealing_service(&audit, args.secrets)?;
+    let kept = open_audit(
+        &args.audit,
+        &runtime,
+        Some(model_of(args.base_url.as_deref(), &args.model)),
+    )?;
+    let service = sealing_service(&kept, args.secrets)?;
     let offered = offered_tools(service.registry(), args.writers);
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
     let request = RunRequest::new(question)
         .with_tools(offered)
         .with_context(sample()?);
     println!("run {}", request.run_id());
-    runtime.block_on(async { follow(stream_run(&service, provider, request)).await })
+    let outcome = runtime.block_on(async { follow(stream_run(&service, provider, request)).await });
+    kept.finish();
+    outcome
 }
 
 fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
@@ -586,8 +660,12 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
     let token = given_text(&args.token, "the token")?;
     let token = token.trim();
     let runtime = runtime()?;
-    let audit = open_audit(&args.audit, &runtime)?;
-    let service = sealing_service(&audit, args.secrets)?;
+    let kept = open_audit(
+        &args.audit,
+        &runtime,
+        Some(model_of(args.base_url.as_deref(), &args.model)),
+    )?;
+    let service = sealing_service(&kept, args.secrets)?;
     let decisions: Vec<Decision> = args
         .approve
         .iter()
@@ -595,11 +673,13 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
         .chain(args.deny.iter().map(Decision::deny))
         .collect();
     let context = sample()?;
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         let lines = stream_resume(&service, provider, token, decisions, context)
             .map_err(|error| Failure::usage(format!("the token does not open: {error}")))?;
         follow(lines).await
-    })
+    });
+    kept.finish();
+    outcome
 }
 
 /// Prints a run's lines as they come; the exit code says how it ended.

@@ -31,6 +31,8 @@
 //! ```
 
 mod audit;
+#[cfg(feature = "otlp")]
+mod otlp;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod privacy;
@@ -38,6 +40,8 @@ mod rows;
 mod sqlite;
 
 pub use audit::Audit;
+#[cfg(feature = "otlp")]
+pub use otlp::{OtlpError, OtlpExport};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresAudit;
 pub use privacy::{Privacy, REDACTED_STRING_LIMIT, UnknownPrivacy};

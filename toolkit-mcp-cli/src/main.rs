@@ -3,7 +3,8 @@
 //! and, with `--database FILE`, a SQLite database; without one, the record tools are not listed.
 //! With `--audit FILE|URL`, every call and its artifacts are kept in an audit copy (a SQLite
 //! file, or a PostgreSQL database given as a `postgres://` URL) at `--privacy` (default
-//! `metadata`); MCP replies never carry artifacts.
+//! `metadata`); with `--otlp URL`, calls are also exported as OpenTelemetry traces. MCP replies
+//! never carry artifacts.
 //! Secret-shaped strings in what tools answer are masked (`[REDACTED]`) unless
 //! `--show-secrets`: an MCP host forwards replies to a model.
 
@@ -13,12 +14,24 @@ use std::sync::Arc;
 use std::path::PathBuf;
 
 use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_audit::{Audit, Privacy};
+use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 
-const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nSecret-shaped strings in replies are masked unless --show-secrets.";
+const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets.";
 
-fn main() -> ExitCode {
+/// What the command line asks for.
+struct Options {
+    port: Option<u16>,
+    show_secrets: bool,
+    workspace: PathBuf,
+    database: Option<PathBuf>,
+    audit: Option<String>,
+    privacy: Privacy,
+    otlp: Option<String>,
+}
+
+/// The options, or the exit code for `--help` or a misuse (its message printed).
+fn options() -> Result<Options, ExitCode> {
     let mut arguments = std::env::args().skip(1);
     let mut port = None;
     let mut show_secrets = false;
@@ -26,46 +39,87 @@ fn main() -> ExitCode {
     let mut database = None;
     let mut audit = None;
     let mut privacy = Privacy::Metadata;
+    let mut otlp = None;
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--show-secrets" => show_secrets = true,
             "--workspace" => match arguments.next().map(PathBuf::from) {
                 Some(folder) if folder.is_dir() => workspace = folder,
                 Some(folder) => {
-                    return usage_error(&format!("--workspace {}: not a folder", folder.display()));
+                    return Err(usage_error(&format!(
+                        "--workspace {}: not a folder",
+                        folder.display()
+                    )));
                 }
-                None => return usage_error("--workspace needs a folder"),
+                None => return Err(usage_error("--workspace needs a folder")),
             },
             "--database" => match arguments.next().map(PathBuf::from) {
                 Some(file) if file.is_file() => database = Some(file),
                 Some(file) => {
-                    return usage_error(&format!(
+                    return Err(usage_error(&format!(
                         "--database {}: no such file (give an existing SQLite file)",
                         file.display()
-                    ));
+                    )));
                 }
-                None => return usage_error("--database needs a SQLite file"),
+                None => return Err(usage_error("--database needs a SQLite file")),
             },
             "--audit" => match arguments.next() {
                 Some(location) => audit = Some(location),
-                None => return usage_error("--audit needs a SQLite file or a postgres:// URL"),
+                None => {
+                    return Err(usage_error(
+                        "--audit needs a SQLite file or a postgres:// URL",
+                    ));
+                }
+            },
+            "--otlp" => match arguments.next() {
+                Some(endpoint) => otlp = Some(endpoint),
+                None => return Err(usage_error("--otlp needs an OTLP/HTTP receiver's URL")),
             },
             "--privacy" => match arguments.next().map(|level| level.parse::<Privacy>()) {
                 Some(Ok(level)) => privacy = level,
-                Some(Err(error)) => return usage_error(&format!("--privacy: {error}")),
-                None => return usage_error("--privacy needs metadata, redacted or full"),
+                Some(Err(error)) => return Err(usage_error(&format!("--privacy: {error}"))),
+                None => return Err(usage_error("--privacy needs metadata, redacted or full")),
             },
             "--http" => match arguments.next().map(|port| port.parse::<u16>()) {
                 Some(Ok(number)) => port = Some(number),
-                _ => return usage_error("--http needs a port number (0 to 65535)"),
+                _ => return Err(usage_error("--http needs a port number (0 to 65535)")),
             },
             "-h" | "--help" => {
                 println!("{USAGE}");
-                return ExitCode::SUCCESS;
+                return Err(ExitCode::SUCCESS);
             }
-            other => return usage_error(&format!("unknown argument \"{}\"", other.escape_debug())),
+            other => {
+                return Err(usage_error(&format!(
+                    "unknown argument \"{}\"",
+                    other.escape_debug()
+                )));
+            }
         }
     }
+    Ok(Options {
+        port,
+        show_secrets,
+        workspace,
+        database,
+        audit,
+        privacy,
+        otlp,
+    })
+}
+
+fn main() -> ExitCode {
+    let Options {
+        port,
+        show_secrets,
+        workspace,
+        database,
+        audit,
+        privacy,
+        otlp,
+    } = match options() {
+        Ok(options) => options,
+        Err(code) => return code,
+    };
     let mut registry = match ToolRegistry::linked_expecting(&["toolkit_builtins"]) {
         Ok(registry) => registry,
         Err(error) => {
@@ -101,6 +155,14 @@ fn main() -> ExitCode {
             }
         }
     }
+    let export = match otlp.map(|endpoint| OtlpExport::new(&endpoint, privacy)) {
+        Some(Ok(export)) => Some(Arc::new(export)),
+        Some(Err(error)) => return usage_error(&format!("--otlp: {error}")),
+        None => None,
+    };
+    if let Some(export) = &export {
+        service = service.with_sink(Arc::clone(export) as _);
+    }
     if !show_secrets {
         service = service.with_content_filter(Arc::new(SecretFilter));
     }
@@ -123,6 +185,11 @@ fn main() -> ExitCode {
             }
         }
     });
+    if let Some(export) = export
+        && let Err(error) = export.shutdown()
+    {
+        eprintln!("toolkit-mcp: warning: {error}");
+    }
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

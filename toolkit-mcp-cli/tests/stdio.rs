@@ -1,6 +1,8 @@
 //! The shipped `toolkit-mcp` binary under the official Python MCP SDK's client over stdio: it
 //! lists the builtins a single call may use and answers exactly as the seam does in process.
 
+#[path = "../../toolkit-audit/tests/support/postgres.rs"]
+mod postgres;
 #[path = "../../toolkit-mcp/tests/support/mod.rs"]
 mod support;
 
@@ -83,14 +85,68 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
 
 #[test]
 fn bad_arguments_are_usage_errors() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
-        .args(["--http", "port"])
-        .output()
-        .expect("runs");
-    assert_eq!(output.status.code(), Some(2));
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--http", "port"],
+            "toolkit-mcp: --http needs a port number (0 to 65535)",
+        ),
+        (
+            &["--privacy", "all"],
+            "toolkit-mcp: --privacy: unknown privacy level \"all\": expected metadata, redacted or full",
+        ),
+        (
+            &["--audit"],
+            "toolkit-mcp: --audit needs a SQLite file or a postgres:// URL",
+        ),
+        (
+            &["--otlp", "not a url"],
+            "toolkit-mcp: --otlp: OTLP export: invalid exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid uri character",
+        ),
+    ];
+    for (args, first_line) in cases {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr).lines().next(),
+            Some(first_line)
+        );
+    }
+}
+
+#[test]
+fn calls_are_kept_in_a_postgres_audit_copy_given_on_the_command_line() {
+    let (Some(python), Some(server)) = (python(), postgres::postgres()) else {
+        return;
+    };
+    let url = server.database("toolkit_mcp");
+    let raw_log = temp_path("cli-audit-raw.log");
+    let calls = json!([{"name": "calculate", "arguments": {"expression": "6 * 7"}}]);
+    let (output, _) = run_client(
+        &python,
+        &[
+            "stdio",
+            raw_log.to_str().expect("UTF-8 path"),
+            env!("CARGO_BIN_EXE_toolkit-mcp"),
+            "--audit",
+            &url,
+            "--privacy",
+            "full",
+        ],
+        &calls,
+    );
+    let _ = std::fs::remove_file(&raw_log);
+    assert_eq!(reply(&output, 0), ("6 * 7 = 42".to_owned(), false));
+    let name = url.rsplit('/').next().expect("a database name");
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr).lines().next(),
-        Some("toolkit-mcp: --http needs a port number (0 to 65535)")
+        server.psql(
+            name,
+            "SELECT runs.kind || ' ' || runs.title || ' ' || runs.privacy || ' ' || \
+             convert_from(steps.content, 'UTF8') FROM runs JOIN steps USING (run_id)"
+        ),
+        Ok("call calculate full 6 * 7 = 42".to_owned())
     );
 }
 

@@ -1,0 +1,427 @@
+//! OpenTelemetry export of runs: a span per run, per model call and per tool execution, named
+//! and attributed after the GenAI semantic conventions, sent over OTLP (HTTP/protobuf) by the
+//! official crates. Artifacts never go into a span: only their count, types and size. Contents
+//! (the question, the model's text, arguments, results) follow the privacy level, as in the
+//! audit copy.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use opentelemetry::trace::{
+    Span as _, SpanKind, Status, TraceContextExt as _, Tracer as _, TracerProvider as _,
+};
+use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
+use opentelemetry_otlp::WithExportConfig as _;
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+use serde_json::json;
+use toolkit::{RunEvent, RunKind, RunStep, Sink, SinkFuture, ToolInvocation};
+
+use crate::privacy::Privacy;
+
+/// The export could not be set up or flushed.
+#[derive(Debug, thiserror::Error)]
+#[error("OTLP export: {0}")]
+pub struct OtlpError(String);
+
+/// Where runs go as OpenTelemetry traces: a [`Sink`] for a service's recorder.
+///
+/// Spans (GenAI semantic conventions):
+/// - `invoke_agent toolkit`, one per run (`gen_ai.operation.name` = `invoke_agent`,
+///   `gen_ai.conversation.id` = the run id), with events for the request, suspensions, resumes
+///   and errors;
+/// - `chat {model}`, one per model call, a child of the run (`gen_ai.provider.name`,
+///   `gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`);
+/// - `execute_tool {name}`, one per tool call, a child of the run (`gen_ai.tool.name`,
+///   `gen_ai.tool.call.id`, and `toolkit.artifact.count`, `toolkit.artifact.types`,
+///   `toolkit.artifact.bytes`).
+///
+/// At `redacted` and `full`, the question (`gen_ai.input.messages`), the model's answer
+/// (`gen_ai.output.messages`), a tool's arguments and result (`gen_ai.tool.call.arguments`,
+/// `gen_ai.tool.call.result`) are added as the audit copy keeps them.
+///
+/// Spans are sent in batches from a thread of their own; [`shutdown`](Self::shutdown) sends
+/// what is left (a program calls it before it exits).
+pub struct OtlpExport {
+    provider: SdkTracerProvider,
+    tracer: SdkTracer,
+    privacy: Privacy,
+    model: Model,
+    runs: Mutex<HashMap<String, Context>>,
+}
+
+/// Who answers the model calls, as the chat spans name it.
+#[derive(Clone, Debug)]
+struct Model {
+    provider: String,
+    name: String,
+}
+
+impl std::fmt::Debug for OtlpExport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtlpExport")
+            .field("privacy", &self.privacy)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OtlpExport {
+    /// Exports to the OTLP/HTTP receiver at `endpoint` (`http://host:4318`; traces go to
+    /// `/v1/traces` under it), keeping contents as `privacy` allows, as service `toolkit`.
+    pub fn new(endpoint: &str, privacy: Privacy) -> Result<Self, OtlpError> {
+        let endpoint = endpoint.trim_end_matches('/');
+        let url = if endpoint.ends_with("/v1/traces") {
+            endpoint.to_owned()
+        } else {
+            format!("{endpoint}/v1/traces")
+        };
+        // The exporter's blocking HTTP client cannot be made on an async runtime's thread: it is
+        // made on a thread of its own.
+        let exporter = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    opentelemetry_otlp::SpanExporter::builder()
+                        .with_http()
+                        .with_endpoint(url.as_str())
+                        .with_timeout(Duration::from_secs(10))
+                        .build()
+                })
+                .join()
+        })
+        .map_err(|_| OtlpError("the exporter's setup panicked".to_owned()))?
+        .map_err(|error| OtlpError(error.to_string()))?;
+        let provider = SdkTracerProvider::builder()
+            .with_batch_exporter(exporter)
+            .with_resource(Resource::builder().with_service_name("toolkit").build())
+            .build();
+        let tracer = provider.tracer("toolkit");
+        Ok(Self {
+            provider,
+            tracer,
+            privacy,
+            model: Model {
+                provider: "unknown".to_owned(),
+                name: "unknown".to_owned(),
+            },
+            runs: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Names the model calls' provider (`openai`, `anthropic`, ...) and model.
+    #[must_use]
+    pub fn with_model(mut self, provider: &str, model: &str) -> Self {
+        self.model = Model {
+            provider: provider.to_owned(),
+            name: model.to_owned(),
+        };
+        self
+    }
+
+    /// Sends every span ended so far and waits for the receiver.
+    pub fn flush(&self) -> Result<(), OtlpError> {
+        self.provider
+            .force_flush()
+            .map_err(|error| OtlpError(error.to_string()))
+    }
+
+    /// Sends what is left and stops; spans of runs not yet done are ended first, marked
+    /// unfinished. Blocks: call it outside async code (or on a blocking thread).
+    pub fn shutdown(&self) -> Result<(), OtlpError> {
+        let open: Vec<Context> = self
+            .runs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .map(|(_, context)| context)
+            .collect();
+        for context in open {
+            let span = context.span();
+            span.set_attribute(KeyValue::new("toolkit.run.termination", "unfinished"));
+            span.end();
+        }
+        self.provider
+            .shutdown()
+            .map_err(|error| OtlpError(error.to_string()))
+    }
+
+    /// The run span's context, started now if this is the first the export hears of the run
+    /// (a run resumed in this process, say).
+    fn run_context(&self, run_id: &str, kind: Option<RunKind>, title: Option<&str>) -> Context {
+        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(context) = runs.get(run_id) {
+            return context.clone();
+        }
+        let mut attributes = vec![
+            KeyValue::new("gen_ai.operation.name", "invoke_agent"),
+            KeyValue::new("gen_ai.agent.name", "toolkit"),
+            KeyValue::new("gen_ai.conversation.id", run_id.to_owned()),
+        ];
+        if let Some(kind) = kind {
+            attributes.push(KeyValue::new("toolkit.run.kind", kind.as_str()));
+        }
+        if let (Some(RunKind::Run), Some(question)) = (kind, title)
+            && let Some(question) = self.privacy.keep(question)
+        {
+            let messages =
+                json!([{"role": "user", "parts": [{"type": "text", "content": question}]}]);
+            attributes.push(KeyValue::new("gen_ai.input.messages", messages.to_string()));
+        }
+        let span = self
+            .tracer
+            .span_builder("invoke_agent toolkit")
+            .with_kind(SpanKind::Internal)
+            .with_attributes(attributes)
+            .start(&self.tracer);
+        let context = Context::new().with_span(span);
+        runs.insert(run_id.to_owned(), context.clone());
+        context
+    }
+
+    /// A finished child of the run: it began `duration` ago.
+    fn child(
+        &self,
+        parent: &Context,
+        name: String,
+        kind: SpanKind,
+        duration: Duration,
+        attributes: Vec<KeyValue>,
+        error: Option<(&'static str, String)>,
+    ) {
+        let now = SystemTime::now();
+        let mut span = self
+            .tracer
+            .span_builder(name)
+            .with_kind(kind)
+            .with_start_time(now.checked_sub(duration).unwrap_or(now))
+            .with_attributes(attributes)
+            .start_with_context(&self.tracer, parent);
+        if let Some((kind, description)) = error {
+            span.set_attribute(KeyValue::new("error.type", kind));
+            span.set_status(Status::error(description));
+        }
+        span.end_with_timestamp(now);
+    }
+
+    fn tool_span(&self, parent: &Context, index: usize, invocation: &ToolInvocation) {
+        let artifacts = invocation.artifacts();
+        let types: Vec<StringValue> = artifacts
+            .iter()
+            .map(|artifact| StringValue::from(artifact.kind().as_str()))
+            .collect();
+        let bytes = serde_json::to_vec(artifacts).map_or(0, |json| json.len());
+        let mut attributes = vec![
+            KeyValue::new("gen_ai.operation.name", "execute_tool"),
+            KeyValue::new("gen_ai.tool.name", invocation.name().to_owned()),
+            KeyValue::new("gen_ai.tool.call.id", invocation.call_id().to_owned()),
+            KeyValue::new("gen_ai.tool.type", "function"),
+            KeyValue::new("toolkit.step.index", count(index)),
+            KeyValue::new(
+                "toolkit.tool.content_bytes",
+                count(invocation.content().len()),
+            ),
+            KeyValue::new("toolkit.artifact.count", count(artifacts.len())),
+            KeyValue::new("toolkit.artifact.types", Value::Array(Array::String(types))),
+            KeyValue::new("toolkit.artifact.bytes", count(bytes)),
+        ];
+        if let Some(arguments) = self.privacy.keep(invocation.arguments()) {
+            attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments));
+        }
+        if let Some(result) = self.privacy.keep(invocation.content()) {
+            attributes.push(KeyValue::new("gen_ai.tool.call.result", result));
+        }
+        let error = invocation.is_error().then(|| {
+            (
+                "tool_error",
+                self.privacy
+                    .keep(invocation.content())
+                    .unwrap_or_else(|| "the tool's result is an error".to_owned()),
+            )
+        });
+        self.child(
+            parent,
+            format!("execute_tool {}", invocation.name()),
+            SpanKind::Internal,
+            invocation.duration(),
+            attributes,
+            error,
+        );
+    }
+
+    fn step(&self, parent: &Context, index: usize, step: &RunStep) {
+        match step {
+            RunStep::Tool(invocation) => self.tool_span(parent, index, invocation),
+            RunStep::Llm {
+                iteration,
+                content,
+                tool_calls,
+                usage,
+                error,
+                duration,
+                ..
+            } => {
+                let mut attributes = vec![
+                    KeyValue::new("gen_ai.operation.name", "chat"),
+                    KeyValue::new("gen_ai.provider.name", self.model.provider.clone()),
+                    KeyValue::new("gen_ai.request.model", self.model.name.clone()),
+                    KeyValue::new("gen_ai.usage.input_tokens", count_u64(usage.input_tokens)),
+                    KeyValue::new("gen_ai.usage.output_tokens", count_u64(usage.output_tokens)),
+                    KeyValue::new("toolkit.step.index", count(index)),
+                    KeyValue::new("toolkit.llm.iteration", i64::from(*iteration)),
+                    KeyValue::new("toolkit.llm.tool_calls", count(tool_calls.len())),
+                ];
+                if self.privacy != Privacy::Metadata {
+                    let mut parts =
+                        vec![json!({"type": "text", "content": self.privacy.keep(content)})];
+                    parts.extend(tool_calls.iter().map(|call| {
+                        json!({
+                            "type": "tool_call",
+                            "id": call.id,
+                            "name": call.name,
+                            "arguments": self.privacy.keep(&call.arguments),
+                        })
+                    }));
+                    let messages = json!([{"role": "assistant", "parts": parts}]);
+                    attributes.push(KeyValue::new(
+                        "gen_ai.output.messages",
+                        messages.to_string(),
+                    ));
+                }
+                let error = error.as_ref().map(|message| {
+                    (
+                        "provider_error",
+                        self.privacy
+                            .keep(message)
+                            .unwrap_or_else(|| "the model call failed".to_owned()),
+                    )
+                });
+                self.child(
+                    parent,
+                    format!("chat {}", self.model.name),
+                    SpanKind::Client,
+                    *duration,
+                    attributes,
+                    error,
+                );
+            }
+            RunStep::Request {
+                messages, tools, ..
+            } => {
+                let offered: Vec<StringValue> = tools
+                    .iter()
+                    .map(|name| StringValue::from(name.clone()))
+                    .collect();
+                parent.span().add_event(
+                    "toolkit.request",
+                    vec![
+                        KeyValue::new("toolkit.request.messages", count(*messages)),
+                        KeyValue::new(
+                            "toolkit.request.tools",
+                            Value::Array(Array::String(offered)),
+                        ),
+                    ],
+                );
+            }
+            RunStep::Suspended { pending, .. } => {
+                let names: Vec<StringValue> = pending
+                    .iter()
+                    .map(|call| StringValue::from(call.name.clone()))
+                    .collect();
+                parent.span().add_event(
+                    "toolkit.suspended",
+                    vec![KeyValue::new(
+                        "toolkit.pending.tools",
+                        Value::Array(Array::String(names)),
+                    )],
+                );
+            }
+            RunStep::Resumed {
+                approved, refused, ..
+            } => {
+                parent.span().add_event(
+                    "toolkit.resumed",
+                    vec![
+                        KeyValue::new("toolkit.approved", count(approved.len())),
+                        KeyValue::new("toolkit.refused", count(refused.len())),
+                    ],
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+fn count(value: usize) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn count_u64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl Sink for OtlpExport {
+    /// Turns the event into spans; ended spans wait for the batch thread, so this never waits
+    /// for the network.
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+        match event {
+            RunEvent::RunStarted {
+                run_id,
+                kind,
+                title,
+                ..
+            } => {
+                self.run_context(run_id.as_str(), Some(*kind), Some(title));
+            }
+            RunEvent::ToolInvoked {
+                run_id,
+                index,
+                invocation,
+                ..
+            } => {
+                let parent = self.run_context(run_id.as_str(), None, None);
+                self.tool_span(&parent, *index, invocation);
+            }
+            RunEvent::StepFinished {
+                run_id,
+                index,
+                step,
+                ..
+            } => {
+                let parent = self.run_context(run_id.as_str(), None, None);
+                self.step(&parent, *index, step);
+            }
+            RunEvent::Error {
+                run_id, message, ..
+            } => {
+                let parent = self.run_context(run_id.as_str(), None, None);
+                let mut attributes = Vec::new();
+                if let Some(message) = self.privacy.keep(message) {
+                    attributes.push(KeyValue::new("toolkit.error.message", message));
+                }
+                parent.span().add_event("toolkit.error", attributes);
+            }
+            RunEvent::Done {
+                run_id,
+                termination,
+                ..
+            } => {
+                let context = self
+                    .runs
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(run_id.as_str());
+                if let Some(context) = context {
+                    let span = context.span();
+                    span.set_attribute(KeyValue::new(
+                        "toolkit.run.termination",
+                        termination.as_str(),
+                    ));
+                    span.end();
+                }
+            }
+            _ => {}
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+}

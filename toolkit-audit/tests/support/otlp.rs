@@ -1,0 +1,117 @@
+//! An OTLP/HTTP receiver for the tests (`otlp_receiver.py`, on Python's `opentelemetry-proto`
+//! in target/mcp-venv, which `scripts/test` installs) and readers of what it decoded.
+//!
+//! Included by path from the other crates' tests, so it depends only on std and `serde_json`.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// The receiver process; killed when dropped.
+pub struct Receiver {
+    child: Child,
+    pub port: u16,
+    pub out: PathBuf,
+    _folder: tempfile::TempDir,
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn python() -> Option<PathBuf> {
+    let python = std::env::var_os("TOOLKIT_OTLP_PYTHON").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python"),
+        PathBuf::from,
+    );
+    let decodes = Command::new(&python)
+        .args([
+            "-c",
+            "from opentelemetry.proto.collector.trace.v1 import trace_service_pb2",
+        ])
+        .status()
+        .is_ok_and(|status| status.success());
+    if decodes {
+        return Some(python);
+    }
+    let message = format!(
+        "{} cannot import opentelemetry-proto (./scripts/test installs it)",
+        python.display()
+    );
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{message}: under CI=true this fails"
+    );
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("SKIPPED: {message}\n").as_bytes(),
+    );
+    None
+}
+
+pub fn receiver(python: &Path) -> Receiver {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let out = folder.path().join("spans.jsonl");
+    let mut child = Command::new(python)
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../toolkit-audit/tests/support/otlp_receiver.py"),
+        )
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the receiver starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("its port");
+    Receiver {
+        port: line.trim().parse().expect("a port"),
+        child,
+        out,
+        _folder: folder,
+    }
+}
+
+/// Every span received, with its resource's attributes.
+pub fn spans(receiver: &Receiver) -> Vec<(Value, Value)> {
+    let text = std::fs::read_to_string(&receiver.out).expect("exports received");
+    let mut spans = Vec::new();
+    for line in text.lines() {
+        let export: Value = serde_json::from_str(line).expect("JSON");
+        assert_eq!(export["path"], json!("/v1/traces"));
+        for resource in export["request"]["resourceSpans"]
+            .as_array()
+            .expect("spans")
+        {
+            for scope in resource["scopeSpans"].as_array().expect("scopes") {
+                for span in scope["spans"].as_array().expect("spans") {
+                    spans.push((resource["resource"].clone(), span.clone()));
+                }
+            }
+        }
+    }
+    spans
+}
+
+/// A span's attributes as `key: value` (the OTLP `AnyValue` as decoded).
+pub fn attributes(span: &Value) -> serde_json::Map<String, Value> {
+    span["attributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|attribute| {
+            (
+                attribute["key"].as_str().expect("a key").to_owned(),
+                attribute["value"].clone(),
+            )
+        })
+        .collect()
+}
