@@ -1,9 +1,16 @@
 //! # toolkit-audit
 //!
-//! The persisted audit copy of [`toolkit`] runs: [`SqliteAudit`] is a [`Sink`](toolkit::Sink) a
-//! service's recorder gives every event to. Each finished step is one row, committed (SQLite in
-//! WAL mode, synchronous) before the recorder shows the step to anyone, so a process killed
-//! mid-run loses no step it had reported as finished.
+//! The persisted audit copy of [`toolkit`] runs: a [`Sink`](toolkit::Sink) a service's recorder
+//! gives every event to, over a SQLite file ([`SqliteAudit`]) or, with the `postgres` feature, a
+//! PostgreSQL database that several instances share ([`PostgresAudit`]); [`Audit::open`] takes
+//! either location. Each finished step is one row, committed (SQLite in WAL mode, synchronous;
+//! PostgreSQL at commit) before the recorder shows the step to anyone, so a process killed
+//! mid-run loses no step it had reported as finished. Both are also a
+//! [`ReplayStore`](toolkit::ReplayStore): every instance on one audit copy resumes each sealed
+//! token once between them.
+//!
+//! With the `otlp` feature, [`OtlpExport`] sends runs as OpenTelemetry traces (GenAI semantic
+//! conventions) over OTLP/HTTP, never with artifacts.
 //!
 //! What a row keeps depends on the [`Privacy`] level: `metadata` keeps names, timings, flags,
 //! sizes and the artifacts' count and types; `redacted` also keeps arguments, contents and
