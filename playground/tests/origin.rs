@@ -37,7 +37,7 @@ fn body_for(path: &str) -> &'static str {
 /// JSON, requests without the launch token or with a wrong one, and cross-site fetches.
 fn attacks(port: u16, token: &str) -> Vec<Attack> {
     let own = format!("127.0.0.1:{port}");
-    let routes: [(&str, &str); 10] = [
+    let routes: [(&str, &str); 11] = [
         ("GET", "/"),
         ("GET", "/runs"),
         ("GET", "/app.js"),
@@ -45,6 +45,7 @@ fn attacks(port: u16, token: &str) -> Vec<Attack> {
         ("GET", "/api/config"),
         ("GET", "/api/runs"),
         ("GET", "/api/runs/x"),
+        ("GET", "/api/runs/changes?after=0"),
         ("POST", "/api/invoke"),
         ("POST", "/api/run"),
         ("POST", "/api/resume"),
@@ -177,7 +178,7 @@ async fn every_foreign_host_origin_and_tokenless_request_is_refused_and_runs_not
         accepted.len()
     );
     assert_eq!(accepted, Vec::<String>::new());
-    assert_eq!(attacks.len(), 171);
+    assert_eq!(attacks.len(), 180);
     assert_eq!(playground.audit.runs(10).expect("runs").len(), 0);
 
     // The page's own requests pass: its Host, its Origin, its token.
