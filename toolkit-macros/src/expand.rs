@@ -10,6 +10,10 @@ use crate::ast::{Input, Param};
 use crate::attr::{ToolAttr, combine, flag};
 use crate::valid::{unraw, validate};
 
+/// Most parameters the thin expansion takes: `toolkit::__private::Slots` is implemented for
+/// tuples of up to 12.
+const THIN_PARAMETERS: usize = 12;
+
 /// The whole pipeline: parse, validate, expand. On error the function comes back, its parameter
 /// attributes removed, beside every error found, so one mistake gives one error.
 pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
@@ -96,6 +100,16 @@ struct Arguments {
     items: Vec<TokenStream>,
     /// The arguments of the call of the user's function.
     call_args: Vec<TokenStream>,
+    /// The thin expansion's schema: one `property` call per argument.
+    properties: Vec<TokenStream>,
+    /// The thin expansion's decoder: each argument's name as the arguments object spells it,
+    /// its newtype, and the field it fills (settling a left-out one).
+    names: Vec<String>,
+    newtypes: Vec<syn::Ident>,
+    settled: Vec<TokenStream>,
+    /// Whether some argument carries `#[serde]` or `#[schemars]` attributes, which only the
+    /// derives understand.
+    attributed: bool,
     /// The state types read from the context, for the spec.
     states: Vec<TokenStream>,
     /// One `let` per state, read from the context before the call.
@@ -222,6 +236,8 @@ fn arguments(toolkit: &TokenStream, input: &Input) -> Arguments {
             #(#schemars)*
             #ident: #ty,
         });
+        out.attributed |= !serde.is_empty() || !schemars.is_empty();
+        thin_argument(toolkit, arg, &newtype, default_fn.as_ref(), &mut out);
         out.fields.push(quote! {
             #default
             #(#serde)*
@@ -230,6 +246,80 @@ fn arguments(toolkit: &TokenStream, input: &Input) -> Arguments {
         out.call_args.push(quote!(arguments.#ident.0));
     }
     out
+}
+
+/// The thin expansion's part of one argument: its `property` call, its name and newtype, and
+/// the field it fills (a left-out one settled: its default, `None`, or the "missing" error).
+fn thin_argument(
+    toolkit: &TokenStream,
+    arg: &crate::ast::Arg,
+    newtype: &syn::Ident,
+    default_fn: Option<&syn::Ident>,
+    out: &mut Arguments,
+) {
+    let ident = &arg.ident;
+    let ty = &arg.ty;
+    let name = unraw(ident);
+    let doc = doc_text(&arg.docs);
+    let (shown, settle) = match default_fn {
+        None => (
+            quote!(::core::option::Option::None),
+            quote!(match #ident {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => #toolkit::__private::missing_argument::<#newtype, D::Error>(#name)?,
+            }),
+        ),
+        // Shown when it serialises: a default that does not is reported once, by
+        // `default_is_shown`, as the derive leaves it to.
+        Some(default_fn) => (
+            quote!(::core::option::Option::Some({
+                #[allow(unused_imports)]
+                use #toolkit::__private::schemars::_private::{MaybeSerializeWrapper, NoSerialize as _};
+                MaybeSerializeWrapper(#default_fn()).maybe_to_value()
+            })),
+            quote!(::core::option::Option::unwrap_or_default(#ident)),
+        ),
+    };
+    // The type is named in the generated code, spanned on the user's type, as the derive
+    // names it: a type without a schema is reported once, there.
+    out.properties.push(quote_spanned! {ty.span()=>
+        {
+            let is_option = <#ty as #toolkit::__private::schemars::JsonSchema>::_schemars_private_is_option();
+            let property = generator.subschema_for::<#ty>();
+            #toolkit::__private::property(&mut schema, generator, #name, #doc, is_option, property, #shown);
+        }
+    });
+    out.settled.push(quote!(#ident: #settle));
+    out.names.push(name);
+    out.newtypes.push(newtype.clone());
+}
+
+/// A parameter's doc comment as the schema derive reads it: each `#[doc]` value without its
+/// first space, joined by newlines (a `concat!`, since a value may be a macro call).
+fn doc_text(docs: &[syn::Attribute]) -> TokenStream {
+    let mut parts = Vec::new();
+    for (index, value) in docs
+        .iter()
+        .filter_map(|attr| attr.meta.require_name_value().ok())
+        .map(|meta| &meta.value)
+        .enumerate()
+    {
+        if index > 0 {
+            parts.push(quote!("\n"));
+        }
+        match value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => {
+                let text = text.value();
+                let text = text.strip_prefix(' ').unwrap_or(&text).to_owned();
+                parts.push(quote!(#text));
+            }
+            other => parts.push(quote!(#other)),
+        }
+    }
+    quote!(::core::concat!(#(#parts),*))
 }
 
 /// The call of the user's function, its result made a `ToolResult`, as a `ToolFuture`.
@@ -337,26 +427,38 @@ pub fn tool_items(
         fields,
         items,
         call_args,
+        properties,
+        names,
+        newtypes,
+        settled,
+        attributed,
         states,
         state_reads,
     } = arguments(&toolkit, input);
     let run = run(&toolkit, &func.sig, callee, &call_args);
+    let schema_and_arguments = if attributed || names.len() > THIN_PARAMETERS {
+        quote! {
+            // Only described, never built: the schema is derived from the parameters' own types.
+            #[allow(dead_code)]
+            #[derive(#toolkit::__private::schemars::JsonSchema)]
+            #[serde(deny_unknown_fields)]
+            #[schemars(crate = #schemars_crate)]
+            struct __ToolkitSchema {
+                #(#schema_fields)*
+            }
+
+            #[derive(#toolkit::__private::serde::Deserialize)]
+            #[serde(crate = #serde_crate, deny_unknown_fields, expecting = "an object of named arguments")]
+            struct __ToolkitArguments {
+                #(#fields)*
+            }
+        }
+    } else {
+        thin_schema_and_arguments(&toolkit, input, &properties, &names, &newtypes, &settled)
+    };
 
     quote! {
-        // Only described, never built: the schema is derived from the parameters' own types.
-        #[allow(dead_code)]
-        #[derive(#toolkit::__private::schemars::JsonSchema)]
-        #[serde(deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
-        struct __ToolkitSchema {
-            #(#schema_fields)*
-        }
-
-        #[derive(#toolkit::__private::serde::Deserialize)]
-        #[serde(crate = #serde_crate, deny_unknown_fields, expecting = "an object of named arguments")]
-        struct __ToolkitArguments {
-            #(#fields)*
-        }
+        #schema_and_arguments
 
         #(#items)*
 
@@ -403,6 +505,64 @@ pub fn tool_items(
                 };
                 #(#state_reads)*
                 #run
+            }
+        }
+    }
+}
+
+/// The schema and arguments types without the derives: a `JsonSchema` impl of `property` calls
+/// and a `Deserialize` impl over `named_arguments`.
+fn thin_schema_and_arguments(
+    toolkit: &TokenStream,
+    input: &Input,
+    properties: &[TokenStream],
+    names: &[String],
+    newtypes: &[syn::Ident],
+    settled: &[TokenStream],
+) -> TokenStream {
+    let idents: Vec<_> = input
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            Param::Arg(arg) => Some(&arg.ident),
+            _ => None,
+        })
+        .collect();
+    quote! {
+        // What the schema and decoder derives would build, from generic helpers: the
+        // parameters carry no attribute only the derives understand.
+        struct __ToolkitSchema;
+
+        #[automatically_derived]
+        impl #toolkit::__private::schemars::JsonSchema for __ToolkitSchema {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed("__ToolkitSchema")
+            }
+
+            fn json_schema(
+                generator: &mut #toolkit::__private::schemars::SchemaGenerator,
+            ) -> #toolkit::__private::schemars::Schema {
+                let mut schema = #toolkit::__private::object_schema();
+                #(#properties)*
+                schema
+            }
+        }
+
+        struct __ToolkitArguments {
+            #(#idents: #newtypes,)*
+        }
+
+        #[automatically_derived]
+        impl<'de> #toolkit::__private::serde::Deserialize<'de> for __ToolkitArguments {
+            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: #toolkit::__private::serde::Deserializer<'de>,
+            {
+                let (#(#idents,)*) = #toolkit::__private::named_arguments::<
+                    D,
+                    (#(::core::option::Option<#newtypes>,)*),
+                >(deserializer, &[#(#names),*])?;
+                ::core::result::Result::Ok(__ToolkitArguments { #(#settled,)* })
             }
         }
     }

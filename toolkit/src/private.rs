@@ -250,3 +250,217 @@ pub fn spec<T: schemars::JsonSchema>(
     .with_execution(execution)
     .defined_at(place)
 }
+
+// The thin expansion: a tool whose parameters carry no `#[serde]` or `#[schemars]` attribute
+// (nearly every tool), and at most 12 of them (`Slots` is implemented for tuples up to 12;
+// `toolkit-macros` counts the same), gets its schema and its decoder from these generic helpers
+// instead of two derives. They build exactly what the derives build: the
+// golden schemas and every argument error are the same either way.
+
+/// The schema of a tool's arguments before its properties: an object that takes no others.
+#[doc(hidden)]
+pub fn object_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "object", "additionalProperties": false})
+}
+
+/// Adds parameter `name` to `schema`: `property` is its type's schema, `is_option` whether that
+/// type is an `Option`, `doc` its doc comment (each line without its first space, joined by
+/// newlines), `default` is `Some` for a parameter with `#[arg(default = ...)]` (holding the
+/// value shown, when it serialises).
+#[doc(hidden)]
+pub fn property(
+    schema: &mut schemars::Schema,
+    generator: &schemars::SchemaGenerator,
+    name: &str,
+    doc: &'static str,
+    is_option: bool,
+    mut property: schemars::Schema,
+    default: Option<Option<serde_json::Value>>,
+) {
+    let optional = generator.contract().is_deserialize() && (default.is_some() || is_option);
+    let (title, description) = schemars::_private::get_title_and_description(doc);
+    schemars::_private::insert_metadata_property_if_nonempty(&mut property, "title", title);
+    schemars::_private::insert_metadata_property_if_nonempty(
+        &mut property,
+        "description",
+        description,
+    );
+    if let Some(Some(value)) = default {
+        property.insert("default".into(), value);
+    }
+    schemars::_private::insert_object_property(schema, name, optional, property);
+}
+
+/// One slot per parameter, filled while the arguments object is read.
+#[doc(hidden)]
+pub trait Slots<'de>: Default {
+    /// Reads the value of parameter `index` (named `names[index]`) into its slot; a second one
+    /// for the same parameter is an error.
+    fn fill<A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        names: &'static [&'static str],
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+}
+
+macro_rules! slots {
+    ($($slot:ident $index:tt),*) => {
+        impl<'de, $($slot: serde::Deserialize<'de>),*> Slots<'de> for ($(Option<$slot>,)*) {
+            fn fill<M: serde::de::MapAccess<'de>>(
+                &mut self,
+                index: usize,
+                names: &'static [&'static str],
+                map: &mut M,
+            ) -> Result<(), M::Error> {
+                match index {
+                    $($index => {
+                        if self.$index.is_some() {
+                            return Err(<M::Error as serde::de::Error>::duplicate_field(names[$index]));
+                        }
+                        self.$index = Some(map.next_value()?);
+                    })*
+                    _ => unreachable!("a parameter index is below the number of names"),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+/// A tool without parameters: no key names one, so nothing is ever filled.
+impl<'de> Slots<'de> for () {
+    fn fill<M: serde::de::MapAccess<'de>>(
+        &mut self,
+        _index: usize,
+        _names: &'static [&'static str],
+        _map: &mut M,
+    ) -> Result<(), M::Error> {
+        unreachable!("no key names a parameter of a tool without parameters")
+    }
+}
+slots!(T0 0);
+slots!(T0 0, T1 1);
+slots!(T0 0, T1 1, T2 2);
+slots!(T0 0, T1 1, T2 2, T3 3);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10);
+slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11);
+
+/// Reads a tool's arguments object into `S`'s slots: each key one of `names` (else an error
+/// listing them), each at most once. Missing ones stay empty for the generated code to settle.
+#[doc(hidden)]
+pub fn named_arguments<'de, D, S>(
+    deserializer: D,
+    names: &'static [&'static str],
+) -> Result<S, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    S: Slots<'de>,
+{
+    struct Arguments<S> {
+        names: &'static [&'static str],
+        slots: std::marker::PhantomData<S>,
+    }
+
+    impl<'de, S: Slots<'de>> serde::de::Visitor<'de> for Arguments<S> {
+        type Value = S;
+
+        fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            formatter.write_str("an object of named arguments")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<S, A::Error> {
+            let mut slots = S::default();
+            while let Some(index) = map.next_key_seed(Name(self.names))? {
+                slots.fill(index, self.names, &mut map)?;
+            }
+            Ok(slots)
+        }
+    }
+
+    deserializer.deserialize_struct(
+        "__ToolkitArguments",
+        names,
+        Arguments {
+            names,
+            slots: std::marker::PhantomData,
+        },
+    )
+}
+
+/// A key of the arguments object, as the index of the parameter it names.
+struct Name(&'static [&'static str]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Name {
+    type Value = usize;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl serde::de::Visitor<'_> for Name {
+    type Value = usize;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("field identifier")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<usize, E> {
+        self.0
+            .iter()
+            .position(|name| *name == key)
+            .ok_or_else(|| E::unknown_field(key, self.0))
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, key: &[u8]) -> Result<usize, E> {
+        self.0
+            .iter()
+            .position(|name| name.as_bytes() == key)
+            .ok_or_else(|| E::unknown_field(&String::from_utf8_lossy(key), self.0))
+    }
+}
+
+/// The value of parameter `name` left out of the arguments: `None` for an `Option`, else the
+/// "missing field" error.
+#[doc(hidden)]
+pub fn missing_argument<'de, T, E>(name: &'static str) -> Result<T, E>
+where
+    T: serde::Deserialize<'de>,
+    E: serde::de::Error,
+{
+    T::deserialize(Missing {
+        name,
+        error: std::marker::PhantomData,
+    })
+}
+
+/// What a left-out parameter decodes from.
+struct Missing<E> {
+    name: &'static str,
+    error: std::marker::PhantomData<E>,
+}
+
+impl<'de, E: serde::de::Error> serde::Deserializer<'de> for Missing<E> {
+    type Error = E;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _visitor: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.name))
+    }
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}

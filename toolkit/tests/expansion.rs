@@ -1,0 +1,128 @@
+//! The thin expansion (a tool whose parameters carry no `#[serde]` or `#[schemars]` attribute
+//! gets its schema and decoder from generic helpers) against the derives (which a parameter
+//! attribute selects): the same schema, the same decoded values, the same error for every
+//! argument text.
+
+use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
+
+/// Both tools' parameters, the same way.
+#[tool]
+fn thin(
+    /// How many.
+    ///
+    /// At least one.
+    count: u32,
+    /// A note, if any.
+    note: Option<String>,
+    /// How loud.
+    #[arg(default = 2)]
+    level: i64,
+    /// The kind.
+    r#type: String,
+    /// Named like the decoder's own variables.
+    deserializer: Option<bool>,
+) -> String {
+    format!("{count} {note:?} {level} {type} {deserializer:?}", type = r#type)
+}
+
+/// Both tools' parameters, the same way.
+#[tool]
+fn derived(
+    /// How many.
+    ///
+    /// At least one.
+    #[serde(rename = "count")]
+    count: u32,
+    /// A note, if any.
+    note: Option<String>,
+    /// How loud.
+    #[arg(default = 2)]
+    level: i64,
+    /// The kind.
+    r#type: String,
+    /// Named like the decoder's own variables.
+    deserializer: Option<bool>,
+) -> String {
+    format!("{count} {note:?} {level} {type} {deserializer:?}", type = r#type)
+}
+
+/// No parameters at all.
+#[tool]
+fn bare() -> String {
+    "bare".to_owned()
+}
+
+#[test]
+fn the_thin_schema_is_the_derived_one() {
+    let (thin, derived) = (THIN_TOOL.spec(), DERIVED_TOOL.spec());
+    assert_eq!(thin.input_schema(), derived.input_schema());
+    assert_eq!(
+        thin.input_schema()["properties"]["count"],
+        serde_json::json!({
+            "type": "integer", "format": "uint32", "minimum": 0,
+            "description": "How many.\n\nAt least one."
+        })
+    );
+    assert_eq!(
+        thin.input_schema()["properties"]["level"]["default"],
+        serde_json::json!(2)
+    );
+    assert_eq!(
+        thin.input_schema()["required"],
+        serde_json::json!(["count", "type"])
+    );
+    assert_eq!(
+        BARE_TOOL.spec().input_schema(),
+        &serde_json::json!({"type": "object", "additionalProperties": false})
+    );
+}
+
+#[tokio::test]
+async fn every_argument_text_decodes_or_fails_the_same_way() {
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let scope = service.scope(ToolContext::new()).unwrap();
+    let texts = [
+        r#"{"count": 3, "type": "a"}"#,
+        r#"{"count": 3, "type": "a", "note": "n", "level": 5, "deserializer": true}"#,
+        r#"{"count": 3, "type": "a", "note": null, "level": null, "deserializer": null}"#,
+        r#"{"type": "a"}"#,
+        r#"{"count": 3}"#,
+        r#"{"count": 3, "type": "a", "extra": 1}"#,
+        r#"{"count": 3, "count": 4, "type": "a"}"#,
+        r#"{"count": 3, "type": "a", "type": "b"}"#,
+        r#"{"count": "3", "type": "a"}"#,
+        r#"{"count": -1, "type": "a"}"#,
+        r#"{"count": 3, "type": 7}"#,
+        r#"{"count": 3, "type": "a", "level": "loud"}"#,
+        r#"{"count": 3, "type": "a", "r#type": "b"}"#,
+        r#"{"count": 3, "type": "a", "Count": 1}"#,
+        "{}",
+        "",
+        "[]",
+        r#"{"count": 3, "type": "a""#,
+        r#"{"count": 3, "type": "a\u0000"}"#,
+    ];
+    for text in texts {
+        let thin = service
+            .call_observed(&scope, "t", ToolCall::new("1", "thin", text))
+            .await;
+        let derived = service
+            .call_observed(&scope, "t", ToolCall::new("1", "derived", text))
+            .await;
+        assert_eq!(
+            (thin.content().replace("\"thin\"", "TOOL"), thin.is_error()),
+            (
+                derived.content().replace("\"derived\"", "TOOL"),
+                derived.is_error()
+            ),
+            "{text}"
+        );
+    }
+    let unknown = service
+        .call_observed(&scope, "t", ToolCall::new("1", "bare", r#"{"x": 1}"#))
+        .await;
+    assert_eq!(
+        unknown.content(),
+        "Error: invalid arguments for tool \"bare\" at \"x\": unknown field `x`, there are no fields."
+    );
+}
