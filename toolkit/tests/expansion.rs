@@ -22,7 +22,8 @@ fn thin(
     /// Named like the decoder's own variables.
     deserializer: Option<bool>,
 ) -> String {
-    format!("{count} {note:?} {level} {type} {deserializer:?}", type = r#type)
+    let kind = r#type;
+    format!("{count} {note:?} {level} {kind} {deserializer:?}")
 }
 
 /// Both tools' parameters, the same way.
@@ -43,7 +44,8 @@ fn derived(
     /// Named like the decoder's own variables.
     deserializer: Option<bool>,
 ) -> String {
-    format!("{count} {note:?} {level} {type} {deserializer:?}", type = r#type)
+    let kind = r#type;
+    format!("{count} {note:?} {level} {kind} {deserializer:?}")
 }
 
 /// No parameters at all.
