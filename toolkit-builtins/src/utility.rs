@@ -87,6 +87,18 @@ fn calculator() -> Result<Context, EvalexprError<DefaultNumericTypes>> {
             }),
         )?;
     }
+    // evalexpr's own `math::abs` overflows (a panic) on the smallest integer.
+    context.set_function(
+        "math::abs".to_owned(),
+        Function::new(|argument: &Value<DefaultNumericTypes>| match argument {
+            Value::Int(value) => value.checked_abs().map(Value::Int).ok_or_else(|| {
+                EvalexprError::CustomMessage(format!(
+                    "the absolute value of {value} is not a 64-bit integer."
+                ))
+            }),
+            other => Ok(Value::Float(other.as_number()?.abs())),
+        }),
+    )?;
     Ok(context)
 }
 

@@ -468,7 +468,7 @@ proptest::proptest! {
 }
 
 #[test]
-fn calculate_shifts_out_of_range_are_errors_not_panics() {
+fn calculate_shifts_and_absolute_values_out_of_range_are_errors_not_panics() {
     let calculate = |expression: &str| {
         let result = toolkit_builtins::utility::calculate(expression.to_owned());
         (result.content().to_owned(), result.is_error())
@@ -489,6 +489,22 @@ fn calculate_shifts_out_of_range_are_errors_not_panics() {
         );
     }
     assert_eq!(calculate("shl(1, 3)"), ("shl(1, 3) = 8".to_owned(), false));
+    // The smallest integer has no absolute value among integers (evalexpr's own panicked).
+    assert_eq!(
+        calculate("math::abs(bitnot(9223372036854775807))"),
+        (
+            "Error: cannot evaluate: the absolute value of -9223372036854775808 is not a 64-bit integer.".to_owned(),
+            true
+        )
+    );
+    assert_eq!(
+        calculate("math::abs(-3)"),
+        ("math::abs(-3) = 3".to_owned(), false)
+    );
+    assert_eq!(
+        calculate("math::abs(-2.5)"),
+        ("math::abs(-2.5) = 2.5".to_owned(), false)
+    );
     assert_eq!(
         calculate("shr(-16, 2)"),
         ("shr(-16, 2) = -4".to_owned(), false)
