@@ -520,6 +520,7 @@ fn thin_schema_and_arguments(
     newtypes: &[syn::Ident],
     settled: &[TokenStream],
 ) -> TokenStream {
+    let positions = 0..names.len();
     let idents: Vec<_> = input
         .params
         .iter()
@@ -554,6 +555,7 @@ fn thin_schema_and_arguments(
 
         #[automatically_derived]
         impl<'de> #toolkit::__private::serde::Deserialize<'de> for __ToolkitArguments {
+            #[inline]
             fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
             where
                 D: #toolkit::__private::serde::Deserializer<'de>,
@@ -561,7 +563,11 @@ fn thin_schema_and_arguments(
                 let (#(#idents,)*) = #toolkit::__private::named_arguments::<
                     D,
                     (#(::core::option::Option<#newtypes>,)*),
-                >(deserializer, &[#(#names),*])?;
+                    _,
+                >(deserializer, &[#(#names),*], |key: &str| match key {
+                    #(#names => ::core::option::Option::Some(#positions),)*
+                    _ => ::core::option::Option::None,
+                })?;
                 ::core::result::Result::Ok(__ToolkitArguments { #(#settled,)* })
             }
         }

@@ -307,6 +307,7 @@ pub trait Slots<'de>: Default {
 macro_rules! slots {
     ($($slot:ident $index:tt),*) => {
         impl<'de, $($slot: serde::Deserialize<'de>),*> Slots<'de> for ($(Option<$slot>,)*) {
+            #[inline]
             fn fill<M: serde::de::MapAccess<'de>>(
                 &mut self,
                 index: usize,
@@ -353,31 +354,40 @@ slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10);
 slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11);
 
 /// Reads a tool's arguments object into `S`'s slots: each key one of `names` (else an error
-/// listing them), each at most once. Missing ones stay empty for the generated code to settle.
+/// listing them), each at most once. `index` gives the position of a name (a `match` the macro
+/// writes, as a derive would). Missing ones stay empty for the generated code to settle.
 #[doc(hidden)]
-pub fn named_arguments<'de, D, S>(
+#[inline]
+pub fn named_arguments<'de, D, S, I>(
     deserializer: D,
     names: &'static [&'static str],
+    index: I,
 ) -> Result<S, D::Error>
 where
     D: serde::Deserializer<'de>,
     S: Slots<'de>,
+    I: Fn(&str) -> Option<usize>,
 {
-    struct Arguments<S> {
+    struct Arguments<S, I> {
         names: &'static [&'static str],
+        index: I,
         slots: std::marker::PhantomData<S>,
     }
 
-    impl<'de, S: Slots<'de>> serde::de::Visitor<'de> for Arguments<S> {
+    impl<'de, S: Slots<'de>, I: Fn(&str) -> Option<usize>> serde::de::Visitor<'de> for Arguments<S, I> {
         type Value = S;
 
         fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             formatter.write_str("an object of named arguments")
         }
 
+        #[inline]
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<S, A::Error> {
             let mut slots = S::default();
-            while let Some(index) = map.next_key_seed(Name(self.names))? {
+            while let Some(index) = map.next_key_seed(Name {
+                names: self.names,
+                index: &self.index,
+            })? {
                 slots.fill(index, self.names, &mut map)?;
             }
             Ok(slots)
@@ -389,41 +399,42 @@ where
         names,
         Arguments {
             names,
+            index,
             slots: std::marker::PhantomData,
         },
     )
 }
 
 /// A key of the arguments object, as the index of the parameter it names.
-struct Name(&'static [&'static str]);
+struct Name<'i, I> {
+    names: &'static [&'static str],
+    index: &'i I,
+}
 
-impl<'de> serde::de::DeserializeSeed<'de> for Name {
+impl<'de, I: Fn(&str) -> Option<usize>> serde::de::DeserializeSeed<'de> for Name<'_, I> {
     type Value = usize;
 
+    #[inline]
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
         deserializer.deserialize_identifier(self)
     }
 }
 
-impl serde::de::Visitor<'_> for Name {
+impl<I: Fn(&str) -> Option<usize>> serde::de::Visitor<'_> for Name<'_, I> {
     type Value = usize;
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter.write_str("field identifier")
     }
 
+    #[inline]
     fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|name| *name == key)
-            .ok_or_else(|| E::unknown_field(key, self.0))
+        (self.index)(key).ok_or_else(|| E::unknown_field(key, self.names))
     }
 
     fn visit_bytes<E: serde::de::Error>(self, key: &[u8]) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|name| name.as_bytes() == key)
-            .ok_or_else(|| E::unknown_field(&String::from_utf8_lossy(key), self.0))
+        let key = String::from_utf8_lossy(key);
+        (self.index)(&key).ok_or_else(|| E::unknown_field(&key, self.names))
     }
 }
 
