@@ -177,8 +177,10 @@ pub use tool::{
 /// Every parameter is an argument the model gives, decoded from JSON by `serde` and described
 /// by `schemars`, each with a doc comment (its description in the schema). An `Option<T>` is
 /// optional; `#[arg(default = EXPR)]` gives a default, shown in the schema (so its type must be
-/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through. Two kinds of parameter are
-/// not arguments:
+/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through. Without such attributes
+/// (and with at most 12 arguments) the schema and the decoder come from generic helpers rather
+/// than the two derives: the same schema and the same errors, in about 160 expanded lines per
+/// tool instead of 360 (`compile-cost/` measures it). Two kinds of parameter are not arguments:
 ///
 /// - `#[state] name: &T` borrows the run's state of type `T` (a database pool, a client, a
 ///   cache) from the context's typed extensions. The spec declares it
