@@ -348,13 +348,15 @@ fn model_of<'a>(base_url: Option<&str>, model: &'a str) -> (&'static str, &'a st
 
 /// A location as it may be printed: a URL's password is left out.
 fn shown(location: &str) -> String {
-    match (location.split_once("://"), location.rfind('@')) {
-        (Some((scheme, rest)), Some(_)) if rest.contains('@') => {
-            let (user, host) = rest.rsplit_once('@').unwrap_or(("", rest));
-            let user = user.split(':').next().unwrap_or("");
+    let Some((scheme, rest)) = location.split_once("://") else {
+        return location.to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials.split(':').next().unwrap_or_default();
             format!("{scheme}://{user}@{host}")
         }
-        _ => location.to_owned(),
+        None => location.to_owned(),
     }
 }
 

@@ -20,6 +20,9 @@ use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, write_for};
 /// The channel every committed run or step is announced on (its payload: the run id).
 const CHANNEL: &str = "toolkit_audit";
 
+/// How long [`PostgresAudit::changes`] waits for its first `LISTEN`.
+const LISTEN_WAIT: Duration = Duration::from_secs(10);
+
 /// The schema, one migration per version, applied in order at connect and recorded in
 /// `toolkit_audit_migrations`. A released migration never changes; a new version appends one.
 const MIGRATIONS: &[&str] = &["
@@ -281,13 +284,21 @@ impl PostgresAudit {
                 let listening = tokio::spawn(async move {
                     follower.follow(client, connection).await;
                 });
-                // The first LISTEN is in place before anyone waits on the counter.
+                // The first LISTEN is in place before anyone waits on the counter; a database
+                // that does not take it within the wait is reported, not waited on forever.
                 let mut ready = receiver.clone();
-                tokio::select! {
-                    _ = ready.changed() => Ok(receiver),
-                    _ = listening => Err(AuditError::Location(
-                        "the connection that listens for changes closed".to_owned(),
-                    )),
+                let listened = tokio::time::timeout(LISTEN_WAIT, async {
+                    tokio::select! {
+                        _ = ready.changed() => true,
+                        _ = listening => false,
+                    }
+                });
+                match listened.await {
+                    Ok(true) => Ok(receiver),
+                    Ok(false) | Err(_) => Err(AuditError::Location(format!(
+                        "cannot listen for changes (LISTEN {CHANNEL} did not succeed within {} s)",
+                        LISTEN_WAIT.as_secs()
+                    ))),
                 }
             })
             .await?;

@@ -31,7 +31,8 @@ pub enum AuditError {
         other => with_causes(other),
     })]
     Pool(#[from] deadpool_postgres::PoolError),
-    /// The location is not one this build can open, or the database is newer than this build.
+    /// The location cannot be opened by this build, the database's schema is newer than this
+    /// build, or a background task of the audit copy failed (said in the message).
     #[error("audit copy: {0}")]
     Location(String),
 }
