@@ -475,3 +475,68 @@ impl<'de, E: serde::de::Error> serde::Deserializer<'de> for Missing<E> {
         ignored_any
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde::de::IntoDeserializer;
+    use serde::de::value::{BorrowedBytesDeserializer, Error, MapDeserializer};
+
+    use super::*;
+
+    const NAMES: &[&str] = &["a", "b"];
+
+    fn index(key: &str) -> Option<usize> {
+        NAMES.iter().position(|name| *name == key)
+    }
+
+    type Two = (Option<i64>, Option<i64>);
+
+    /// Decoders other than JSON's reach what `parse_arguments` never lets JSON reach: keys given
+    /// as bytes or numbers, and input that is not a map. Bytes and non-maps are answered as the
+    /// derive answers them; a numbered key is refused (the derive takes a field's index), since
+    /// arguments are named.
+    #[test]
+    fn keys_as_bytes_are_names_and_numbered_keys_and_non_maps_are_refused() {
+        let bytes = |key: &'static [u8]| {
+            MapDeserializer::<_, Error>::new(std::iter::once((
+                BorrowedBytesDeserializer::<Error>::new(key),
+                7_i64.into_deserializer(),
+            )))
+        };
+        let two: Two = named_arguments(bytes(b"b"), NAMES, index).expect("decodes");
+        assert_eq!(two, (None, Some(7)));
+        let two: Two = named_arguments(bytes(b"a"), NAMES, index).expect("decodes");
+        assert_eq!(two, (Some(7), None));
+        let unknown = named_arguments::<_, Two, _>(bytes(b"c"), NAMES, index).unwrap_err();
+        assert_eq!(
+            unknown.to_string(),
+            "unknown field `c`, expected `a` or `b`"
+        );
+
+        let numbered = MapDeserializer::<_, Error>::new(std::iter::once((1_u64, 7_i64)));
+        let refused = named_arguments::<_, Two, _>(numbered, NAMES, index).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "invalid type: integer `1`, expected field identifier"
+        );
+
+        let number: serde::de::value::I64Deserializer<Error> = 3_i64.into_deserializer();
+        let not_a_map = named_arguments::<_, Two, _>(number, NAMES, index);
+        assert_eq!(
+            not_a_map.unwrap_err().to_string(),
+            "invalid type: integer `3`, expected an object of named arguments"
+        );
+    }
+
+    #[test]
+    fn a_tool_without_parameters_takes_an_empty_object_and_names_no_field() {
+        let empty = MapDeserializer::<_, Error>::new(std::iter::empty::<(&str, i64)>());
+        let () = named_arguments(empty, &[], |_: &str| None).expect("decodes");
+        let one = MapDeserializer::<_, Error>::new(std::iter::once(("x", 1_i64)));
+        let refused = named_arguments::<_, (), _>(one, &[], |_: &str| None).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "unknown field `x`, there are no fields"
+        );
+    }
+}
