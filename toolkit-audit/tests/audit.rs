@@ -492,3 +492,47 @@ async fn postgres_announces_what_another_instance_commits() {
     .unwrap();
     assert!(file.changes().await.unwrap().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_listens_again_after_its_connection_is_cut() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let url = server.database("relisten");
+    let name = url.rsplit('/').next().unwrap().to_owned();
+    let watching = Audit::open(&url, Privacy::Metadata).await.expect("opens");
+    let mut changes = watching
+        .changes()
+        .await
+        .unwrap()
+        .expect("PostgreSQL announces");
+    // The server drops the listening connection, as a restart or a network cut would.
+    let cut = server
+        .psql(
+            &name,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query LIKE 'LISTEN toolkit_audit%' \
+             AND pid <> pg_backend_pid()",
+        )
+        .expect("terminates");
+    assert_eq!(cut, "1");
+    // Listening again is announced (whatever happened meanwhile may have been missed) ...
+    tokio::time::timeout(Duration::from_secs(10), changes.changed())
+        .await
+        .expect("listening again within 10 s")
+        .expect("still listening");
+    let after_reconnect = *changes.borrow_and_update();
+    // ... and commits after it are announced again.
+    let writer = Arc::new(Audit::open(&url, Privacy::Metadata).await.expect("opens"));
+    let service =
+        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(writer);
+    let scope = service.scope(ToolContext::new()).unwrap();
+    service
+        .call_observed(&scope, "other", ToolCall::new("1", "nul_text", "{}"))
+        .await;
+    tokio::time::timeout(Duration::from_secs(5), changes.changed())
+        .await
+        .expect("announced within 5 s")
+        .expect("still listening");
+    assert!(*changes.borrow() > after_reconnect);
+}
