@@ -20,38 +20,22 @@ pub enum AuditError {
     /// Artifacts would not serialise (cannot happen for toolkit's typed artifacts).
     #[error("audit copy: {0}")]
     Json(#[from] serde_json::Error),
-    /// PostgreSQL refused, or could not be reached.
+    /// PostgreSQL refused, or could not be reached (said with its causes: the driver's own
+    /// message, "error connecting to server", does not say why).
     #[cfg(feature = "postgres")]
-    #[error("audit copy: {}", with_causes(.0))]
+    #[error("audit copy: {}", toolkit::with_causes(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// No connection came free in the pool, or none could be made.
     #[cfg(feature = "postgres")]
     #[error("audit copy: {}", match .0 {
-        deadpool_postgres::PoolError::Backend(driver) => with_causes(driver),
-        other => with_causes(other),
+        deadpool_postgres::PoolError::Backend(driver) => toolkit::with_causes(driver),
+        other => toolkit::with_causes(other),
     })]
     Pool(#[from] deadpool_postgres::PoolError),
     /// The location cannot be opened by this build, the database's schema is newer than this
     /// build, or a background task of the audit copy failed (said in the message).
     #[error("audit copy: {0}")]
     Location(String),
-}
-
-/// An error and the causes under it, as one line: a driver's top-level message alone ("error
-/// connecting to server") does not say why.
-#[cfg(feature = "postgres")]
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut line = error.to_string();
-    let mut cause = error.source();
-    while let Some(inner) = cause {
-        let text = inner.to_string();
-        if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-        cause = inner.source();
-    }
-    line
 }
 
 /// Which runs [`Audit::find_runs`](crate::Audit::find_runs) lists: those whose title, run id or a tool's name

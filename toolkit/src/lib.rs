@@ -64,6 +64,7 @@
 struct ReadmeDoctests;
 
 pub mod bound;
+mod causes;
 mod context;
 mod declaration;
 pub mod describe;
@@ -101,6 +102,7 @@ mod trace;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use causes::with_causes;
 pub use context::ToolContext;
 pub use filter::ContentFilter;
 #[cfg(feature = "secrets")]

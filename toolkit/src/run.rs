@@ -322,21 +322,6 @@ pub enum RunError {
     ConflictingDecisions(String),
 }
 
-/// An error with its causes, each said once: `what: why: why deeper`.
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let said = cause.to_string();
-        if !text.contains(&said) {
-            text.push_str(": ");
-            text.push_str(&said);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 /// The tool result text for a call the operator refused.
 fn denied(name: &str) -> String {
     format!("Error: tool \"{}\" was denied by the operator.", echo(name))
@@ -658,7 +643,7 @@ impl Run<'_> {
         };
         match outcome {
             Ok(response) => Turn::Response(response, started.elapsed()),
-            Err(error) => Turn::Failed(with_causes(&error), started.elapsed()),
+            Err(error) => Turn::Failed(crate::with_causes(&error), started.elapsed()),
         }
     }
 
