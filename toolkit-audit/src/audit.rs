@@ -38,10 +38,9 @@ impl Audit {
             ));
         }
         let path = Path::new(location).to_owned();
-        let audit = tokio::task::spawn_blocking(move || SqliteAudit::open(&path, privacy))
+        off_thread(move || SqliteAudit::open(&path, privacy))
             .await
-            .map_err(|error| AuditError::Location(error.to_string()))??;
-        Ok(Self::Sqlite(audit))
+            .map(Self::Sqlite)
     }
 
     /// The level rows are written at.
@@ -67,9 +66,7 @@ impl Audit {
         match self {
             Self::Sqlite(audit) => {
                 let (audit, query) = (audit.clone(), query.clone());
-                tokio::task::spawn_blocking(move || audit.find_runs(&query))
-                    .await
-                    .map_err(|error| AuditError::Location(error.to_string()))?
+                off_thread(move || audit.find_runs(&query)).await
             }
             #[cfg(feature = "postgres")]
             Self::Postgres(audit) => audit.find_runs(query).await,
@@ -81,9 +78,7 @@ impl Audit {
         match self {
             Self::Sqlite(audit) => {
                 let (audit, run_id) = (audit.clone(), run_id.to_owned());
-                tokio::task::spawn_blocking(move || audit.run(&run_id))
-                    .await
-                    .map_err(|error| AuditError::Location(error.to_string()))?
+                off_thread(move || audit.run(&run_id)).await
             }
             #[cfg(feature = "postgres")]
             Self::Postgres(audit) => audit.run(run_id).await,
@@ -100,6 +95,15 @@ impl Audit {
             Self::Postgres(audit) => audit.changes().await.map(Some),
         }
     }
+}
+
+/// SQLite's blocking `work` on the blocking pool, so that it does not hold up the runtime.
+async fn off_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, AuditError> + Send + 'static,
+) -> Result<T, AuditError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| AuditError::Location(error.to_string()))?
 }
 
 impl Sink for Audit {

@@ -210,7 +210,8 @@ impl OtlpExport {
             .iter()
             .map(|artifact| StringValue::from(artifact.kind().as_str()))
             .collect();
-        let bytes = serde_json::to_vec(artifacts).map_or(0, |json| json.len());
+        // Measured as serialised, without serialising them.
+        let bytes = toolkit::bound::artifacts_len(artifacts, usize::MAX).unwrap_or(usize::MAX);
         let mut attributes = vec![
             KeyValue::new("gen_ai.operation.name", "execute_tool"),
             KeyValue::new("gen_ai.tool.name", invocation.name().to_owned()),
