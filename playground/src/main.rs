@@ -338,12 +338,23 @@ fn open_audit(
     })
 }
 
-/// The provider and model the chat spans name: a live server's model, or the script.
-fn model_of<'a>(base_url: Option<&str>, model: &'a str) -> (&'static str, &'a str) {
-    match base_url {
+/// What every command that runs loops starts with: the runtime, the audit copy (and export)
+/// opened in it, and the sealing service keeping its runs there. The chat spans name a live
+/// server's model (`base_url`), or the script.
+fn loop_setup(
+    audit: &AuditArgs,
+    base_url: Option<&str>,
+    model: &str,
+    secrets: SecretArgs,
+) -> Result<(tokio::runtime::Runtime, Kept, Arc<ToolLoopService>), Failure> {
+    let runtime = runtime()?;
+    let model = match base_url {
         Some(_) => ("openai", model),
         None => ("scripted", "scripted"),
-    }
+    };
+    let kept = open_audit(audit, &runtime, Some(model))?;
+    let service = sealing_service(&kept, secrets)?;
+    Ok((runtime, kept, service))
 }
 
 /// A location as it may be printed: a URL's password is left out.
@@ -384,23 +395,18 @@ fn sample() -> Result<toolkit::ToolContext, Failure> {
 }
 
 fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
-    let runtime = runtime()?;
-    let kept = open_audit(
+    let (runtime, kept, service) = loop_setup(
         &args.audit,
-        &runtime,
-        Some(model_of(args.base_url.as_deref(), &args.model)),
+        args.base_url.as_deref(),
+        &args.model,
+        args.secrets,
     )?;
     let live = args.base_url.map(|base_url| LiveModel {
         base_url,
         model: args.model,
     });
-    let state = AppState::over(
-        sealing_service(&kept, args.secrets)?,
-        sample()?,
-        Some(Arc::clone(&kept.audit)),
-        live,
-    )
-    .with_writers(args.writers);
+    let state = AppState::over(service, sample()?, Some(Arc::clone(&kept.audit)), live)
+        .with_writers(args.writers);
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
@@ -639,13 +645,12 @@ fn provider(
 
 fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
-    let runtime = runtime()?;
-    let kept = open_audit(
+    let (runtime, kept, service) = loop_setup(
         &args.audit,
-        &runtime,
-        Some(model_of(args.base_url.as_deref(), &args.model)),
+        args.base_url.as_deref(),
+        &args.model,
+        args.secrets,
     )?;
-    let service = sealing_service(&kept, args.secrets)?;
     let offered = offered_tools(service.registry(), args.writers);
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
     let request = RunRequest::new(question)
@@ -661,13 +666,12 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
     let token = given_text(&args.token, "the token")?;
     let token = token.trim();
-    let runtime = runtime()?;
-    let kept = open_audit(
+    let (runtime, kept, service) = loop_setup(
         &args.audit,
-        &runtime,
-        Some(model_of(args.base_url.as_deref(), &args.model)),
+        args.base_url.as_deref(),
+        &args.model,
+        args.secrets,
     )?;
-    let service = sealing_service(&kept, args.secrets)?;
     let decisions: Vec<Decision> = args
         .approve
         .iter()

@@ -108,15 +108,7 @@ fn options() -> Result<Options, ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let Options {
-        port,
-        show_secrets,
-        workspace,
-        database,
-        audit,
-        privacy,
-        otlp,
-    } = match options() {
+    let options = match options() {
         Ok(options) => options,
         Err(code) => return code,
     };
@@ -128,7 +120,7 @@ fn main() -> ExitCode {
         }
     };
     // A host is not shown tools that could only answer that their database is missing.
-    if database.is_none() {
+    if options.database.is_none() {
         registry.retain(|spec| !DATABASE_TOOLS.contains(&spec.name()));
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -142,9 +134,9 @@ fn main() -> ExitCode {
         }
     };
     let mut service = ToolLoopService::new(registry);
-    if let Some(location) = audit {
+    if let Some(location) = &options.audit {
         // Opened in the runtime that serves: a PostgreSQL pool's connections live there.
-        match runtime.block_on(Audit::open(&location, privacy)) {
+        match runtime.block_on(Audit::open(location, options.privacy)) {
             Ok(audit) => {
                 let audit = Arc::new(audit);
                 service = service.with_sink(audit.clone()).with_replay_store(audit);
@@ -155,7 +147,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    let export = match otlp.map(|endpoint| OtlpExport::new(&endpoint, privacy)) {
+    let export = match options
+        .otlp
+        .as_deref()
+        .map(|endpoint| OtlpExport::new(endpoint, options.privacy))
+    {
         Some(Ok(export)) => Some(Arc::new(export)),
         Some(Err(error)) => return usage_error(&format!("--otlp: {error}")),
         None => None,
@@ -163,16 +159,16 @@ fn main() -> ExitCode {
     if let Some(export) = &export {
         service = service.with_sink(Arc::clone(export) as _);
     }
-    if !show_secrets {
+    if !options.show_secrets {
         service = service.with_content_filter(Arc::new(SecretFilter));
     }
     let service = Arc::new(service);
-    let mut context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
-    if let Some(database) = database {
+    let mut context = ToolContext::new().with_extension(WorkspaceRoot::new(options.workspace));
+    if let Some(database) = options.database {
         context = context.with_extension(Database::new(database));
     }
     let served = runtime.block_on(async move {
-        match port {
+        match options.port {
             None => toolkit_mcp::serve_stdio(service, context).await,
             Some(port) => {
                 toolkit_mcp::serve_http(service, context, port, |address| {
