@@ -28,6 +28,15 @@ fn playground(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// The run id `playground run` printed first.
+fn printed_run_id(stdout: &str) -> String {
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("run "))
+        .expect("a run line")
+        .to_owned()
+}
+
 /// A script whose model writes a file (which waits for approval).
 const WRITER_SCRIPT: &str = r#"{"turns": [
   {"content": "I write the note.", "tool_calls": [
@@ -63,11 +72,7 @@ fn a_run_suspended_on_one_instance_resumes_on_another_and_only_once() {
         ],
     );
     assert_eq!(code, Some(0), "{stderr}");
-    let run_id = stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("run "))
-        .expect("a run line")
-        .to_owned();
+    let run_id = printed_run_id(&stdout);
     let token = stdout
         .lines()
         .find_map(|line| line.strip_prefix("token: "))
@@ -206,11 +211,7 @@ async fn a_run_recorded_by_one_process_reaches_the_history_another_serves_within
     for _ in 0..5 {
         let (code, stdout, stderr) = playground(b.path(), &["run", "--audit", &url]);
         assert_eq!(code, Some(0), "{stderr}");
-        let run_id = stdout
-            .lines()
-            .find_map(|line| line.strip_prefix("run "))
-            .expect("a run line")
-            .to_owned();
+        let run_id = printed_run_id(&stdout);
         let seen = browser
             .wait_for(
                 "the run, answered, in the other instance's history",

@@ -241,6 +241,44 @@ async fn two_services_on_one_database_keep_both_calls() {
     }
 }
 
+#[tokio::test]
+async fn a_search_is_literal_text_on_either_database() {
+    for place in places("search") {
+        let audit = Arc::new(place.open(Privacy::Metadata).await);
+        let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+            .with_sink(audit.clone());
+        let scope = service.scope(ToolContext::new()).unwrap();
+        for name in ["nope", "50%_off"] {
+            service
+                .call_observed(&scope, "s", ToolCall::new("1", name, "{}"))
+                .await;
+        }
+        let found = |text: &str| {
+            let audit = Arc::clone(&audit);
+            let query = toolkit_audit::RunQuery {
+                text: Some(text.to_owned()),
+                limit: 10,
+                ..Default::default()
+            };
+            async move { audit.find_runs(&query).await.expect("searches").1 }
+        };
+        // Wildcards of LIKE and GLOB, and SQL, are only text to look for.
+        assert_eq!(found("%").await, 1, "{}", place.location);
+        // (A run id holds `_` itself, so `_` is looked for after the `%`.)
+        assert_eq!(found("%_").await, 1, "{}", place.location);
+        assert_eq!(found("*").await, 0, "{}", place.location);
+        assert_eq!(found("NOPE").await, 1, "{}", place.location);
+        assert_eq!(found("' OR '1'='1").await, 0, "{}", place.location);
+        assert_eq!(
+            found("'; DROP TABLE runs; --").await,
+            0,
+            "{}",
+            place.location
+        );
+        assert_eq!(found("").await, 2, "{}", place.location);
+    }
+}
+
 /// Needs an operator.
 #[tool(requires_approval)]
 fn guarded() -> String {
@@ -448,6 +486,25 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
     );
 }
 
+/// Another instance (its own pool) records one call, a run row, a step and the run's end; `changes`
+/// announces it within five seconds.
+async fn commit_elsewhere_and_see_it_announced(
+    url: &str,
+    changes: &mut tokio::sync::watch::Receiver<u64>,
+) {
+    let writer = Arc::new(Audit::open(url, Privacy::Metadata).await.expect("opens"));
+    let service =
+        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(writer);
+    let scope = service.scope(ToolContext::new()).unwrap();
+    service
+        .call_observed(&scope, "other", ToolCall::new("1", "nul_text", "{}"))
+        .await;
+    tokio::time::timeout(Duration::from_secs(5), changes.changed())
+        .await
+        .expect("announced within 5 s")
+        .expect("still listening");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_announces_what_another_instance_commits() {
     let Some(server) = postgres::postgres() else {
@@ -461,18 +518,7 @@ async fn postgres_announces_what_another_instance_commits() {
         .unwrap()
         .expect("PostgreSQL announces");
     let before = *changes.borrow_and_update();
-    // Another instance (its own pool) records one call: a run row, a step, the run's end.
-    let writer = Arc::new(Audit::open(&url, Privacy::Metadata).await.expect("opens"));
-    let service =
-        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(writer);
-    let scope = service.scope(ToolContext::new()).unwrap();
-    service
-        .call_observed(&scope, "other", ToolCall::new("1", "nul_text", "{}"))
-        .await;
-    tokio::time::timeout(Duration::from_secs(5), changes.changed())
-        .await
-        .expect("announced within 5 s")
-        .expect("still listening");
+    commit_elsewhere_and_see_it_announced(&url, &mut changes).await;
     let (runs, _) = watching
         .find_runs(&toolkit_audit::RunQuery {
             limit: 10,
@@ -523,16 +569,6 @@ async fn postgres_listens_again_after_its_connection_is_cut() {
         .expect("still listening");
     let after_reconnect = *changes.borrow_and_update();
     // ... and commits after it are announced again.
-    let writer = Arc::new(Audit::open(&url, Privacy::Metadata).await.expect("opens"));
-    let service =
-        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(writer);
-    let scope = service.scope(ToolContext::new()).unwrap();
-    service
-        .call_observed(&scope, "other", ToolCall::new("1", "nul_text", "{}"))
-        .await;
-    tokio::time::timeout(Duration::from_secs(5), changes.changed())
-        .await
-        .expect("announced within 5 s")
-        .expect("still listening");
+    commit_elsewhere_and_see_it_announced(&url, &mut changes).await;
     assert!(*changes.borrow() > after_reconnect);
 }

@@ -145,8 +145,9 @@ impl Repo {
         git(&self.root, &["rev-parse", revision])
     }
 
-    fn short(&self, revision: &str) -> String {
-        self.id(revision)[..12].to_owned()
+    /// The fixture's three commits, oldest first, as the tools print them (short ids).
+    fn commits(&self) -> [String; 3] {
+        ["HEAD~2", "HEAD~1", "HEAD"].map(|revision| self.id(revision)[..12].to_owned())
     }
 
     async fn call(&self, name: &str, arguments: Value) -> Outcome {
@@ -259,11 +260,7 @@ async fn status_lists_staged_unstaged_and_untracked_paths_but_not_ignored_ones()
 #[tokio::test]
 async fn log_lists_commits_newest_first_with_paging_and_a_path_filter() {
     let repo = Repo::new();
-    let (c1, c2, c3) = (
-        repo.short("HEAD~2"),
-        repo.short("HEAD~1"),
-        repo.short("HEAD"),
-    );
+    let [c1, c2, c3] = repo.commits();
     let outcome = repo.call("git_log", json!({})).await;
     assert_eq!(
         outcome.ok(),
@@ -536,7 +533,7 @@ async fn diff_with_staged_compares_the_index_with_head() {
 #[tokio::test]
 async fn diff_from_to_compares_two_commits() {
     let repo = Repo::with_changes();
-    let (c1, c3) = (repo.short("HEAD~2"), repo.short("HEAD"));
+    let [c1, _, c3] = repo.commits();
     let outcome = repo
         .call(
             "git_diff",
@@ -579,11 +576,7 @@ async fn diff_from_to_compares_two_commits() {
 #[tokio::test]
 async fn blame_names_the_commit_and_author_of_each_line() {
     let repo = Repo::new();
-    let (c1, c2, c3) = (
-        repo.short("HEAD~2"),
-        repo.short("HEAD~1"),
-        repo.short("HEAD"),
-    );
+    let [c1, c2, c3] = repo.commits();
     let outcome = repo.call("git_blame", json!({"path": "README.md"})).await;
     assert_eq!(
         outcome.ok(),

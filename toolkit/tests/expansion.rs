@@ -104,7 +104,18 @@ async fn every_argument_text_decodes_or_fails_the_same_way() {
         r#"{"count": 3, "type": "a""#,
         r#"{"count": 3, "type": "a\u0000"}"#,
     ];
+    // Crafted objects of 20 000 keys: unknown ones, and one parameter given again and again.
+    let unknown: Vec<String> = (0..20_000)
+        .map(|key| format!("\"k{key}\": {key}"))
+        .collect();
+    let unknown = format!("{{\"count\": 3, \"type\": \"a\", {}}}", unknown.join(", "));
+    let repeated = format!("{{{}}}", vec!["\"count\": 3"; 20_000].join(", "));
+    let texts = texts
+        .iter()
+        .map(|text| (*text).to_owned())
+        .chain([unknown, repeated]);
     for text in texts {
+        let text = text.as_str();
         let thin = service
             .call_observed(&scope, "t", ToolCall::new("1", "thin", text))
             .await;
