@@ -27,10 +27,7 @@ impl Drop for Receiver {
 }
 
 pub fn python() -> Option<PathBuf> {
-    let python = std::env::var_os("TOOLKIT_OTLP_PYTHON").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python"),
-        PathBuf::from,
-    );
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python");
     let decodes = Command::new(&python)
         .args([
             "-c",
