@@ -294,7 +294,6 @@ async fn config(State(state): State<AppState>) -> Response {
         "default_question": DEFAULT_QUESTION,
         "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
         "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
-        "audit_kind": state.audit.as_ref().map(|audit| audit.kind()),
         "writers": state.writers,
     }))
     .into_response()
