@@ -698,18 +698,9 @@ async fn run_changes(
         Ok(None) => return Json(json!({"live": false})).into_response(),
         Err(error) => return server_error(&error.to_string()),
     };
-    let newer = async {
-        loop {
-            let version = *changes.borrow_and_update();
-            if version > after || changes.changed().await.is_err() {
-                return version;
-            }
-        }
-    };
-    let version = match tokio::time::timeout(CHANGES_WAIT, newer).await {
-        Ok(version) => version,
-        Err(_) => *changes.borrow(),
-    };
+    // Over when a newer version is committed, when the feed closes, or after the wait.
+    let _ = tokio::time::timeout(CHANGES_WAIT, changes.wait_for(|version| *version > after)).await;
+    let version = *changes.borrow();
     Json(json!({"live": true, "version": version})).into_response()
 }
 
