@@ -191,15 +191,6 @@ impl PostgresAudit {
         Ok(())
     }
 
-    /// The most recent runs first, at most `limit`.
-    pub async fn runs(&self, limit: usize) -> Result<Vec<RunRow>, AuditError> {
-        let query = RunQuery {
-            limit,
-            ..RunQuery::default()
-        };
-        Ok(self.find_runs(&query).await?.0)
-    }
-
     /// A page of the runs `query` selects, most recent first, and how many it selects in all.
     pub async fn find_runs(&self, query: &RunQuery) -> Result<(Vec<RunRow>, usize), AuditError> {
         const SELECTED: &str = "FROM runs WHERE \
