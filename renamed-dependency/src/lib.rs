@@ -1,5 +1,6 @@
-//! Tools of a crate that depends on toolkit under another name (`tk`): `crate = "tk"` tells the
-//! generated code where toolkit is. `tests/renamed.rs` runs them through the seam.
+//! Tools of a crate that depends on toolkit under another name (`tk`): the macros read the
+//! rename from this crate's `Cargo.toml`, and `crate = "tk"` says it explicitly. `tests/renamed.rs`
+//! runs them through the seam.
 
 use tk::{ToolContext, ToolResult, tool, tools};
 
@@ -40,5 +41,33 @@ impl Greeter {
             self.words,
             "!".repeat(usize::from(volume.0))
         ))
+    }
+}
+
+/// Repeats a text, louder: no `crate` key, the macro finds `tk` in `Cargo.toml`.
+#[tool]
+pub fn shout(
+    /// What to shout.
+    text: String,
+) -> String {
+    text.to_uppercase()
+}
+
+/// A counter whose tool reads its start: no `crate` key either.
+pub struct Counter {
+    /// Where counting starts.
+    pub start: u32,
+}
+
+#[tools]
+impl Counter {
+    /// Counts on from the start.
+    #[tool]
+    pub fn count_on(
+        &self,
+        /// How far.
+        by: u32,
+    ) -> String {
+        (self.start + by).to_string()
     }
 }

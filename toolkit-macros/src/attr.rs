@@ -170,12 +170,16 @@ pub fn combine(errors: &mut Option<syn::Error>, error: syn::Error) {
 }
 
 impl ToolAttr {
-    /// The path the generated code reaches toolkit by: `crate = ".."`, else `::toolkit`.
+    /// The path the generated code reaches toolkit by: `crate = ".."`, else the name the
+    /// crate's `Cargo.toml` gives the dependency when it renames it, else `::toolkit`.
     pub fn toolkit(&self) -> TokenStream {
-        self.krate.as_ref().map_or_else(
-            || quote::quote!(::toolkit),
-            quote::ToTokens::to_token_stream,
-        )
+        if let Some(path) = &self.krate {
+            return quote::ToTokens::to_token_stream(path);
+        }
+        // A key Cargo accepted is a Rust name; were it not one, `::toolkit` at least errs clearly.
+        crate::manifest::renamed_toolkit()
+            .and_then(|name| syn::parse_str::<syn::Ident>(&name).ok())
+            .map_or_else(|| quote::quote!(::toolkit), |name| quote::quote!(::#name))
     }
 }
 

@@ -11,6 +11,7 @@ use proc_macro::TokenStream;
 mod ast;
 mod attr;
 mod expand;
+mod manifest;
 mod methods;
 mod valid;
 

@@ -169,7 +169,7 @@ pub use tool::{
 /// | `remote` | counts against a run's budget of remote calls |
 /// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
 /// | `preview = ".."` | a read-only tool run with a pending call's arguments when the run stops for approval; its answer is shown to the operator ([`Preview`]) |
-/// | `crate = ".."` | the path to toolkit, for a crate that renames the dependency (`crate = "tk"`) |
+/// | `crate = ".."` | the path to toolkit (`crate = "tk"`, `crate = "::deps::toolkit"`) when the crate's `Cargo.toml` does not say it |
 ///
 /// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value
 /// of the wrong kind is one error on that key.
@@ -239,8 +239,10 @@ pub use tool::{
 ///
 /// Each `#[tool] fn name` also gives a handle, `NAME_TOOL` (a `&'static dyn Tool` with the
 /// function's visibility), for [`ToolRegistry::of`]: a registry of chosen tools, or one spec to
-/// test. The generated code reaches toolkit as `::toolkit`; a crate that renames the dependency
-/// says where it is with `#[tool(crate = "tk")]` (and `#[tools(crate = "tk")]`).
+/// test. The generated code reaches toolkit as `::toolkit`, or by the name the crate's
+/// `Cargo.toml` gives it (`tk = { package = "toolkit", .. }`, also through `workspace = true`).
+/// Where toolkit is reached some other way (a re-export), `#[tool(crate = "path")]` (and
+/// `#[tools(crate = "path")]`) says where.
 ///
 /// ```compile_fail
 /// use toolkit::tool;

@@ -1,0 +1,399 @@
+//! Where the crate being compiled finds toolkit when its `Cargo.toml` renames the dependency
+//! (`tk = { package = "toolkit", .. }`, directly or through `workspace = true`): the generated
+//! code then reaches it as `::tk` without a `crate = ".."` key.
+//!
+//! Cargo has already parsed and checked the manifest, so this reads only what it needs: the keys
+//! of the dependency tables and their `package` and `workspace` fields. What it cannot read
+//! leaves the default, `::toolkit`, and `crate = ".."` says the rest.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
+
+/// The name under which the crate being compiled depends on toolkit, when that is not
+/// `toolkit` (read once per manifest and process).
+pub fn renamed_toolkit() -> Option<String> {
+    static SEEN: LazyLock<Mutex<HashMap<PathBuf, Option<String>>>> = LazyLock::new(Mutex::default);
+    let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+    let mut seen = SEEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    seen.entry(dir).or_insert_with_key(|dir| find(dir)).clone()
+}
+
+/// Reads the manifest in `dir`, and the workspace's when a dependency is inherited.
+fn find(dir: &Path) -> Option<String> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let workspace = || {
+        dir.ancestors().find_map(|folder| {
+            let text = std::fs::read_to_string(folder.join("Cargo.toml")).ok()?;
+            scan(&text).has_workspace.then_some(text)
+        })
+    };
+    renamed(&manifest, workspace)
+}
+
+/// The dependency key of the package `toolkit` in `manifest`, when it is not `toolkit`, as a
+/// Rust name (`-` becomes `_`). `workspace` gives the workspace's manifest, asked for only when
+/// the dependency is inherited from it.
+pub fn renamed(manifest: &str, workspace: impl FnOnce() -> Option<String>) -> Option<String> {
+    let Manifest {
+        package,
+        workspace: own_workspace,
+        has_workspace,
+    } = scan(manifest);
+    // The package's own manifest may be the workspace root; else the root is read when needed.
+    let mut inherited = has_workspace.then_some(own_workspace);
+    let mut read_root = Some(workspace);
+    let mut found = None;
+    for dependency in &package {
+        let named = if dependency.workspace {
+            if let Some(read) = read_root.take().filter(|_| inherited.is_none()) {
+                inherited = Some(read().map(|text| scan(&text).workspace).unwrap_or_default());
+            }
+            inherited
+                .iter()
+                .flatten()
+                .find(|entry| entry.key == dependency.key)
+                .map(Dependency::package)
+        } else {
+            Some(dependency.package())
+        };
+        if named == Some("toolkit") {
+            if dependency.key == "toolkit" {
+                return None;
+            }
+            found.get_or_insert_with(|| dependency.key.replace('-', "_"));
+        }
+    }
+    found
+}
+
+/// What a manifest says about dependencies.
+#[derive(Debug, Default, PartialEq)]
+struct Manifest {
+    /// The package's dependencies (normal, dev, build, per target), in order.
+    package: Vec<Dependency>,
+    /// `[workspace.dependencies]`.
+    workspace: Vec<Dependency>,
+    /// Whether it has a `[workspace]` table.
+    has_workspace: bool,
+}
+
+/// One dependency: its key and the fields that say which package it is.
+#[derive(Debug, PartialEq)]
+struct Dependency {
+    key: String,
+    package: Option<String>,
+    workspace: bool,
+}
+
+impl Dependency {
+    /// The package it names: `package = ".."`, else its key.
+    fn package(&self) -> &str {
+        self.package.as_deref().unwrap_or(&self.key)
+    }
+
+    /// Sets `field` from `value` if it is `package` or `workspace`.
+    fn set(&mut self, field: &str, value: &str) {
+        match field {
+            "package" => self.package = Some(unquote(value)),
+            "workspace" => self.workspace = value == "true",
+            _ => {}
+        }
+    }
+}
+
+/// Which table the lines being read belong to.
+enum Table {
+    /// A table of dependencies, one per line (`[dependencies]`, `[workspace.dependencies]`).
+    Dependencies { workspace: bool },
+    /// The table of one dependency (`[dependencies.tk]`), at this index.
+    Dependency { workspace: bool, index: usize },
+    /// Any other table.
+    Other,
+}
+
+fn scan(manifest: &str) -> Manifest {
+    let mut found = Manifest::default();
+    let mut table = Table::Other;
+    for line in manifest.lines() {
+        let line = uncomment(line).trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let arrayed = header.starts_with('[');
+            let name = header.trim_start_matches('[').trim_end_matches(']');
+            let parts = split_outside(name, '.');
+            let parts: Vec<String> = parts.iter().map(|part| unquote(part)).collect();
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+            if parts == ["workspace"] {
+                found.has_workspace = true;
+            }
+            table = if arrayed {
+                Table::Other
+            } else {
+                dependency_table(&parts, &mut found)
+            };
+            continue;
+        }
+        let Some((key, value)) = split_once_outside(line, '=') else {
+            continue;
+        };
+        let key: Vec<String> = split_outside(key, '.')
+            .iter()
+            .map(|part| unquote(part))
+            .collect();
+        let value = value.trim();
+        match table {
+            Table::Dependencies { workspace } => {
+                let list = if workspace {
+                    &mut found.workspace
+                } else {
+                    &mut found.package
+                };
+                let mut dependency = Dependency {
+                    key: key[0].clone(),
+                    package: None,
+                    workspace: false,
+                };
+                if let [_, field] = key.as_slice() {
+                    // A dotted key (`tk.package = "toolkit"`) adds to the entry it names.
+                    if let Some(existing) = list.iter_mut().find(|entry| entry.key == key[0]) {
+                        existing.set(field, value);
+                        continue;
+                    }
+                    dependency.set(field, value);
+                } else if let Some(inline) = value.strip_prefix('{') {
+                    for pair in split_outside(inline.trim_end_matches('}'), ',') {
+                        if let Some((field, value)) = split_once_outside(&pair, '=') {
+                            dependency.set(&unquote(field), value.trim());
+                        }
+                    }
+                }
+                list.push(dependency);
+            }
+            Table::Dependency { workspace, index } => {
+                let list = if workspace {
+                    &mut found.workspace
+                } else {
+                    &mut found.package
+                };
+                if let [field] = key.as_slice() {
+                    list[index].set(field, value);
+                }
+            }
+            Table::Other => {}
+        }
+    }
+    found
+}
+
+/// The table a header opens: a list of dependencies, one dependency's own table, or another.
+fn dependency_table(parts: &[&str], found: &mut Manifest) -> Table {
+    let kinds = [
+        "dependencies",
+        "dev-dependencies",
+        "build-dependencies",
+        "dev_dependencies",
+        "build_dependencies",
+    ];
+    let (workspace, rest) = match parts {
+        ["workspace", "dependencies", rest @ ..] => (true, rest),
+        [kind, rest @ ..] if kinds.contains(kind) => (false, rest),
+        ["target", _, kind, rest @ ..] if kinds.contains(kind) => (false, rest),
+        _ => return Table::Other,
+    };
+    match rest {
+        [] => Table::Dependencies { workspace },
+        [key] => {
+            let list = if workspace {
+                &mut found.workspace
+            } else {
+                &mut found.package
+            };
+            list.push(Dependency {
+                key: (*key).to_owned(),
+                package: None,
+                workspace: false,
+            });
+            Table::Dependency {
+                workspace,
+                index: list.len() - 1,
+            }
+        }
+        _ => Table::Other,
+    }
+}
+
+/// The line without its comment (a `#` outside a string).
+fn uncomment(line: &str) -> &str {
+    let mut quote = None;
+    let mut escaped = false;
+    for (at, c) in line.char_indices() {
+        match (quote, c) {
+            (Some('"'), '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(open), c) if c == open && !escaped => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') => return &line[..at],
+            _ => {}
+        }
+        escaped = false;
+    }
+    line
+}
+
+/// Splits `text` at each `separator` outside strings, arrays and inline tables.
+fn split_outside(text: &str, separator: char) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some((part, after)) = split_once_outside(rest, separator) {
+        parts.push(part.to_owned());
+        rest = after;
+    }
+    parts.push(rest.to_owned());
+    parts
+}
+
+/// `text` before and after the first `separator` outside strings, arrays and inline tables.
+fn split_once_outside(text: &str, separator: char) -> Option<(&str, &str)> {
+    let mut quote = None;
+    let mut escaped = false;
+    let mut depth = 0usize;
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (Some('"'), '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(open), c) if c == open && !escaped => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => depth = depth.saturating_sub(1),
+            (None, c) if c == separator && depth == 0 => {
+                return Some((&text[..at], &text[at + c.len_utf8()..]));
+            }
+            _ => {}
+        }
+        escaped = false;
+    }
+    None
+}
+
+/// A key or string value without its quotes (escapes other than `\"` and `\\` are kept as
+/// written: package and dependency names have none).
+fn unquote(text: &str) -> String {
+    let text = text.trim();
+    for quote in ['"', '\''] {
+        if let Some(inner) = text
+            .strip_prefix(quote)
+            .and_then(|rest| rest.strip_suffix(quote))
+        {
+            return if quote == '"' {
+                inner.replace("\\\"", "\"").replace("\\\\", "\\")
+            } else {
+                inner.to_owned()
+            };
+        }
+    }
+    text.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::renamed;
+
+    fn alone(manifest: &str) -> Option<String> {
+        renamed(manifest, || panic!("the workspace's manifest was read"))
+    }
+
+    #[test]
+    fn a_plain_dependency_is_not_renamed() {
+        let manifest = "[package]\nname = \"app\"\n\n[dependencies]\ntoolkit = { path = \"../toolkit\" }\nserde = \"1\"\n";
+        assert_eq!(alone(manifest), None);
+        assert_eq!(alone("[dependencies]\ntoolkit = \"0.1\"\n"), None);
+        assert_eq!(alone("[package]\nname = \"toolkit\"\n"), None);
+    }
+
+    #[test]
+    fn an_inline_rename_is_found_in_every_dependency_table() {
+        for table in [
+            "dependencies",
+            "dev-dependencies",
+            "build-dependencies",
+            "target.'cfg(unix)'.dependencies",
+            "target.\"cfg(any(unix, windows))\".dev-dependencies",
+        ] {
+            let manifest = format!(
+                "[package]\nname = \"app\" # [dependencies]\n\n[{table}]\nserde = {{ version = \"1\", features = [\"derive\", \"rc\"] }}\ntk = {{ package = \"toolkit\", path = \"../toolkit\", default-features = false }} # the toolkit\n"
+            );
+            assert_eq!(alone(&manifest).as_deref(), Some("tk"), "{table}");
+        }
+    }
+
+    #[test]
+    fn a_renamed_key_becomes_a_rust_name() {
+        assert_eq!(
+            alone("[dependencies]\n\"my-toolkit\" = { version = \"0.1\", package = 'toolkit' }\n")
+                .as_deref(),
+            Some("my_toolkit")
+        );
+        assert_eq!(
+            alone("[dependencies]\nmy-tk.package = \"toolkit\"\nmy-tk.version = \"0.1\"\n")
+                .as_deref(),
+            Some("my_tk")
+        );
+    }
+
+    #[test]
+    fn a_dependency_table_of_its_own_is_read() {
+        let manifest = "[dependencies.tk]\nversion = \"0.1\"\nfeatures = [\n  \"a=b\",\n]\npackage = \"toolkit\"\n\n[features]\npackage = \"toolkit\"\n";
+        assert_eq!(alone(manifest).as_deref(), Some("tk"));
+    }
+
+    #[test]
+    fn look_alikes_are_not_taken_for_toolkit() {
+        for manifest in [
+            // Another package under a name, toolkit named only in a comment or a string.
+            "[dependencies]\ntk = { package = \"toolkit-builtins\" }\n# tk = { package = \"toolkit\" }\n",
+            "[dependencies]\ntk = { version = \"1\", features = [\"package = \\\"toolkit\\\"\"] }\n",
+            // Not a dependency table.
+            "[package.metadata.tk]\npackage = \"toolkit\"\n[[bin]]\nname = \"tk\"\npackage = \"toolkit\"\n",
+            "[patch.crates-io]\ntk = { package = \"toolkit\", path = \"x\" }\n",
+        ] {
+            assert_eq!(alone(manifest), None, "{manifest}");
+        }
+    }
+
+    #[test]
+    fn toolkit_under_its_own_name_wins_over_a_rename() {
+        let manifest = "[dependencies]\ntk = { package = \"toolkit\", path = \"x\" }\n[dev-dependencies]\ntoolkit = { path = \"x\" }\n";
+        assert_eq!(alone(manifest), None);
+    }
+
+    #[test]
+    fn an_inherited_rename_is_read_from_the_workspace() {
+        let member = "[package]\nname = \"app\"\n[dependencies]\nserde.workspace = true\ntk = { workspace = true, features = [\"x\"] }\n";
+        let root = "[workspace]\nmembers = [\"app\"]\n[workspace.dependencies]\nserde = \"1\"\ntk = { package = \"toolkit\", path = \"toolkit\" }\n";
+        assert_eq!(
+            renamed(member, || Some(root.to_owned())).as_deref(),
+            Some("tk")
+        );
+        // Inherited under its own name, or from a root that does not rename it.
+        let plain = "[workspace]\n[workspace.dependencies.toolkit]\npath = \"toolkit\"\n";
+        let member = "[dependencies]\ntoolkit.workspace = true\n";
+        assert_eq!(renamed(member, || Some(plain.to_owned())), None);
+        // No workspace found: nothing is guessed.
+        assert_eq!(
+            renamed("[dependencies]\ntk.workspace = true\n", || None),
+            None
+        );
+    }
+
+    #[test]
+    fn a_package_that_is_its_workspace_root_reads_its_own_table() {
+        let manifest = "[package]\nname = \"app\"\n[workspace]\n[workspace.dependencies]\ntk = { package = \"toolkit\", path = \"toolkit\" }\n[dependencies]\ntk = { workspace = true }\n";
+        assert_eq!(alone(manifest).as_deref(), Some("tk"));
+    }
+}
