@@ -133,6 +133,8 @@ fn observed(c: &mut Criterion) {
     group.bench_function("invoke", |b| {
         b.iter(|| black_box(runtime.block_on(service.invoke(&scope, "add", ARGUMENTS))));
     });
+    // The host's part of an observed call alone, to tell it from the recorder's.
+    group.bench_function("build_and_drop_the_call", |b| b.iter(|| black_box(call())));
     group.bench_function("no_subscriber", |b| {
         b.iter(|| black_box(runtime.block_on(service.call_observed(&scope, "bench", call()))));
     });

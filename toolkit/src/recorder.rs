@@ -344,11 +344,23 @@ impl Recorder {
         source: &str,
         call: ToolCall,
     ) -> Arc<ToolInvocation> {
-        if !self.observed() {
-            let started = Instant::now();
-            let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
-            return Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        if self.observed() {
+            // Boxed so that the recording's state does not weigh on the unobserved call's future.
+            return Box::pin(self.call_recorded(seam, scope, source, call)).await;
         }
+        let started = Instant::now();
+        let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
+        Arc::new(ToolInvocation::record(call, bounded, started.elapsed()))
+    }
+
+    /// [`call`](Self::call) with events for whoever observes.
+    async fn call_recorded(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: ToolCall,
+    ) -> Arc<ToolInvocation> {
         let mut recording =
             Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
         let index = recording.begin(StepKind::Tool, Some(&call.name)).await;
