@@ -3,13 +3,17 @@
 //!
 //! Every framework starts from the same JSON arguments text and ends at its own result value;
 //! each call is one `block_on` on a current-thread runtime, and `block_on_only` is that floor.
+//! After the group, the ratios of toolkit's paths to the others are printed from this run's
+//! medians.
 
 #![allow(missing_docs)]
 
 use std::convert::Infallible;
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use rig_core::effect::{EffectKind, Outcome};
 use rig_core::serve::adapters::ToolAdapter;
 use rig_core::serve::{ErasedHandler, serve_inline};
@@ -248,5 +252,82 @@ fn peers(c: &mut Criterion) {
     drop(running);
 }
 
-criterion_group!(benches, peers);
-criterion_main!(benches);
+/// Each ratio printed: a toolkit path, what it is held against, and the goal.
+const RATIOS: [(&str, &str, Option<f64>); 7] = [
+    ("toolkit_invoke_inline", "rig_erased_tool", Some(0.75)),
+    ("toolkit_invoke_inline", "rmcp_call_tool", Some(0.4)),
+    ("toolkit_invoke_inline", "hand_written", Some(1.5)),
+    ("toolkit_observed", "toolkit_invoke_inline", Some(1.3)),
+    ("toolkit_invoke_async", "rig_erased_tool", None),
+    ("toolkit_invoke_inline", "rig_handler_by_name", None),
+    ("toolkit_observed", "rmcp_call_tool", None),
+];
+
+fn main() {
+    let started = SystemTime::now();
+    // Criterion's own order of places for its results, fixed here so they can be read back.
+    let home = std::env::var_os("CRITERION_HOME").map_or_else(
+        || {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map_or_else(
+                    || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+                    PathBuf::from,
+                )
+                .join("criterion")
+        },
+        PathBuf::from,
+    );
+    let mut criterion = Criterion::default()
+        .output_directory(&home)
+        .configure_from_args();
+    peers(&mut criterion);
+    criterion.final_summary();
+    print_ratios(&home.join("peers"), started);
+}
+
+/// The ratios between medians measured in this run (a function filtered out of the run has
+/// none, and every ratio that needs it says so).
+fn print_ratios(group: &Path, started: SystemTime) {
+    let median = |function: &str| -> Option<f64> {
+        let path = group.join(function).join("new").join("estimates.json");
+        let written = std::fs::metadata(&path)
+            .and_then(|meta| meta.modified())
+            .ok()?;
+        if written < started {
+            return None;
+        }
+        let estimates: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+        estimates["median"]["point_estimate"].as_f64()
+    };
+    println!(
+        "\nratios of medians from this run (load average: {})",
+        load_average()
+    );
+    for (path, other, goal) in RATIOS {
+        let line = match (median(path), median(other)) {
+            (Some(ours), Some(theirs)) => {
+                let ratio = ours / theirs;
+                let verdict = goal.map_or(String::new(), |goal| {
+                    let met = if ratio <= goal { "met" } else { "not met" };
+                    format!("  (goal <= {goal}: {met})")
+                });
+                format!("{ratio:.2}  {ours:.1} ns / {theirs:.1} ns{verdict}")
+            }
+            _ => "not measured in this run".to_owned(),
+        };
+        println!("  {path} / {other}: {line}");
+    }
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".to_owned(),
+        |text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+    )
+}

@@ -253,6 +253,10 @@ pub use tool::{
 /// }
 /// ```
 ///
+/// Inside an `impl` block, `#[tool]` needs [`#[tools]`](macro@tools) on the block: alone it sees
+/// only the function, not the block around it, and its error is rustc's `cannot find function`
+/// on the function's name (with `&self`, one error that says to add `#[tools]`).
+///
 /// ```compile_fail
 /// use toolkit::tool;
 ///
