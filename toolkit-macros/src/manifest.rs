@@ -117,7 +117,15 @@ enum Table {
 fn scan(manifest: &str) -> Manifest {
     let mut found = Manifest::default();
     let mut table = Table::Other;
+    // The delimiter of a multi-line string being read: its lines are text, not tables or keys.
+    let mut open_string: Option<&str> = None;
     for line in manifest.lines() {
+        if let Some(delimiter) = open_string {
+            if line.contains(delimiter) {
+                open_string = None;
+            }
+            continue;
+        }
         let line = uncomment(line).trim();
         if let Some(header) = line.strip_prefix('[') {
             let arrayed = header.starts_with('[');
@@ -143,6 +151,11 @@ fn scan(manifest: &str) -> Manifest {
             .map(|part| unquote(part))
             .collect();
         let value = value.trim();
+        open_string = ["\"\"\"", "'''"].into_iter().find(|delimiter| {
+            value
+                .strip_prefix(delimiter)
+                .is_some_and(|rest| !rest.contains(delimiter))
+        });
         match table {
             Table::Dependencies { workspace } => {
                 let list = if workspace {
@@ -364,6 +377,23 @@ mod tests {
         ] {
             assert_eq!(alone(manifest), None, "{manifest}");
         }
+    }
+
+    #[test]
+    fn a_multi_line_string_is_text_not_tables() {
+        for quote in ["\"\"\"", "'''"] {
+            let manifest = format!(
+                "[package]\nname = \"app\"\ndescription = {quote}\nUse it like this:\n[dependencies]\ntk = {{ package = \"toolkit\" }}\n{quote}\n[dependencies]\nserde = \"1\"\n"
+            );
+            assert_eq!(alone(&manifest), None, "{quote}");
+            // After the string closes, tables are read again.
+            let manifest = format!(
+                "[package]\ndescription = {quote}one\ntwo{quote}\n[dependencies]\ntk = {{ package = \"toolkit\" }}\n"
+            );
+            assert_eq!(alone(&manifest).as_deref(), Some("tk"), "{quote}");
+        }
+        let one_line = "[package]\ndescription = \"\"\"one line\"\"\"\n[dependencies]\ntk = { package = \"toolkit\" }\n";
+        assert_eq!(alone(one_line).as_deref(), Some("tk"));
     }
 
     #[test]
