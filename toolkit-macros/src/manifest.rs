@@ -70,18 +70,18 @@ pub fn renamed(manifest: &str, workspace: impl FnOnce() -> Option<String>) -> Op
 }
 
 /// What a manifest says about dependencies.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Default)]
 struct Manifest {
     /// The package's dependencies (normal, dev, build, per target), in order.
     package: Vec<Dependency>,
     /// `[workspace.dependencies]`.
     workspace: Vec<Dependency>,
-    /// Whether it has a `[workspace]` table.
+    /// Whether it has a `workspace` table (`[workspace]`, or only `[workspace.dependencies]`,
+    /// which makes one too): it is a workspace root.
     has_workspace: bool,
 }
 
 /// One dependency: its key and the fields that say which package it is.
-#[derive(Debug, PartialEq)]
 struct Dependency {
     key: String,
     package: Option<String>,
@@ -114,6 +114,7 @@ enum Table {
     Other,
 }
 
+/// The dependency tables of `manifest`, line by line.
 fn scan(manifest: &str) -> Manifest {
     let mut found = Manifest::default();
     let mut table = Table::Other;
@@ -133,7 +134,7 @@ fn scan(manifest: &str) -> Manifest {
             let parts = split_outside(name, '.');
             let parts: Vec<String> = parts.iter().map(|part| unquote(part)).collect();
             let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-            if parts == ["workspace"] {
+            if parts.first() == Some(&"workspace") {
                 found.has_workspace = true;
             }
             table = if arrayed {
@@ -414,6 +415,17 @@ mod tests {
         let plain = "[workspace]\n[workspace.dependencies.toolkit]\npath = \"toolkit\"\n";
         let member = "[dependencies]\ntoolkit.workspace = true\n";
         assert_eq!(renamed(member, || Some(plain.to_owned())), None);
+        // A root with only `[workspace.dependencies]` is a root too.
+        let implicit =
+            "[workspace.dependencies]\ntk = { package = \"toolkit\", path = \"toolkit\" }\n";
+        let member = "[dependencies]\ntk.workspace = true\n";
+        assert_eq!(
+            renamed(member, || Some(implicit.to_owned())).as_deref(),
+            Some("tk")
+        );
+        let own =
+            format!("[package]\nname = \"app\"\n{implicit}[dependencies]\ntk.workspace = true\n");
+        assert_eq!(alone(&own).as_deref(), Some("tk"));
         // No workspace found: nothing is guessed.
         assert_eq!(
             renamed("[dependencies]\ntk.workspace = true\n", || None),
