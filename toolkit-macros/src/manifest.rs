@@ -238,24 +238,41 @@ fn dependency_table(parts: &[&str], found: &mut Manifest) -> Table {
     }
 }
 
-/// The line without its comment (a `#` outside a string).
-fn uncomment(line: &str) -> &str {
+/// The characters of `text` outside strings (basic `"..."` with escapes, literal `'...'`), each
+/// with its byte index and how deep in arrays and inline tables it is.
+fn outside_strings(text: &str) -> impl Iterator<Item = (usize, char, usize)> + '_ {
     let mut quote = None;
     let mut escaped = false;
-    for (at, c) in line.char_indices() {
-        match (quote, c) {
-            (Some('"'), '\\') if !escaped => {
+    let mut depth = 0_usize;
+    text.char_indices().filter_map(move |(at, c)| {
+        if let Some(open) = quote {
+            if escaped {
+                escaped = false;
+            } else if open == '"' && c == '\\' {
                 escaped = true;
-                continue;
+            } else if c == open {
+                quote = None;
             }
-            (Some(open), c) if c == open && !escaped => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') => return &line[..at],
+            return None;
+        }
+        match c {
+            '"' | '\'' => {
+                quote = Some(c);
+                return None;
+            }
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
-        escaped = false;
-    }
-    line
+        Some((at, c, depth))
+    })
+}
+
+/// The line without its comment (a `#` outside a string).
+fn uncomment(line: &str) -> &str {
+    outside_strings(line)
+        .find(|&(_, c, _)| c == '#')
+        .map_or(line, |(at, _, _)| &line[..at])
 }
 
 /// Splits `text` at each `separator` outside strings, arrays and inline tables.
@@ -272,27 +289,9 @@ fn split_outside(text: &str, separator: char) -> Vec<String> {
 
 /// `text` before and after the first `separator` outside strings, arrays and inline tables.
 fn split_once_outside(text: &str, separator: char) -> Option<(&str, &str)> {
-    let mut quote = None;
-    let mut escaped = false;
-    let mut depth = 0usize;
-    for (at, c) in text.char_indices() {
-        match (quote, c) {
-            (Some('"'), '\\') if !escaped => {
-                escaped = true;
-                continue;
-            }
-            (Some(open), c) if c == open && !escaped => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '[' | '{') => depth += 1,
-            (None, ']' | '}') => depth = depth.saturating_sub(1),
-            (None, c) if c == separator && depth == 0 => {
-                return Some((&text[..at], &text[at + c.len_utf8()..]));
-            }
-            _ => {}
-        }
-        escaped = false;
-    }
-    None
+    outside_strings(text)
+        .find(|&(_, c, depth)| c == separator && depth == 0)
+        .map(|(at, c, _)| (&text[..at], &text[at + c.len_utf8()..]))
 }
 
 /// A key or string value without its quotes (escapes other than `\"` and `\\` are kept as
