@@ -9,28 +9,18 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-/// The virtual environment's interpreter, relative to the workspace root.
-const VENV_PYTHON: &str = "target/mcp-venv/bin/python";
+#[path = "../../../toolkit-audit/tests/support/venv.rs"]
+mod venv;
 
 /// The interpreter with `mcp` importable; `None` (after saying why) when it is missing, except
 /// under `CI=true`, where a missing interpreter fails the test.
 pub fn python() -> Option<PathBuf> {
-    let python = workspace_root().join(VENV_PYTHON);
-    let importable = python.is_file()
-        && Command::new(&python)
-            .args(["-c", "import mcp.server.mcpserver"])
-            .status()
-            .is_ok_and(|status| status.success());
-    if importable {
-        return Some(python);
-    }
-    let message = format!(
-        "the Python MCP SDK is not installed at {}; run scripts/test, which creates it",
-        python.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-    eprintln!("SKIPPED: {message}");
-    None
+    venv::python_importing("import mcp.server.mcpserver", |python| {
+        format!(
+            "the Python MCP SDK is not installed at {}; run scripts/test, which creates it",
+            python.display()
+        )
+    })
 }
 
 /// A script of `toolkit-mcp/tests/python`.
