@@ -488,6 +488,17 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
 
 /// Another instance (its own pool) records one call, a run row, a step and the run's end; `changes`
 /// announces it within five seconds.
+/// An audit copy on PostgreSQL at `url` and its announcements of commits.
+async fn watch(url: &str) -> (Audit, tokio::sync::watch::Receiver<u64>) {
+    let audit = Audit::open(url, Privacy::Metadata).await.expect("opens");
+    let changes = audit
+        .changes()
+        .await
+        .unwrap()
+        .expect("PostgreSQL announces");
+    (audit, changes)
+}
+
 async fn commit_elsewhere_and_see_it_announced(
     url: &str,
     changes: &mut tokio::sync::watch::Receiver<u64>,
@@ -511,12 +522,7 @@ async fn postgres_announces_what_another_instance_commits() {
         return;
     };
     let url = server.database("changes");
-    let watching = Audit::open(&url, Privacy::Metadata).await.expect("opens");
-    let mut changes = watching
-        .changes()
-        .await
-        .unwrap()
-        .expect("PostgreSQL announces");
+    let (watching, mut changes) = watch(&url).await;
     let before = *changes.borrow_and_update();
     commit_elsewhere_and_see_it_announced(&url, &mut changes).await;
     let (runs, _) = watching
@@ -546,12 +552,7 @@ async fn postgres_listens_again_after_its_connection_is_cut() {
     };
     let url = server.database("relisten");
     let name = url.rsplit('/').next().unwrap().to_owned();
-    let watching = Audit::open(&url, Privacy::Metadata).await.expect("opens");
-    let mut changes = watching
-        .changes()
-        .await
-        .unwrap()
-        .expect("PostgreSQL announces");
+    let (_watching, mut changes) = watch(&url).await;
     // The server drops the listening connection, as a restart or a network cut would.
     let cut = server
         .psql(
