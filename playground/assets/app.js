@@ -1250,11 +1250,26 @@ async function history() {
       show(fresh);
     }
   }
+  function poll() {
+    window.setInterval(async () => {
+      try {
+        await refresh();
+      } catch (error) {
+        document.getElementById('audit-info').textContent = 'cannot refresh the runs: ' + error.message;
+      }
+    }, 2000);
+  }
+  // Versions count one server process's commits: any other version (the server restarted) is news.
   async function follow(version) {
     for (;;) {
       try {
         const change = await getJson('/api/runs/changes?after=' + version);
-        if (change.version > version) {
+        if (!change.live) {
+          // The server can no longer announce changes (say, restarted on a SQLite file).
+          poll();
+          return;
+        }
+        if (change.version !== version) {
           version = change.version;
           await refresh();
         }
@@ -1267,13 +1282,7 @@ async function history() {
   if (data.audit && data.version !== null) {
     follow(data.version);
   } else if (data.audit) {
-    window.setInterval(async () => {
-      try {
-        await refresh();
-      } catch (error) {
-        document.getElementById('audit-info').textContent = 'cannot refresh the runs: ' + error.message;
-      }
-    }, 2000);
+    poll();
   }
   const wanted = new URLSearchParams(window.location.search).get('run');
   if (wanted) await open(wanted);

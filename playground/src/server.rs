@@ -679,7 +679,9 @@ struct ChangesQuery {
 const CHANGES_WAIT: std::time::Duration = std::time::Duration::from_secs(25);
 
 /// Waits until some instance commits to the audit copy after the page's `version` (at most
-/// [`CHANGES_WAIT`]) and answers the new version: `{"live": true, "version": N}`. An audit copy
+/// [`CHANGES_WAIT`]) and answers the new version: `{"live": true, "version": N}`. A version is
+/// this process's count, so any other version (a page opened before a restart) answers at once.
+/// An audit copy
 /// that cannot announce commits (SQLite) answers `{"live": false}` at once, and the page asks
 /// for the runs again every two seconds instead.
 async fn run_changes(
@@ -698,8 +700,8 @@ async fn run_changes(
         Ok(None) => return Json(json!({"live": false})).into_response(),
         Err(error) => return server_error(&error.to_string()),
     };
-    // Over when a newer version is committed, when the feed closes, or after the wait.
-    let _ = tokio::time::timeout(CHANGES_WAIT, changes.wait_for(|version| *version > after)).await;
+    // Over when the version is not the page's, when the feed closes, or after the wait.
+    let _ = tokio::time::timeout(CHANGES_WAIT, changes.wait_for(|version| *version != after)).await;
     let version = *changes.borrow();
     Json(json!({"live": true, "version": version})).into_response()
 }

@@ -243,3 +243,60 @@ async fn a_run_recorded_by_one_process_reaches_the_history_another_serves_within
     }
     browser.quit().await;
 }
+
+/// A page opened on an earlier process of the server holds that process's count of commits; the
+/// change feed of the new process answers it at once with its own count, instead of waiting for
+/// its count to pass the old one (live updates stopped after every restart).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_holding_another_processs_version_hears_the_current_one_at_once() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let url = server.database("restarted");
+    let audit = toolkit_audit::Audit::open(&url, toolkit_audit::Privacy::Metadata)
+        .await
+        .expect("opens");
+    let state = playground::server::AppState::new(
+        toolkit::ToolRegistry::linked().expect("no duplicates"),
+        toolkit::ToolContext::new(),
+        Some(std::sync::Arc::new(audit)),
+        None,
+        false,
+    );
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        playground::guard::TOKEN_HEADER,
+        state.token().parse().expect("a header value"),
+    );
+    let client = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .expect("client");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("listen");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    tokio::spawn(playground::server::serve(listener, state));
+    let get = |path: String| {
+        let request = client.get(format!("{base}{path}"));
+        async move {
+            request
+                .send()
+                .await
+                .expect("answer")
+                .json::<serde_json::Value>()
+                .await
+                .expect("JSON")
+        }
+    };
+    let runs = get("/api/runs".to_owned()).await;
+    let version = runs["version"].as_u64().expect("PostgreSQL announces");
+    // Well inside the feed's own 25 s wait: an answer only a changed version gives.
+    let changes = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        get(format!("/api/runs/changes?after={}", version + 1000)),
+    )
+    .await
+    .expect("answered at once, not after the wait");
+    assert_eq!(changes, json!({"live": true, "version": version}));
+}
