@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex};
 
 /// The name under which the crate being compiled depends on toolkit, when that is not
-/// `toolkit` (read once per manifest and process).
+/// `toolkit`. Read once per manifest and process: cargo compiles each crate in a process of its
+/// own, but a long-lived rust-analyzer sees an edited rename only once it restarts.
 pub fn renamed_toolkit() -> Option<String> {
     static SEEN: LazyLock<Mutex<HashMap<PathBuf, Option<String>>>> = LazyLock::new(Mutex::default);
     let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
@@ -21,39 +22,41 @@ pub fn renamed_toolkit() -> Option<String> {
     seen.entry(dir).or_insert_with_key(|dir| find(dir)).clone()
 }
 
-/// Reads the manifest in `dir`, and the workspace's when a dependency is inherited.
+/// Reads the manifest in `dir`, and the workspace root's (a folder above) when a dependency is
+/// inherited.
 fn find(dir: &Path) -> Option<String> {
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
-    let workspace = || {
-        dir.ancestors().find_map(|folder| {
-            let text = std::fs::read_to_string(folder.join("Cargo.toml")).ok()?;
-            scan(&text).has_workspace.then_some(text)
+    let root = || {
+        dir.ancestors().skip(1).find_map(|folder| {
+            workspace_dependencies(&std::fs::read_to_string(folder.join("Cargo.toml")).ok()?)
         })
     };
-    renamed(&manifest, workspace)
+    renamed(&manifest, root)
+}
+
+/// The `[workspace.dependencies]` of `manifest` when it is a workspace root.
+fn workspace_dependencies(manifest: &str) -> Option<Vec<Dependency>> {
+    let scanned = scan(manifest);
+    scanned.has_workspace.then_some(scanned.workspace)
 }
 
 /// The dependency key of the package `toolkit` in `manifest`, when it is not `toolkit`, as a
-/// Rust name (`-` becomes `_`). `workspace` gives the workspace's manifest, asked for only when
-/// the dependency is inherited from it.
-pub fn renamed(manifest: &str, workspace: impl FnOnce() -> Option<String>) -> Option<String> {
+/// Rust name (`-` becomes `_`). `root` gives the workspace root's dependencies, asked for only
+/// when a dependency is inherited and `manifest` is not the root itself.
+fn renamed(manifest: &str, root: impl FnOnce() -> Option<Vec<Dependency>>) -> Option<String> {
     let Manifest {
         package,
-        workspace: own_workspace,
+        workspace,
         has_workspace,
     } = scan(manifest);
-    // The package's own manifest may be the workspace root; else the root is read when needed.
-    let mut inherited = has_workspace.then_some(own_workspace);
-    let mut read_root = Some(workspace);
+    let mut inherited = has_workspace.then_some(workspace);
+    let mut root = Some(root);
     let mut found = None;
     for dependency in &package {
         let named = if dependency.workspace {
-            if let Some(read) = read_root.take().filter(|_| inherited.is_none()) {
-                inherited = Some(read().map(|text| scan(&text).workspace).unwrap_or_default());
-            }
             inherited
+                .get_or_insert_with(|| root.take().and_then(|read| read()).unwrap_or_default())
                 .iter()
-                .flatten()
                 .find(|entry| entry.key == dependency.key)
                 .map(Dependency::package)
         } else {
@@ -72,7 +75,8 @@ pub fn renamed(manifest: &str, workspace: impl FnOnce() -> Option<String>) -> Op
 /// What a manifest says about dependencies.
 #[derive(Default)]
 struct Manifest {
-    /// The package's dependencies (normal, dev, build, per target), in order.
+    /// The package's dependencies (normal and dev, per target too), in order; build
+    /// dependencies are the build script's, not the crate's.
     package: Vec<Dependency>,
     /// `[workspace.dependencies]`.
     workspace: Vec<Dependency>,
@@ -203,13 +207,7 @@ fn scan(manifest: &str) -> Manifest {
 
 /// The table a header opens: a list of dependencies, one dependency's own table, or another.
 fn dependency_table(parts: &[&str], found: &mut Manifest) -> Table {
-    let kinds = [
-        "dependencies",
-        "dev-dependencies",
-        "build-dependencies",
-        "dev_dependencies",
-        "build_dependencies",
-    ];
+    let kinds = ["dependencies", "dev-dependencies", "dev_dependencies"];
     let (workspace, rest) = match parts {
         ["workspace", "dependencies", rest @ ..] => (true, rest),
         [kind, rest @ ..] if kinds.contains(kind) => (false, rest),
@@ -315,7 +313,11 @@ fn unquote(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::renamed;
+    use super::{renamed, workspace_dependencies};
+
+    fn with_root(manifest: &str, root: &str) -> Option<String> {
+        renamed(manifest, || workspace_dependencies(root))
+    }
 
     fn alone(manifest: &str) -> Option<String> {
         renamed(manifest, || panic!("the workspace's manifest was read"))
@@ -334,7 +336,6 @@ mod tests {
         for table in [
             "dependencies",
             "dev-dependencies",
-            "build-dependencies",
             "target.'cfg(unix)'.dependencies",
             "target.\"cfg(any(unix, windows))\".dev-dependencies",
         ] {
@@ -397,31 +398,28 @@ mod tests {
     }
 
     #[test]
-    fn toolkit_under_its_own_name_wins_over_a_rename() {
-        let manifest = "[dependencies]\ntk = { package = \"toolkit\", path = \"x\" }\n[dev-dependencies]\ntoolkit = { path = \"x\" }\n";
+    fn a_build_dependency_is_the_build_scripts_not_the_crates() {
+        let manifest = "[build-dependencies]\ntb = { package = \"toolkit\", path = \"x\" }\n[target.'cfg(unix)'.build-dependencies.tu]\npackage = \"toolkit\"\n";
         assert_eq!(alone(manifest), None);
+        let both =
+            format!("{manifest}[dependencies]\ntk = {{ package = \"toolkit\", path = \"x\" }}\n");
+        assert_eq!(alone(&both).as_deref(), Some("tk"));
     }
 
     #[test]
     fn an_inherited_rename_is_read_from_the_workspace() {
         let member = "[package]\nname = \"app\"\n[dependencies]\nserde.workspace = true\ntk = { workspace = true, features = [\"x\"] }\n";
         let root = "[workspace]\nmembers = [\"app\"]\n[workspace.dependencies]\nserde = \"1\"\ntk = { package = \"toolkit\", path = \"toolkit\" }\n";
-        assert_eq!(
-            renamed(member, || Some(root.to_owned())).as_deref(),
-            Some("tk")
-        );
+        assert_eq!(with_root(member, root).as_deref(), Some("tk"));
         // Inherited under its own name, or from a root that does not rename it.
         let plain = "[workspace]\n[workspace.dependencies.toolkit]\npath = \"toolkit\"\n";
         let member = "[dependencies]\ntoolkit.workspace = true\n";
-        assert_eq!(renamed(member, || Some(plain.to_owned())), None);
+        assert_eq!(with_root(member, plain), None);
         // A root with only `[workspace.dependencies]` is a root too.
         let implicit =
             "[workspace.dependencies]\ntk = { package = \"toolkit\", path = \"toolkit\" }\n";
         let member = "[dependencies]\ntk.workspace = true\n";
-        assert_eq!(
-            renamed(member, || Some(implicit.to_owned())).as_deref(),
-            Some("tk")
-        );
+        assert_eq!(with_root(member, implicit).as_deref(), Some("tk"));
         let own =
             format!("[package]\nname = \"app\"\n{implicit}[dependencies]\ntk.workspace = true\n");
         assert_eq!(alone(&own).as_deref(), Some("tk"));
