@@ -119,13 +119,6 @@ impl OtlpExport {
         self
     }
 
-    /// Sends every span ended so far and waits for the receiver.
-    pub fn flush(&self) -> Result<(), OtlpError> {
-        self.provider
-            .force_flush()
-            .map_err(|error| OtlpError(error.to_string()))
-    }
-
     /// Sends what is left and stops; spans of runs not yet done are ended first, marked
     /// unfinished. Blocks: call it outside async code (or on a blocking thread).
     pub fn shutdown(&self) -> Result<(), OtlpError> {
@@ -229,15 +222,15 @@ impl OtlpExport {
         if let Some(arguments) = self.privacy.keep(invocation.arguments()) {
             attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments));
         }
-        if let Some(result) = self.privacy.keep(invocation.content()) {
-            attributes.push(KeyValue::new("gen_ai.tool.call.result", result));
+        // Kept (masked) once, for the attribute and the error description alike.
+        let result = self.privacy.keep(invocation.content());
+        if let Some(result) = &result {
+            attributes.push(KeyValue::new("gen_ai.tool.call.result", result.clone()));
         }
         let error = invocation.is_error().then(|| {
             (
                 "tool_error",
-                self.privacy
-                    .keep(invocation.content())
-                    .unwrap_or_else(|| "the tool's result is an error".to_owned()),
+                result.unwrap_or_else(|| "the tool's result is an error".to_owned()),
             )
         });
         self.child(
@@ -266,8 +259,8 @@ impl OtlpExport {
                     KeyValue::new("gen_ai.operation.name", "chat"),
                     KeyValue::new("gen_ai.provider.name", self.model.provider.clone()),
                     KeyValue::new("gen_ai.request.model", self.model.name.clone()),
-                    KeyValue::new("gen_ai.usage.input_tokens", count_u64(usage.input_tokens)),
-                    KeyValue::new("gen_ai.usage.output_tokens", count_u64(usage.output_tokens)),
+                    KeyValue::new("gen_ai.usage.input_tokens", count(usage.input_tokens)),
+                    KeyValue::new("gen_ai.usage.output_tokens", count(usage.output_tokens)),
                     KeyValue::new("toolkit.step.index", count(index)),
                     KeyValue::new("toolkit.llm.iteration", i64::from(*iteration)),
                     KeyValue::new("toolkit.llm.tool_calls", count(tool_calls.len())),
@@ -353,12 +346,9 @@ impl OtlpExport {
     }
 }
 
-fn count(value: usize) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-fn count_u64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
+/// A count as OpenTelemetry's integer (`i64::MAX` past it).
+fn count(value: impl TryInto<i64>) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
 }
 
 impl Sink for OtlpExport {
