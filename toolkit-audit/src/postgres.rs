@@ -8,14 +8,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use serde_json::Value;
 use tokio::sync::{OnceCell, watch};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, NoTls, Row};
 use toolkit::{ReplayError, ReplayFuture, ReplayStore, RunEvent, Sink, SinkError, SinkFuture};
 
 use crate::privacy::Privacy;
-use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, write_for};
+use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, write_for};
 
 /// The channel every committed run or step is announced on (its payload: the run id).
 const CHANNEL: &str = "toolkit_audit";
@@ -393,7 +392,7 @@ fn step_row(row: &Row) -> StepRow {
         })
     };
     let types: String = row.get(9);
-    let artifacts: Option<String> = row.get(10);
+    let (artifact_types, artifacts) = read_artifacts(&types, row.get(10));
     StepRow {
         index: row.get(0),
         kind: row.get(1),
@@ -404,9 +403,8 @@ fn step_row(row: &Row) -> StepRow {
         content: text(6),
         content_bytes: row.get(7),
         artifact_count: row.get(8),
-        artifact_types: serde_json::from_str(&types).unwrap_or_default(),
-        // A row this version cannot read still shows, as text.
-        artifacts: artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
+        artifact_types,
+        artifacts,
     }
 }
 

@@ -101,6 +101,18 @@ pub struct StepRow {
     pub artifacts: Option<Value>,
 }
 
+/// A stored step's artifact types and artifacts (JSON texts) as read back; an artifacts text
+/// this version cannot read still shows, as text.
+pub(crate) fn read_artifacts(
+    types: &str,
+    artifacts: Option<String>,
+) -> (Vec<String>, Option<Value>) {
+    (
+        serde_json::from_str(types).unwrap_or_default(),
+        artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
+    )
+}
+
 /// What `event` asks to keep, as this privacy level keeps it.
 pub(crate) fn write_for(
     privacy: Privacy,

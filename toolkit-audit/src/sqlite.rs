@@ -5,11 +5,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::Value;
 use toolkit::{ReplayError, ReplayFuture, ReplayStore, RunEvent, Sink, SinkError, SinkFuture};
 
 use crate::privacy::Privacy;
-use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, write_for};
+use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, write_for};
 
 /// The audit copy: a SQLite file in WAL mode, and a [`Sink`] for a service's recorder.
 #[derive(Clone)]
@@ -304,7 +303,7 @@ fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
 
 fn step_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
     let types: String = row.get(9)?;
-    let artifacts: Option<String> = row.get(10)?;
+    let (artifact_types, artifacts) = read_artifacts(&types, row.get(10)?);
     Ok(StepRow {
         index: row.get(0)?,
         kind: row.get(1)?,
@@ -315,8 +314,7 @@ fn step_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
         content: row.get(6)?,
         content_bytes: row.get(7)?,
         artifact_count: row.get(8)?,
-        artifact_types: serde_json::from_str(&types).unwrap_or_default(),
-        // A row this version cannot read still shows, as text.
-        artifacts: artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
+        artifact_types,
+        artifacts,
     })
 }
