@@ -88,6 +88,10 @@ impl Audit {
     /// A counter that grows whenever any instance commits to this audit copy, when the
     /// database can announce commits (PostgreSQL); `None` for SQLite, which has to be asked
     /// again to see other processes' rows.
+    #[cfg_attr(
+        not(feature = "postgres"),
+        allow(clippy::unused_async, reason = "waits only on PostgreSQL")
+    )]
     pub async fn changes(&self) -> Result<Option<tokio::sync::watch::Receiver<u64>>, AuditError> {
         match self {
             Self::Sqlite(_) => Ok(None),
