@@ -55,6 +55,8 @@ CREATE TABLE used_tokens (
     token_id TEXT PRIMARY KEY,
     expires_at TIMESTAMPTZ NOT NULL
 );
+-- Every claim first deletes the expired tokens: found by this index, not a scan of them all.
+CREATE INDEX used_tokens_expiry ON used_tokens (expires_at);
 CREATE FUNCTION toolkit_audit_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_notify('toolkit_audit', NEW.run_id);

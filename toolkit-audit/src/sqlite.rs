@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS used_tokens (
     token_id TEXT PRIMARY KEY,
     expires_at INTEGER NOT NULL
 );
+-- Every claim first deletes the expired tokens: found by this index, not a scan of them all.
+CREATE INDEX IF NOT EXISTS used_tokens_expiry ON used_tokens (expires_at);
 CREATE TABLE IF NOT EXISTS steps (
     run_id TEXT NOT NULL REFERENCES runs(run_id),
     idx INTEGER NOT NULL,

@@ -471,6 +471,17 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
         Ok("1".to_owned())
     );
     assert_eq!(PostgresAudit::schema_version(), 1);
+    // Claims delete expired tokens by their expiry: an index, not a scan.
+    assert_eq!(
+        server.psql(
+            name,
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'used_tokens_expiry'"
+        ),
+        Ok(
+            "CREATE INDEX used_tokens_expiry ON public.used_tokens USING btree (expires_at)"
+                .to_owned()
+        )
+    );
     server
         .psql(
             name,
