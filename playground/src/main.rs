@@ -319,7 +319,13 @@ fn open_audit(
         .unwrap_or_else(|| default_audit_path().to_string_lossy().into_owned());
     let audit = runtime
         .block_on(Audit::open(&location, args.privacy))
-        .map_err(|error| Failure::runtime(format!("{error} ({})", shown(&location))))?;
+        // Said with the location, its secrets (a URL's password) masked.
+        .map_err(|error| {
+            Failure::runtime(format!(
+                "{error} ({})",
+                toolkit::secrets::mask_secrets(&location)
+            ))
+        })?;
     let export = args
         .otlp
         .as_deref()
@@ -355,20 +361,6 @@ fn loop_setup(
     let kept = open_audit(audit, &runtime, Some(model))?;
     let service = sealing_service(&kept, secrets)?;
     Ok((runtime, kept, service))
-}
-
-/// A location as it may be printed: a URL's password is left out.
-fn shown(location: &str) -> String {
-    let Some((scheme, rest)) = location.split_once("://") else {
-        return location.to_owned();
-    };
-    match rest.rsplit_once('@') {
-        Some((credentials, host)) => {
-            let user = credentials.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}@{host}")
-        }
-        None => location.to_owned(),
-    }
 }
 
 /// The service every command that runs loops uses: the default one (see

@@ -313,17 +313,26 @@ fn run_plays_the_embedded_script_with_a_line_per_step() {
 
 #[test]
 fn an_audit_url_that_cannot_be_reached_is_reported_without_its_password() {
-    // Nothing listens on port 1.
-    let (output, stdout, stderr) = playground(&[
-        "run",
-        "--audit",
-        "postgres://toolkit:hunter2-secret@127.0.0.1:1/audit",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    assert_eq!(stdout, "");
-    assert_eq!(
-        stderr,
-        "error: audit copy: error connecting to server: Connection refused (os error 111) \
-         (postgres://toolkit@127.0.0.1:1/audit)\n"
-    );
+    // Nothing listens on port 1. The password in the user part, then in the query.
+    for (url, shown) in [
+        (
+            "postgres://toolkit:hunter2-secret@127.0.0.1:1/audit",
+            "postgres://toolkit:[REDACTED]@127.0.0.1:1/audit",
+        ),
+        (
+            "postgres://toolkit@127.0.0.1:1/audit?password=hunter2-secret",
+            "postgres://toolkit@127.0.0.1:1/audit?password=[REDACTED]",
+        ),
+    ] {
+        let (output, stdout, stderr) = playground(&["run", "--audit", url]);
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(stdout, "");
+        assert_eq!(
+            stderr,
+            format!(
+                "error: audit copy: error connecting to server: Connection refused (os error 111) \
+                 ({shown})\n"
+            )
+        );
+    }
 }

@@ -142,7 +142,11 @@ fn main() -> ExitCode {
                 service = service.with_sink(audit.clone()).with_replay_store(audit);
             }
             Err(error) => {
-                eprintln!("toolkit-mcp: {error}");
+                // Said with the location, its secrets (a URL's password) masked.
+                eprintln!(
+                    "toolkit-mcp: {error} ({})",
+                    toolkit::secrets::mask_secrets(location)
+                );
                 return ExitCode::FAILURE;
             }
         }

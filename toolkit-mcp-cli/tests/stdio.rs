@@ -200,6 +200,22 @@ fn a_workspace_and_a_database_given_on_the_command_line_are_the_tools_resources(
     );
     let _ = std::fs::remove_dir_all(&folder);
 
+    // An audit copy that cannot be reached (nothing listens on port 1): said with its location,
+    // the password masked.
+    let unreachable = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
+        .args([
+            "--audit",
+            "postgres://toolkit:hunter2-secret@127.0.0.1:1/audit",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(unreachable.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&unreachable.stderr),
+        "toolkit-mcp: audit copy: error connecting to server: Connection refused (os error 111) \
+         (postgres://toolkit:[REDACTED]@127.0.0.1:1/audit)\n"
+    );
+
     let refused = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
         .args(["--database", "/nonexistent/shop.db"])
         .output()
