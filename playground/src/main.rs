@@ -317,15 +317,7 @@ fn open_audit(
         .audit
         .clone()
         .unwrap_or_else(|| default_audit_path().to_string_lossy().into_owned());
-    let audit = runtime
-        .block_on(Audit::open(&location, args.privacy))
-        // Said with the location, its secrets (a URL's password) masked.
-        .map_err(|error| {
-            Failure::runtime(format!(
-                "{error} ({})",
-                toolkit::secrets::mask_secrets(&location)
-            ))
-        })?;
+    // A bad endpoint is a usage error, said before any database is connected to.
     let export = args
         .otlp
         .as_deref()
@@ -338,6 +330,15 @@ fn open_audit(
                 .map_err(|error| Failure::usage(format!("--otlp {endpoint}: {error}")))
         })
         .transpose()?;
+    let audit = runtime
+        .block_on(Audit::open(&location, args.privacy))
+        // Said with the location, its secrets (a URL's password) masked.
+        .map_err(|error| {
+            Failure::runtime(format!(
+                "{error} ({})",
+                toolkit::secrets::mask_secrets(&location)
+            ))
+        })?;
     Ok(Kept {
         audit: Arc::new(audit),
         export,

@@ -335,4 +335,18 @@ fn an_audit_url_that_cannot_be_reached_is_reported_without_its_password() {
             )
         );
     }
+    // A bad --otlp is a usage error, said before the database is tried.
+    let (output, _, stderr) = playground(&[
+        "run",
+        "--audit",
+        "postgres://toolkit@127.0.0.1:1/audit",
+        "--otlp",
+        "not a url",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr,
+        "error: --otlp not a url: OTLP export: invalid exporter configuration: endpoint: \
+         invalid endpoint 'not a url/v1/traces': invalid uri character\n"
+    );
 }

@@ -133,6 +133,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A bad endpoint is a usage error, said before any database is connected to.
+    let export = match options
+        .otlp
+        .as_deref()
+        .map(|endpoint| OtlpExport::new(endpoint, options.privacy))
+    {
+        Some(Ok(export)) => Some(Arc::new(export)),
+        Some(Err(error)) => return usage_error(&format!("--otlp: {error}")),
+        None => None,
+    };
     let mut service = ToolLoopService::new(registry);
     if let Some(location) = &options.audit {
         // Opened in the runtime that serves: a PostgreSQL pool's connections live there.
@@ -151,15 +161,6 @@ fn main() -> ExitCode {
             }
         }
     }
-    let export = match options
-        .otlp
-        .as_deref()
-        .map(|endpoint| OtlpExport::new(endpoint, options.privacy))
-    {
-        Some(Ok(export)) => Some(Arc::new(export)),
-        Some(Err(error)) => return usage_error(&format!("--otlp: {error}")),
-        None => None,
-    };
     if let Some(export) = &export {
         service = service.with_sink(Arc::clone(export) as _);
     }

@@ -85,7 +85,7 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
 
 #[test]
 fn bad_arguments_are_usage_errors() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--http", "port"],
             "toolkit-mcp: --http needs a port number (0 to 65535)",
@@ -100,6 +100,16 @@ fn bad_arguments_are_usage_errors() {
         ),
         (
             &["--otlp", "not a url"],
+            "toolkit-mcp: --otlp: OTLP export: invalid exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid uri character",
+        ),
+        // Said before any connection is tried (nothing listens on port 1).
+        (
+            &[
+                "--audit",
+                "postgres://toolkit@127.0.0.1:1/audit",
+                "--otlp",
+                "not a url",
+            ],
             "toolkit-mcp: --otlp: OTLP export: invalid exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid uri character",
         ),
     ];
