@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use playground::defaults::{
     DEFAULT_QUESTION, default_audit_path, offered_tools, sample_context, seal_key, service,
@@ -598,19 +598,22 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
     let scope = service
         .scope(context)
         .map_err(|error| Failure::usage(error.to_string()))?;
-    let record = runtime.block_on(service.call_observed(&scope, "cli", call));
-    let wire = record.wire();
+    // No audit copy keeps a `call`: nothing is recorded, so the call is timed here.
+    let started = Instant::now();
+    let observed = runtime.block_on(service.call_observed(&scope, "cli", &call));
+    let took = started.elapsed();
+    let wire = observed.wire();
     println!(
         "== wire content (what the model sees){}, {}",
         if wire.is_error() { ", error" } else { "" },
-        duration(record.duration())
+        duration(took)
     );
     println!("{}", terminal::inert(wire.as_str(), true));
     println!(
         "== artifacts (run-only, never sent to the model): {}",
-        record.artifacts().len()
+        observed.artifacts().len()
     );
-    for artifact in record.artifacts() {
+    for artifact in observed.artifacts() {
         print!("{}", terminal::render(artifact));
     }
     Ok(if wire.is_error() {

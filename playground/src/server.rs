@@ -13,6 +13,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Json;
 use axum::Router;
@@ -28,8 +29,9 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use toolkit::provider::Provider;
 use toolkit::{
-    Decision, Preview, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError, ToolCall,
-    ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService, ToolRegistry,
+    Decision, Preview, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError,
+    ToolArtifact, ToolCall, ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService,
+    ToolRegistry,
 };
 use toolkit_audit::{Audit, RunQuery};
 
@@ -308,9 +310,28 @@ struct InvokeBody {
 
 /// One call, answered as the step the page renders: its index in its run and the call's record.
 #[derive(Serialize)]
-struct InvokeReply {
+struct InvokeReply<'a> {
     index: usize,
-    invocation: Arc<ToolInvocation>,
+    invocation: Shown<'a>,
+}
+
+/// The call as the page renders it: its record when one was kept, else the same fields from the
+/// call and its result, timed by the handler.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Shown<'a> {
+    Recorded(&'a ToolInvocation),
+    Unrecorded {
+        call_id: &'a str,
+        name: &'a str,
+        arguments: &'a str,
+        content: &'a str,
+        is_error: bool,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        artifacts: &'a [ToolArtifact],
+        /// Milliseconds, as the record's duration serialises.
+        duration: f64,
+    },
 }
 
 /// Why the page cannot run `name` as one call, and how to run it, for a tool that is not
@@ -354,7 +375,21 @@ async fn invoke(
         .map_err(|error| bad_request(error.to_string()))?;
     let call = ToolCall::new("call_1", body.name, arguments);
     // Recorded like any run: the audit copy keeps it before the page sees it.
-    let invocation = state.service.call_observed(&scope, "invoke", call).await;
+    let started = Instant::now();
+    let observed = state.service.call_observed(&scope, "invoke", &call).await;
+    let took = started.elapsed();
+    let invocation = match observed.record() {
+        Some(record) => Shown::Recorded(record),
+        None => Shown::Unrecorded {
+            call_id: &call.id,
+            name: &call.name,
+            arguments: &call.arguments,
+            content: observed.content(),
+            is_error: observed.is_error(),
+            artifacts: observed.artifacts(),
+            duration: took.as_secs_f64() * 1000.0,
+        },
+    };
     Ok(Json(InvokeReply {
         index: 0,
         invocation,

@@ -73,6 +73,47 @@ async fn every_response_carries_the_strict_csp() {
     );
 }
 
+/// The step the page renders for one call, from a playground keeping an audit copy or not.
+async fn invoked(playground: &common::Playground) -> Value {
+    let response = playground
+        .client()
+        .post(format!("{}/api/invoke", playground.url))
+        .json(&json!({"name": "text_stats", "arguments": r#"{"text": "one two"}"#}))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("json")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_is_answered_alike_whether_an_audit_copy_records_it_or_not() {
+    let audited = common::start_playground().await;
+    let unaudited = common::start_playground_unaudited().await;
+    let mut recorded = invoked(&audited).await;
+    let mut unrecorded = invoked(&unaudited).await;
+    assert_eq!(audited.audit.runs(5).expect("runs").len(), 1);
+    assert_eq!(unaudited.audit.runs(5).expect("runs").len(), 0);
+    // Both timed (by the recorder, or by the handler when nothing records).
+    for reply in [&mut recorded, &mut unrecorded] {
+        let duration = reply["invocation"]
+            .as_object_mut()
+            .expect("an invocation")
+            .remove("duration")
+            .expect("a duration");
+        assert!(duration.as_f64().is_some_and(|ms| ms >= 0.0), "{duration}");
+    }
+    assert_eq!(recorded, unrecorded);
+    assert_eq!(recorded["index"], 0);
+    assert_eq!(recorded["invocation"]["call_id"], "call_1");
+    assert_eq!(recorded["invocation"]["name"], "text_stats");
+    assert_eq!(recorded["invocation"]["is_error"], false);
+    assert_eq!(
+        recorded["invocation"]["artifacts"][0]["type"], "table",
+        "{recorded}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_has_no_inline_script_and_never_parses_markup() {
     let html = include_str!("../assets/index.html");

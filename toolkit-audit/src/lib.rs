@@ -27,7 +27,7 @@
 //! let audit = Arc::new(SqliteAudit::open(&folder.join("audit.sqlite3"), Privacy::Metadata)?);
 //! let service = ToolLoopService::new(ToolRegistry::new()).with_sink(audit.clone());
 //! let scope = service.scope(ToolContext::new())?;
-//! service.call_observed(&scope, "doc", ToolCall::new("1", "nope", "{}")).await;
+//! service.call_observed(&scope, "doc", &ToolCall::new("1", "nope", "{}")).await;
 //!
 //! let runs = audit.runs(10)?;
 //! assert_eq!(runs[0].kind, "call");

@@ -219,7 +219,7 @@ async fn two_services_on_one_database_keep_both_calls() {
             let scope = service.scope(ToolContext::new()).unwrap();
             let call = ToolCall::new("mcp_call_1", "nope", "{}");
             let mut events = service.subscribe();
-            service.call_observed(&scope, "mcp", call.clone()).await;
+            service.call_observed(&scope, "mcp", &call).await;
             let event = events.recv().await.expect("run started");
             ids.push(event.run_id().to_string());
         }
@@ -250,7 +250,7 @@ async fn a_search_is_literal_text_on_either_database() {
         let scope = service.scope(ToolContext::new()).unwrap();
         for name in ["nope", "50%_off"] {
             service
-                .call_observed(&scope, "s", ToolCall::new("1", name, "{}"))
+                .call_observed(&scope, "s", &ToolCall::new("1", name, "{}"))
                 .await;
         }
         let found = |text: &str| {
@@ -401,7 +401,7 @@ async fn postgres_keeps_nul_bytes_and_loses_no_step_to_them() {
         .call_observed(
             &scope,
             "nul",
-            ToolCall::new("1", "no\0such", "{\"a\": \"\0\"}"),
+            &ToolCall::new("1", "no\0such", "{\"a\": \"\0\"}"),
         )
         .await;
     let first = events
@@ -411,7 +411,7 @@ async fn postgres_keeps_nul_bytes_and_loses_no_step_to_them() {
         .run_id()
         .to_string();
     service
-        .call_observed(&scope, "nul", ToolCall::new("2", "nul_text", "{}"))
+        .call_observed(&scope, "nul", &ToolCall::new("2", "nul_text", "{}"))
         .await;
     let mut second = None;
     while second.is_none() {
@@ -519,7 +519,7 @@ async fn commit_elsewhere_and_see_it_announced(
         ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(writer);
     let scope = service.scope(ToolContext::new()).unwrap();
     service
-        .call_observed(&scope, "other", ToolCall::new("1", "nul_text", "{}"))
+        .call_observed(&scope, "other", &ToolCall::new("1", "nul_text", "{}"))
         .await;
     tokio::time::timeout(Duration::from_secs(5), changes.changed())
         .await

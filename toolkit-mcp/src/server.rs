@@ -109,8 +109,8 @@ impl McpToolServer {
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call = ToolCall::new(format!("{SOURCE}_call_{number}"), name, arguments);
         let scope = self.scope();
-        let invocation = self.service.call_observed(&scope, SOURCE, call).await;
-        let wire = invocation.wire();
+        let observed = self.service.call_observed(&scope, SOURCE, &call).await;
+        let wire = observed.wire();
         let content = vec![ContentBlock::text(wire.as_str())];
         if wire.is_error() {
             CallToolResult::error(content)

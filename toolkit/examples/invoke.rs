@@ -10,8 +10,9 @@
 mod shared;
 
 use std::process::ExitCode;
+use std::time::Instant;
 
-use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 
 const DEMO_TOOL: &str = "find_numbers";
 const DEMO_ARGUMENTS: &str = r#"{"text": "width=640 height=480 depth=24"}"#;
@@ -61,10 +62,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Recorded like one MCP call: the record carries the artifacts and the time taken.
-    let call = ToolCall::new("call_1", name.as_str(), arguments.as_str());
-    let record = runtime.block_on(service.call_observed(&scope, "example", call));
-    let wire = record.wire();
+    // The seam alone: nothing is recorded, so the example times the call itself.
+    let started = Instant::now();
+    let result = runtime.block_on(service.invoke(&scope, &name, &arguments));
+    let took = started.elapsed();
+    let wire = result.content();
 
     println!("== {name} {arguments}");
     println!(
@@ -74,12 +76,12 @@ fn main() -> ExitCode {
     println!("{}", wire.as_str());
     println!(
         "== artifacts (run-only, never sent): {}",
-        record.artifacts().len()
+        result.artifacts().len()
     );
-    for artifact in record.artifacts() {
+    for artifact in result.artifacts() {
         shared::print_artifact(artifact);
     }
-    println!("== took {:?}", record.duration());
+    println!("== took {took:?}");
     if wire.is_error() {
         ExitCode::FAILURE
     } else {

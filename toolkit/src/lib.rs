@@ -318,7 +318,9 @@ pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireStrin
 #[cfg(feature = "loop")]
 pub use events::{RunEvent, RunKind};
 #[cfg(feature = "loop")]
-pub use recorder::{Recorder, RunId, Sink, SinkError, SinkFuture, Subscription, ToolInvocation};
+pub use recorder::{
+    ObservedCall, Recorder, RunId, Sink, SinkError, SinkFuture, Subscription, ToolInvocation,
+};
 #[cfg(feature = "loop")]
 pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 #[cfg(feature = "loop")]

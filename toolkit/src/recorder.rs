@@ -336,21 +336,23 @@ impl Recorder {
 
     /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
     /// sinks and subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the
-    /// artifacts) and `Done`. When nobody observes, no event is built.
+    /// artifacts) and `Done`. When nobody observes, nothing is recorded: no event, no record,
+    /// no clock read, nothing copied; the seam's result is given as it is.
     pub(crate) async fn call(
         &self,
         seam: &Seam,
         scope: &RunScope,
         source: &str,
-        call: ToolCall,
-    ) -> Arc<ToolInvocation> {
+        call: &ToolCall,
+    ) -> ObservedCall {
         if self.observed() {
             // Boxed so that the recording's state does not weigh on the unobserved call's future.
-            return Box::pin(self.call_recorded(seam, scope, source, call)).await;
+            let invocation = Box::pin(self.call_recorded(seam, scope, source, call)).await;
+            return ObservedCall(Observed::Recorded(invocation));
         }
-        let started = Instant::now();
-        let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
-        Arc::new(ToolInvocation::record(call, bounded, started.elapsed()))
+        ObservedCall(Observed::Unrecorded(
+            seam.invoke(scope, &call.name, &call.arguments).await,
+        ))
     }
 
     /// [`call`](Self::call) with events for whoever observes.
@@ -359,14 +361,18 @@ impl Recorder {
         seam: &Seam,
         scope: &RunScope,
         source: &str,
-        call: ToolCall,
+        call: &ToolCall,
     ) -> Arc<ToolInvocation> {
         let mut recording =
             Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
         let index = recording.begin(StepKind::Tool, Some(&call.name)).await;
         let started = Instant::now();
         let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
-        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        let invocation = Arc::new(ToolInvocation::record(
+            call.clone(),
+            bounded,
+            started.elapsed(),
+        ));
         recording
             .finish(index, RunStep::Tool(Arc::clone(&invocation)))
             .await;
@@ -374,6 +380,57 @@ impl Recorder {
             .end(Termination::Answered, invocation.content())
             .await;
         invocation
+    }
+}
+
+/// What [`ToolLoopService::call_observed`](crate::ToolLoopService::call_observed) gives back:
+/// the bounded result for whoever asked, and the record the sinks and subscribers were given
+/// when anyone kept or watched events.
+#[derive(Clone, Debug)]
+pub struct ObservedCall(Observed);
+
+#[derive(Clone, Debug)]
+enum Observed {
+    Recorded(Arc<ToolInvocation>),
+    Unrecorded(BoundedResult),
+}
+
+impl ObservedCall {
+    /// The wire content for the tool-result message (or an MCP reply).
+    pub fn wire(&self) -> &WireString {
+        match &self.0 {
+            Observed::Recorded(invocation) => invocation.wire(),
+            Observed::Unrecorded(bounded) => bounded.content(),
+        }
+    }
+
+    /// The bounded content that goes to whoever asked.
+    pub fn content(&self) -> &str {
+        self.wire().as_str()
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.wire().is_error()
+    }
+
+    /// The bounded artifacts: for people only, never on the wire.
+    pub fn artifacts(&self) -> &[ToolArtifact] {
+        match &self.0 {
+            Observed::Recorded(invocation) => invocation.artifacts(),
+            Observed::Unrecorded(bounded) => bounded.artifacts(),
+        }
+    }
+
+    /// The record every sink and subscriber was given (the same one, shared), with how long the
+    /// call took; `None` when no sink kept and no subscriber watched events, so that nothing
+    /// was recorded or timed. A host that wants the time of an unobserved call times its
+    /// `await`, as around [`invoke`](crate::ToolLoopService::invoke).
+    pub fn record(&self) -> Option<&Arc<ToolInvocation>> {
+        match &self.0 {
+            Observed::Recorded(invocation) => Some(invocation),
+            Observed::Unrecorded(_) => None,
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::context::ToolContext;
 use crate::filter::ContentFilter;
-use crate::recorder::{Recorder, Sink, Subscription, ToolInvocation};
+use crate::recorder::{ObservedCall, Recorder, Sink, Subscription};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};
@@ -169,32 +169,42 @@ impl ToolLoopService {
     /// Runs one call outside a loop (an MCP host's, the inspector's) through the seam and
     /// records it as a run of one tool step, under the run id `SOURCE_<uuid>`: sinks and
     /// subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the artifacts) and
-    /// `Done`. When nobody keeps or watches events, none is built.
+    /// `Done`. When no sink keeps and no subscriber watches events, nothing is recorded and the
+    /// call costs what [`invoke`](Self::invoke) costs.
     ///
-    /// Gives the record of the call, shared with the events: its [`wire`](ToolInvocation::wire)
-    /// content for whoever asked, its artifacts for people only.
+    /// Gives the bounded result: its [`wire`](ObservedCall::wire) content for whoever asked, its
+    /// artifacts for people only, and the [`record`](ObservedCall::record) the events carried.
     ///
     /// ```
     /// use toolkit::{RunEvent, ToolCall, ToolContext, ToolLoopService, ToolRegistry};
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let service = ToolLoopService::new(ToolRegistry::new());
-    /// let mut events = service.subscribe();
     /// let scope = service.scope(ToolContext::new()).unwrap();
-    /// let invocation = service.call_observed(&scope, "mcp", ToolCall::new("1", "nope", "{}")).await;
-    /// assert_eq!(invocation.wire().as_str(), "Error: unknown tool \"nope\"");
-    /// assert!(invocation.is_error());
+    /// let call = ToolCall::new("1", "nope", "{}");
+    ///
+    /// // Nobody observes: the seam's answer, and no record.
+    /// let observed = service.call_observed(&scope, "mcp", &call).await;
+    /// assert_eq!(observed.wire().as_str(), "Error: unknown tool \"nope\"");
+    /// assert!(observed.is_error() && observed.record().is_none());
+    ///
+    /// // A subscriber: the same answer, recorded as a run of one step.
+    /// let mut events = service.subscribe();
+    /// let observed = service.call_observed(&scope, "mcp", &call).await;
+    /// assert_eq!(observed.record().unwrap().call_id(), "1");
     /// let started = events.recv().await.unwrap();
     /// assert!(matches!(&*started, RunEvent::RunStarted { run_id, .. } if run_id.as_str().starts_with("mcp_")));
     /// # });
     /// ```
-    pub async fn call_observed(
-        &self,
-        scope: &RunScope,
-        source: &str,
-        call: ToolCall,
-    ) -> Arc<ToolInvocation> {
-        self.recorder.call(&self.seam, scope, source, call).await
+    ///
+    /// The recorder's own future, not one wrapped around it: nothing runs until it is polled.
+    pub fn call_observed<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        source: &'a str,
+        call: &'a ToolCall,
+    ) -> impl Future<Output = ObservedCall> + Send + 'a {
+        self.recorder.call(&self.seam, scope, source, call)
     }
 }
 

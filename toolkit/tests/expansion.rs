@@ -117,10 +117,10 @@ async fn every_argument_text_decodes_or_fails_the_same_way() {
     for text in texts {
         let text = text.as_str();
         let thin = service
-            .call_observed(&scope, "t", ToolCall::new("1", "thin", text))
+            .call_observed(&scope, "t", &ToolCall::new("1", "thin", text))
             .await;
         let derived = service
-            .call_observed(&scope, "t", ToolCall::new("1", "derived", text))
+            .call_observed(&scope, "t", &ToolCall::new("1", "derived", text))
             .await;
         assert_eq!(
             (thin.content().replace("\"thin\"", "TOOL"), thin.is_error()),
@@ -132,7 +132,7 @@ async fn every_argument_text_decodes_or_fails_the_same_way() {
         );
     }
     let unknown = service
-        .call_observed(&scope, "t", ToolCall::new("1", "bare", r#"{"x": 1}"#))
+        .call_observed(&scope, "t", &ToolCall::new("1", "bare", r#"{"x": 1}"#))
         .await;
     assert_eq!(
         unknown.content(),

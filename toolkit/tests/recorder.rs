@@ -47,12 +47,17 @@ async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("call_7", "shows", "{}");
 
-    let invocation = service.call_observed(&scope, "mcp", call).await;
+    let observed = service.call_observed(&scope, "mcp", &call).await;
 
-    assert_eq!(invocation.wire().as_str(), "shown");
-    assert_eq!(invocation.content(), "shown");
-    assert_eq!(invocation.call_id(), "call_7");
-    assert_eq!(invocation.artifacts().len(), 1);
+    assert_eq!(observed.wire().as_str(), "shown");
+    assert_eq!(observed.content(), "shown");
+    assert!(!observed.is_error());
+    assert_eq!(observed.artifacts().len(), 1);
+    let record = observed.record().expect("a subscriber watches: recorded");
+    assert_eq!(record.call_id(), "call_7");
+    assert_eq!(record.name(), "shows");
+    assert_eq!(record.arguments(), "{}");
+    assert_eq!(record.content(), "shown");
     let received = received(&mut events);
     let names: Vec<String> = received.iter().map(|event| name_of(event)).collect();
     assert_eq!(
@@ -85,6 +90,8 @@ async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
         panic!("third event: {:?}", received[2]);
     };
     assert_eq!(invocation.artifacts()[0].as_text(), Some("artifact text"));
+    // The caller's record is the events' record, not a copy.
+    assert!(Arc::ptr_eq(invocation, record));
     assert!(matches!(
         &*received[3],
         RunEvent::Done { termination: Termination::Answered, content, .. } if content == "shown"
@@ -92,14 +99,30 @@ async fn a_single_call_is_a_run_of_one_tool_step_with_its_artifacts() {
 }
 
 #[tokio::test]
-async fn an_unobserved_single_call_gives_the_same_answer_and_record() {
+async fn an_unobserved_single_call_gives_the_same_answer_and_no_record() {
     let service = service();
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("call_1", "shows", "{}");
-    let invocation = service.call_observed(&scope, "mcp", call).await;
-    assert_eq!(invocation.wire().as_str(), "shown");
-    assert_eq!(invocation.call_id(), "call_1");
-    assert_eq!(invocation.artifacts()[0].as_text(), Some("artifact text"));
+    let observed = service.call_observed(&scope, "mcp", &call).await;
+    assert_eq!(observed.wire().as_str(), "shown");
+    assert!(!observed.is_error());
+    assert_eq!(observed.artifacts()[0].as_text(), Some("artifact text"));
+    assert!(
+        observed.record().is_none(),
+        "nobody observed: nothing recorded"
+    );
+    // The seam's answer as `invoke` gives it.
+    let invoked = service.invoke(&scope, "shows", "{}").await;
+    assert_eq!(observed.wire(), invoked.content());
+    assert_eq!(observed.artifacts(), invoked.artifacts());
+    // A subscriber that comes later hears of no earlier call.
+    let mut events = service.subscribe();
+    assert!(received(&mut events).is_empty());
+    let failed = service
+        .call_observed(&scope, "mcp", &ToolCall::new("2", "nope", "{}"))
+        .await;
+    assert!(failed.is_error() && failed.artifacts().is_empty());
+    assert_eq!(received(&mut events).len(), 4);
 }
 
 #[tokio::test]
@@ -109,7 +132,7 @@ async fn run_ids_are_unique_and_sort_by_start() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("1", "nope", "{}");
     for _ in 0..500 {
-        service.call_observed(&scope, "mcp", call.clone()).await;
+        service.call_observed(&scope, "mcp", &call).await;
     }
     let ids: Vec<String> = received(&mut events)
         .iter()
@@ -310,7 +333,7 @@ async fn subscriptions_are_counted_while_they_live_and_say_what_waits() {
     );
     let scope = service.scope(ToolContext::new()).unwrap();
     service
-        .call_observed(&scope, "mcp", ToolCall::new("1", "shows", "{}"))
+        .call_observed(&scope, "mcp", &ToolCall::new("1", "shows", "{}"))
         .await;
     assert_eq!(format!("{first:?}"), "Subscription { waiting: 4, .. }");
     first.try_recv().expect("run started");
@@ -334,7 +357,7 @@ async fn a_sink_alone_is_given_every_event_of_a_call() {
     let service = service().with_sink(sink.clone());
     let scope = service.scope(ToolContext::new()).unwrap();
     service
-        .call_observed(&scope, "mcp", ToolCall::new("1", "shows", "{}"))
+        .call_observed(&scope, "mcp", &ToolCall::new("1", "shows", "{}"))
         .await;
     assert_eq!(
         *sink.kept.lock().unwrap(),

@@ -94,6 +94,16 @@ pub async fn start_playground() -> Playground {
 /// its audit copy at `privacy`. Its workspace is a copy of the sample workspace in the
 /// playground's folder (`workspace`), so writers change nothing else.
 pub async fn start_playground_with(writers: bool, privacy: Privacy) -> Playground {
+    launch(writers, privacy, true).await
+}
+
+/// The playground as [`start_playground`] starts it, but keeping no audit copy: its `audit` is
+/// opened beside it and stays empty.
+pub async fn start_playground_unaudited() -> Playground {
+    launch(false, Privacy::Full, false).await
+}
+
+async fn launch(writers: bool, privacy: Privacy, audited: bool) -> Playground {
     let folder = tempfile::tempdir().expect("temp dir");
     let database = folder.path().join("sample.db");
     toolkit_builtins::sample::create_sample_database(&database).expect("sample database");
@@ -107,7 +117,7 @@ pub async fn start_playground_with(writers: bool, privacy: Privacy) -> Playgroun
     let state = AppState::new(
         ToolRegistry::linked().expect("no duplicates"),
         context,
-        Some(Arc::new(Audit::Sqlite(SqliteAudit::clone(&audit)))),
+        audited.then(|| Arc::new(Audit::Sqlite(SqliteAudit::clone(&audit)))),
         None,
         false,
     )
