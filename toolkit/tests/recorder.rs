@@ -23,6 +23,13 @@ fn guarded() -> String {
     "done".to_owned()
 }
 
+/// Takes a while.
+#[tool]
+async fn naps() -> String {
+    tokio::time::sleep(Duration::from_millis(12)).await;
+    "rested".to_owned()
+}
+
 fn service() -> ToolLoopService {
     ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
 }
@@ -123,6 +130,26 @@ async fn an_unobserved_single_call_gives_the_same_answer_and_no_record() {
         .await;
     assert!(failed.is_error() && failed.artifacts().is_empty());
     assert_eq!(received(&mut events).len(), 4);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_record_says_how_long_the_call_took_and_whether_it_failed() {
+    let service = service();
+    let _watching = service.subscribe();
+    let scope = service.scope(ToolContext::new()).unwrap();
+    let rested = service
+        .call_observed(&scope, "mcp", &ToolCall::new("1", "naps", "{}"))
+        .await;
+    let record = rested.record().expect("a subscriber watches: recorded");
+    // The tool slept 12 ms on a paused clock: the recorder timed exactly that.
+    assert_eq!(record.duration(), Duration::from_millis(12));
+    assert!(!record.is_error());
+    let refused = service
+        .call_observed(&scope, "mcp", &ToolCall::new("2", "nope", "{}"))
+        .await;
+    let record = refused.record().expect("recorded");
+    assert!(record.is_error());
+    assert_eq!(record.duration(), Duration::ZERO);
 }
 
 #[tokio::test]
