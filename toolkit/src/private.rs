@@ -24,7 +24,18 @@ pub static TOOLS: [&'static dyn Tool];
 /// Decodes a tool's arguments; empty text counts as `{}`. On failure the error names the field
 /// path and what was expected.
 #[doc(hidden)]
+#[inline]
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentError> {
+    // Nearly every call: an object from the first byte, decoded in one pass.
+    if arguments.as_bytes().first() == Some(&b'{') {
+        return serde_json::from_str(arguments).map_err(|error| locate::<T>(arguments, &error));
+    }
+    parse_unusual(arguments)
+}
+
+/// Arguments that do not start with `{`: whitespace first, nothing at all, or not an object.
+#[cold]
+fn parse_unusual<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentError> {
     // One look at the first byte that is not whitespace: none means no arguments at all.
     let Some(first) = arguments
         .bytes()
@@ -57,6 +68,8 @@ fn not_an_object(first: u8) -> Option<&'static str> {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn locate<T: DeserializeOwned>(text: &str, first: &serde_json::Error) -> ArgumentError {
     if first.is_syntax() || first.is_eof() {
         // No field to point at: the line and column say where.

@@ -1,11 +1,9 @@
 //! The set of tools a service can run: every `#[tool]` linked into the binary, plus additions.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::name::{InvalidToolName, check_tool_name};
-use crate::tool::{Tool, ToolSet, ToolSpec};
+use crate::tool::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 
 /// Tools by name.
 ///
@@ -13,46 +11,147 @@ use crate::tool::{Tool, ToolSet, ToolSpec};
 /// registration call (a crate that only registers tools must be referenced, e.g. `use
 /// toolkit_builtins as _;`, so the linker keeps it). [`register`](Self::register) adds tools known
 /// only at run time.
+///
+/// A tool's name, flags and [`Execution`] are read once, when it is registered: the seam checks
+/// every call against what the registry read then.
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: Vec<Entry>,
-    by_name: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
+    names: NameIndex,
 }
 
-/// FNV-1a over tool names. The table is built from registered tools only and never grows from
-/// what a model sends, so a keyed hash buys nothing here and costs on every call.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &byte in bytes {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+/// One registered tool and what the seam reads of its spec on every call.
+struct Entry {
+    tool: Handle,
+    name: Box<str>,
+    policy: Policy,
 }
 
-enum Entry {
+enum Handle {
     Linked(&'static dyn Tool),
     Added(Arc<dyn Tool>),
 }
 
+/// A registered tool as [`ToolRegistry::lookup`] finds it.
+pub(crate) struct Found<'a> {
+    pub(crate) index: usize,
+    pub(crate) tool: &'a dyn Tool,
+    pub(crate) policy: Policy,
+}
+
+/// What the seam checks before running a tool, read from its spec when it was registered.
+#[derive(Clone, Copy)]
+pub(crate) struct Policy {
+    pub(crate) flags: ToolFlags,
+    pub(crate) execution: Execution,
+}
+
 impl Entry {
+    fn new(tool: Handle) -> Self {
+        let spec = tool.get().spec();
+        Self {
+            name: spec.name().into(),
+            policy: Policy {
+                flags: spec.flags(),
+                execution: spec.execution(),
+            },
+            tool,
+        }
+    }
+
     fn tool(&self) -> &dyn Tool {
+        self.tool.get()
+    }
+}
+
+impl Handle {
+    fn get(&self) -> &dyn Tool {
         match self {
-            Entry::Linked(tool) => *tool,
-            Entry::Added(tool) => tool.as_ref(),
+            Handle::Linked(tool) => *tool,
+            Handle::Added(tool) => tool.as_ref(),
+        }
+    }
+}
+
+/// Positions of tools by name: open addressing over a power-of-two table at most half full,
+/// each slot the position plus one (zero is empty). The table is built from registered names
+/// only and never grows from what a model sends, so FNV-1a (no key) is enough: a name that is
+/// not registered costs at most the longest run of occupied slots, which registered names fix.
+#[derive(Default)]
+struct NameIndex {
+    slots: Box<[u32]>,
+}
+
+/// Whether two names are the same bytes, compared eight at a time in place (no call for the
+/// short names tools have).
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (a_words, a_rest) = a.as_bytes().as_chunks::<8>();
+    let (b_words, b_rest) = b.as_bytes().as_chunks::<8>();
+    a_words.iter().zip(b_words).all(|(x, y)| x == y)
+        && a_rest.iter().zip(b_rest).all(|(x, y)| x == y)
+}
+
+impl NameIndex {
+    /// An index of these names, in their order.
+    fn of<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> Self {
+        let size = (names.len() * 2).next_power_of_two().max(8);
+        let mut index = Self {
+            slots: vec![0; size].into_boxed_slice(),
+        };
+        for (position, name) in names.enumerate() {
+            index.place(name, position);
+        }
+        index
+    }
+
+    /// Records `name` at `position`, in a table with room for it.
+    fn place(&mut self, name: &str, position: usize) {
+        let mask = self.slots.len() - 1;
+        let mut slot = self.home(name);
+        while self.slots[slot] != 0 {
+            slot = (slot + 1) & mask;
+        }
+        self.slots[slot] = u32::try_from(position + 1).expect("fewer than 2^32 tools");
+    }
+
+    /// Where the search for `name` starts: FNV-1a over its bytes, eight at a time.
+    #[inline]
+    fn home(&self, name: &str) -> usize {
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let (words, rest) = name.as_bytes().as_chunks::<8>();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for word in words {
+            hash = (hash ^ u64::from_le_bytes(*word)).wrapping_mul(PRIME);
+        }
+        for &byte in rest {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+        // The high bits of the product are the well-mixed ones.
+        hash ^= hash >> 32;
+        // Truncation keeps the low bits, which the mask takes.
+        #[allow(clippy::cast_possible_truncation)]
+        let hash = hash as usize;
+        hash & (self.slots.len() - 1)
+    }
+
+    /// The position of `name` among `tools`.
+    #[inline]
+    fn find(&self, name: &str, tools: &[Entry]) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut slot = self.home(name);
+        loop {
+            let position = self.slots[slot].checked_sub(1)? as usize;
+            if same_name(&tools[position].name, name) {
+                return Some(position);
+            }
+            slot = (slot + 1) & mask;
         }
     }
 }
@@ -107,7 +206,7 @@ impl ToolRegistry {
         linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));
         let mut registry = Self::new();
         for tool in linked {
-            registry.insert(Entry::Linked(tool))?;
+            registry.insert(Handle::Linked(tool))?;
         }
         Ok(registry)
     }
@@ -146,7 +245,7 @@ impl ToolRegistry {
     pub fn of(tools: impl IntoIterator<Item = &'static dyn Tool>) -> Result<Self, RegistryError> {
         let mut registry = Self::new();
         for tool in tools {
-            registry.insert(Entry::Linked(tool))?;
+            registry.insert(Handle::Linked(tool))?;
         }
         Ok(registry)
     }
@@ -154,7 +253,7 @@ impl ToolRegistry {
     /// Adds a tool; a name already present is an error naming both places, and a name that
     /// breaks the rule is refused.
     pub fn register(&mut self, tool: impl Tool + 'static) -> Result<(), RegistryError> {
-        self.insert(Entry::Added(Arc::new(tool)))
+        self.insert(Handle::Added(Arc::new(tool)))
     }
 
     /// Adds every tool of `instance` (the `#[tool]` methods of its `#[toolkit::tools]` impl),
@@ -162,10 +261,9 @@ impl ToolRegistry {
     pub fn register_instance<S: ToolSet>(&mut self, instance: S) -> Result<(), RegistryError> {
         let before = self.tools.len();
         for tool in Arc::new(instance).tools() {
-            if let Err(error) = self.insert(Entry::Added(tool)) {
-                for entry in self.tools.drain(before..) {
-                    self.by_name.remove(entry.tool().spec().name());
-                }
+            if let Err(error) = self.insert(Handle::Added(tool)) {
+                self.tools.truncate(before);
+                self.reindex();
                 return Err(error);
             }
         }
@@ -174,27 +272,38 @@ impl ToolRegistry {
 
     /// Adds a shared tool, checked like [`register`](Self::register).
     pub fn register_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        self.insert(Entry::Added(tool))
+        self.insert(Handle::Added(tool))
     }
 
-    fn insert(&mut self, entry: Entry) -> Result<(), RegistryError> {
+    fn insert(&mut self, tool: Handle) -> Result<(), RegistryError> {
+        let entry = Entry::new(tool);
         let spec = entry.tool().spec();
-        if let Err(error) = check_tool_name(spec.name()) {
+        if let Err(error) = check_tool_name(&entry.name) {
             return Err(RegistryError::InvalidName {
                 place: spec.place().to_owned(),
                 error,
             });
         }
-        if let Some(&index) = self.by_name.get(spec.name()) {
+        if let Some(index) = self.index_of(&entry.name) {
             return Err(RegistryError::Duplicate(DuplicateTool {
-                name: spec.name().to_owned(),
+                name: entry.name.to_string(),
                 first: self.tools[index].tool().spec().place().to_owned(),
                 second: spec.place().to_owned(),
             }));
         }
-        self.by_name.insert(spec.name().into(), self.tools.len());
         self.tools.push(entry);
+        let position = self.tools.len() - 1;
+        if (position + 1) * 2 <= self.names.slots.len() {
+            self.names.place(&self.tools[position].name, position);
+        } else {
+            self.reindex();
+        }
         Ok(())
+    }
+
+    /// Builds the name index anew from the tools.
+    fn reindex(&mut self) {
+        self.names = NameIndex::of(self.tools.iter().map(|entry| &*entry.name));
     }
 
     /// The tool of that name.
@@ -202,8 +311,22 @@ impl ToolRegistry {
         self.index_of(name).map(|index| self.tools[index].tool())
     }
 
+    #[inline]
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
+        self.names.find(name, &self.tools)
+    }
+
+    /// The tool of that name with its position and the policy read from its spec when it was
+    /// registered.
+    #[inline]
+    pub(crate) fn lookup(&self, name: &str) -> Option<Found<'_>> {
+        let index = self.index_of(name)?;
+        let entry = &self.tools[index];
+        Some(Found {
+            index,
+            tool: entry.tool(),
+            policy: entry.policy,
+        })
     }
 
     pub(crate) fn at(&self, index: usize) -> &dyn Tool {
@@ -240,11 +363,7 @@ impl ToolRegistry {
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&ToolSpec) -> bool) {
         self.tools.retain(|entry| keep(entry.tool().spec()));
-        self.by_name.clear();
-        for (index, entry) in self.tools.iter().enumerate() {
-            self.by_name
-                .insert(entry.tool().spec().name().into(), index);
-        }
+        self.reindex();
     }
 }
 
@@ -259,5 +378,160 @@ impl std::fmt::Debug for ToolRegistry {
         f.debug_list()
             .entries(self.specs().map(ToolSpec::name))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ToolContext;
+    use crate::tool::{ExecutePermit, ToolFuture};
+
+    /// A tool that is only a name.
+    struct Named(ToolSpec);
+
+    impl Tool for Named {
+        fn spec(&self) -> &ToolSpec {
+            &self.0
+        }
+
+        fn execute<'a>(
+            &'a self,
+            _arguments: &'a str,
+            _context: &'a ToolContext,
+            _permit: &ExecutePermit,
+        ) -> ToolFuture<'a> {
+            ToolFuture::Ready(Ok(crate::ToolResult::text(self.0.name().to_owned())))
+        }
+    }
+
+    /// An instance of two tools: `fresh`, then `tool_27`.
+    struct Both;
+
+    impl ToolSet for Both {
+        fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>> {
+            vec![Arc::new(named("fresh")), Arc::new(named("tool_27"))]
+        }
+    }
+
+    fn named(name: &str) -> Named {
+        Named(ToolSpec::new(
+            name.to_owned(),
+            "A name.",
+            serde_json::json!({"type": "object"}),
+        ))
+    }
+
+    /// Names that share prefixes, lengths, their first or last eight bytes, or all but one
+    /// byte in the middle: what a hash or a compare eight bytes at a time could confuse.
+    fn lookalikes() -> Vec<String> {
+        let long = "a".repeat(64);
+        let mut names: Vec<String> = (0..2000).map(|index| format!("tool_{index}")).collect();
+        names.extend(["a", "b", "ab", "ba", "tool", "tool_", "toolx", "x"].map(str::to_owned));
+        names.push(long.clone());
+        for at in [0, 7, 8, 9, 31, 56, 63] {
+            let mut near = long.clone().into_bytes();
+            near[at] = b'b';
+            names.push(String::from_utf8(near).expect("ASCII"));
+        }
+        names.extend((1..=17).map(|length| "q".repeat(length)));
+        names
+    }
+
+    #[test]
+    fn every_registered_name_is_found_where_it_was_added_and_no_other_name_is() {
+        let names = lookalikes();
+        let mut registry = ToolRegistry::new();
+        for name in &names {
+            registry
+                .register(named(name))
+                .expect("distinct valid names");
+        }
+        for (position, name) in names.iter().enumerate() {
+            assert_eq!(registry.index_of(name), Some(position), "{name}");
+            assert_eq!(
+                registry.get(name).map(|tool| tool.spec().name()),
+                Some(name.as_str())
+            );
+        }
+        let long = "a".repeat(64);
+        let strangers = (2000..12_000)
+            .map(|index| format!("tool_{index}"))
+            .chain(
+                [
+                    "", "TOOL_1", "tool_1 ", " tool_1", "tool_1\0", "tool__1", "c",
+                ]
+                .map(str::to_owned),
+            )
+            .chain([format!("{long}a"), long[..63].to_owned(), "q".repeat(18)]);
+        for stranger in strangers {
+            assert_eq!(registry.index_of(&stranger), None, "{stranger:?}");
+        }
+    }
+
+    #[test]
+    fn the_index_follows_what_is_kept_and_what_is_refused() {
+        let mut registry = ToolRegistry::new();
+        assert_eq!(registry.index_of("anything"), None);
+        for index in 0..100 {
+            registry
+                .register(named(&format!("tool_{index}")))
+                .expect("valid");
+        }
+        registry.retain(|spec| spec.name().ends_with('7'));
+        let kept: Vec<String> = (0..100)
+            .filter(|index| index % 10 == 7)
+            .map(|index| format!("tool_{index}"))
+            .collect();
+        assert_eq!(registry.len(), kept.len());
+        for (position, name) in kept.iter().enumerate() {
+            assert_eq!(registry.index_of(name), Some(position));
+        }
+        assert_eq!(registry.index_of("tool_8"), None);
+
+        // A duplicate is refused and leaves the index as it was.
+        let duplicate = registry.register(named("tool_17")).unwrap_err();
+        assert!(
+            matches!(duplicate, RegistryError::Duplicate(_)),
+            "{duplicate}"
+        );
+        assert_eq!(registry.index_of("tool_17"), Some(1));
+        assert_eq!(registry.len(), kept.len());
+
+        // An instance whose second tool is refused adds neither, and its first is not found.
+        registry.register_instance(Both).unwrap_err();
+        assert_eq!(registry.index_of("fresh"), None);
+        assert_eq!(registry.index_of("tool_27"), Some(2));
+        assert_eq!(registry.len(), kept.len());
+        registry
+            .register(named("fresh"))
+            .expect("the name is free again");
+        assert_eq!(registry.index_of("fresh"), Some(kept.len()));
+    }
+
+    #[test]
+    fn the_policy_is_what_the_spec_said_when_the_tool_was_registered() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Named(
+                ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
+                    .with_flags(
+                        ToolFlags::new()
+                            .with_requires_approval(true)
+                            .with_remote(true),
+                    )
+                    .with_execution(Execution::Inline),
+            ))
+            .expect("valid");
+        registry.register(named("plain")).expect("valid");
+        let guarded = registry.lookup("guarded").expect("registered");
+        assert_eq!(guarded.index, 0);
+        assert!(guarded.policy.flags.requires_approval() && guarded.policy.flags.remote());
+        assert_eq!(guarded.policy.execution, Execution::Inline);
+        let plain = registry.lookup("plain").expect("registered");
+        assert_eq!(plain.index, 1);
+        assert!(!plain.policy.flags.requires_approval() && !plain.policy.flags.remote());
+        assert_eq!(plain.policy.execution, Execution::Async);
+        assert!(registry.lookup("neither").is_none());
     }
 }

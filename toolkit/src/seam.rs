@@ -12,9 +12,9 @@ use std::time::Duration;
 use crate::bound::{self, echo};
 use crate::context::ToolContext;
 use crate::filter::ContentFilter;
-use crate::registry::ToolRegistry;
+use crate::registry::{Found, ToolRegistry};
 use crate::result::{ToolArtifact, ToolResult};
-use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, Execution, ToolFuture};
+use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture};
 use crate::wire::{ToolCall, WireString};
 use crate::workers;
 
@@ -171,13 +171,18 @@ impl Seam {
     /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log). Then an
     /// error result loses its artifacts, content passes the content filter, and both channels
     /// are bounded (see [`bound`]).
-    pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        let result = match self.start(scope, name, arguments, false) {
-            Started::Finished(result) => result,
-            // Boxed so that the waits' state does not weigh on the ready path's future.
-            waiting => Box::pin(self.wait(waiting, scope, name, arguments)).await,
-        };
-        BoundedResult::bound(result, scope.filter.as_deref())
+    pub fn invoke<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        name: &'a str,
+        arguments: &'a str,
+    ) -> impl Future<Output = BoundedResult> + Send + 'a {
+        Invoke::Unpolled {
+            seam: self,
+            scope,
+            name,
+            arguments,
+        }
     }
 
     /// The same checks as [`invoke`](Self::invoke) for a call an operator approved: `approval`
@@ -239,6 +244,33 @@ impl Seam {
         finished(name, outcome)
     }
 
+    /// The checks, in order, before a tool runs: the tool, or why it does not run.
+    #[inline]
+    fn check<'a>(
+        &'a self,
+        scope: &RunScope,
+        name: &str,
+        arguments: &str,
+        approved: bool,
+    ) -> Result<Found<'a>, Refusal<'a>> {
+        let Some(found) = self.registry.lookup(name) else {
+            return Err(Refusal::Unknown);
+        };
+        if !scope.offers(&self.registry, found.index) {
+            return Err(Refusal::NotPermitted);
+        }
+        if found.policy.flags.remote() && !scope.charge_remote_call() {
+            return Err(Refusal::OverBudget);
+        }
+        if arguments.len() > ARGUMENT_LIMIT {
+            return Err(Refusal::TooLong);
+        }
+        if found.policy.flags.requires_approval() && !approved {
+            return Err(Refusal::NotApproved(found.tool));
+        }
+        Ok(found)
+    }
+
     /// The checks, then the tool's `execute` when it runs on the calling thread.
     fn start<'a>(
         &'a self,
@@ -247,45 +279,15 @@ impl Seam {
         arguments: &'a str,
         approved: bool,
     ) -> Started<'a> {
-        let Some(index) = self.registry.index_of(name) else {
-            return Started::Finished(ToolResult::error(unknown(name)));
-        };
-        if !scope.offers(&self.registry, index) {
-            return Started::Finished(ToolResult::error(not_permitted(name)));
-        }
-        let tool = self.registry.at(index);
-        let spec = tool.spec();
-        if spec.flags().remote() && !scope.charge_remote_call() {
-            return Started::Finished(ToolResult::error(format!(
-                "Error: this run has used its budget of {} calls to external tools; \"{}\" was not called.",
-                scope.remote_budget,
-                echo(name)
-            )));
-        }
-        if arguments.len() > ARGUMENT_LIMIT {
-            return Started::Finished(ToolResult::error(too_long(name, arguments)));
-        }
-        if spec.flags().requires_approval() && !approved {
-            let message = match tool.check_arguments(arguments) {
-                Err(invalid) => argument_error_message(name, &invalid),
-                Ok(()) => approval_not_given(name),
-            };
-            return Started::Finished(ToolResult::error(message));
-        }
-        if spec.execution() == Execution::Blocking {
-            return Started::OnWorker(index);
-        }
-        let permit = ExecutePermit(());
-        match panic::catch_unwind(AssertUnwindSafe(|| {
-            tool.execute(arguments, &scope.context, &permit)
-        })) {
-            Ok(ToolFuture::Ready(Ok(result))) => Started::Finished(result),
-            Ok(ToolFuture::Ready(outcome)) => Started::Finished(finished(name, Ok(outcome))),
-            Ok(ToolFuture::Pending(future)) => Started::Waiting(future),
-            Err(payload) => Started::Finished(finished(
-                name,
-                Err(Failure::Panicked(panic_message(payload.as_ref()))),
-            )),
+        match self.check(scope, name, arguments, approved) {
+            Err(refusal) => refusal.result(scope, name, arguments),
+            Ok(found) if found.policy.execution == Execution::Blocking => {
+                Started::OnWorker(found.index)
+            }
+            Ok(found) => match execute_here(found.tool, arguments, &scope.context) {
+                Ok(ToolFuture::Ready(Ok(result))) => Started::Finished(result),
+                other => not_ready(name, other),
+            },
         }
     }
 
@@ -332,6 +334,129 @@ enum Started<'a> {
     OnWorker(usize),
 }
 
+/// Why [`Seam::check`] refused a call.
+#[derive(Clone, Copy)]
+enum Refusal<'a> {
+    Unknown,
+    NotPermitted,
+    OverBudget,
+    TooLong,
+    /// The tool needs an operator's approval, which the call does not have.
+    NotApproved(&'a dyn Tool),
+}
+
+impl Refusal<'_> {
+    /// The error result the caller gets.
+    #[cold]
+    fn result<'a>(self, scope: &RunScope, name: &str, arguments: &str) -> Started<'a> {
+        let message = match self {
+            Refusal::Unknown => unknown(name),
+            Refusal::NotPermitted => not_permitted(name),
+            Refusal::OverBudget => over_budget(scope.remote_budget, name),
+            Refusal::TooLong => too_long(name, arguments),
+            Refusal::NotApproved(tool) => not_approved(tool, name, arguments),
+        };
+        Started::Finished(ToolResult::error(message))
+    }
+}
+
+/// Calls `execute` on the calling thread, catching a panic.
+#[inline]
+fn execute_here<'a>(
+    tool: &'a dyn Tool,
+    arguments: &'a str,
+    context: &'a ToolContext,
+) -> std::thread::Result<ToolFuture<'a>> {
+    let permit = ExecutePermit(());
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        tool.execute(arguments, context, &permit)
+    }))
+}
+
+/// How far a call got when `execute` did not give a result at once: a future to wait for, or
+/// the result of arguments that did not decode or of a panic.
+#[cold]
+fn not_ready<'a>(name: &str, executed: std::thread::Result<ToolFuture<'a>>) -> Started<'a> {
+    match executed {
+        Ok(ToolFuture::Pending(future)) => Started::Waiting(future),
+        Ok(ToolFuture::Ready(outcome)) => Started::Finished(finished(name, Ok(outcome))),
+        Err(payload) => Started::Finished(finished(
+            name,
+            Err(Failure::Panicked(panic_message(payload.as_ref()))),
+        )),
+    }
+}
+
+/// The seam's future for one call: the checks and a tool that finishes at once run in its first
+/// poll, with nothing boxed; a tool that waits or runs on a worker is waited for in a boxed
+/// future of its own, so that the ready path carries none of that state.
+enum Invoke<'a> {
+    Unpolled {
+        seam: &'a Seam,
+        scope: &'a RunScope,
+        name: &'a str,
+        arguments: &'a str,
+    },
+    Waiting {
+        scope: &'a RunScope,
+        wait: Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>,
+    },
+    Done,
+}
+
+impl Future for Invoke<'_> {
+    type Output = BoundedResult;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<BoundedResult> {
+        match *self {
+            Invoke::Unpolled {
+                seam,
+                scope,
+                name,
+                arguments,
+            } => {
+                let started = match seam.check(scope, name, arguments, false) {
+                    Ok(found) if found.policy.execution != Execution::Blocking => {
+                        match execute_here(found.tool, arguments, &scope.context) {
+                            // The ready path: the tool's result goes straight to the bound.
+                            Ok(ToolFuture::Ready(Ok(result))) => {
+                                *self = Invoke::Done;
+                                return Poll::Ready(BoundedResult::bound(
+                                    result,
+                                    scope.filter.as_deref(),
+                                ));
+                            }
+                            other => not_ready(name, other),
+                        }
+                    }
+                    Ok(found) => Started::OnWorker(found.index),
+                    Err(refusal) => refusal.result(scope, name, arguments),
+                };
+                if let Started::Finished(result) = started {
+                    // A refusal, or a tool that failed at once: nothing to wait for either.
+                    *self = Invoke::Done;
+                    return Poll::Ready(BoundedResult::bound(result, scope.filter.as_deref()));
+                }
+                let wait = Box::pin(seam.wait(started, scope, name, arguments));
+                *self = Invoke::Waiting { scope, wait };
+                self.poll(cx)
+            }
+            Invoke::Waiting {
+                scope,
+                ref mut wait,
+            } => {
+                let Poll::Ready(result) = wait.as_mut().poll(cx) else {
+                    return Poll::Pending;
+                };
+                *self = Invoke::Done;
+                Poll::Ready(BoundedResult::bound(result, scope.filter.as_deref()))
+            }
+            Invoke::Done => panic!("the seam's future was polled after it gave its result"),
+        }
+    }
+}
+
 /// The result of a tool that ran (or failed to).
 fn finished(name: &str, outcome: Outcome) -> ToolResult {
     match outcome {
@@ -344,14 +469,35 @@ fn finished(name: &str, outcome: Outcome) -> ToolResult {
     }
 }
 
+#[cold]
 fn unknown(name: &str) -> String {
     format!("Error: unknown tool \"{}\"", echo(name))
 }
 
+#[cold]
 fn not_permitted(name: &str) -> String {
     format!("Error: tool \"{}\" not permitted", echo(name))
 }
 
+#[cold]
+fn over_budget(budget: u32, name: &str) -> String {
+    format!(
+        "Error: this run has used its budget of {budget} calls to external tools; \"{}\" was not called.",
+        echo(name)
+    )
+}
+
+/// Why a call that needs an operator's approval and has none does not run: its arguments'
+/// fault first, so that nobody is told to approve a call that could not run.
+#[cold]
+fn not_approved(tool: &dyn Tool, name: &str, arguments: &str) -> String {
+    match tool.check_arguments(arguments) {
+        Err(invalid) => argument_error_message(name, &invalid),
+        Ok(()) => approval_not_given(name),
+    }
+}
+
+#[cold]
 fn too_long(name: &str, arguments: &str) -> String {
     format!(
         "Error: invalid arguments for tool \"{}\": {} bytes of arguments; the limit is {ARGUMENT_LIMIT}.",
@@ -627,21 +773,30 @@ impl std::fmt::Debug for RunScope {
 #[derive(Clone, Debug)]
 pub struct BoundedResult {
     content: WireString,
-    is_error: bool,
     artifacts: Vec<ToolArtifact>,
 }
 
 impl BoundedResult {
+    #[inline]
     fn bound(result: ToolResult, filter: Option<&dyn ContentFilter>) -> Self {
         let (content, is_error, artifacts) = result.into_parts();
         // What fits as it is passes as it is: no artifact to bound, content within the limit.
         if artifacts.is_empty() && filter.is_none() && content.len() <= bound::CONTENT_LIMIT {
             return Self {
                 content: WireString::after_seam(content, is_error),
-                is_error,
                 artifacts,
             };
         }
+        Self::bound_all(content, is_error, artifacts, filter)
+    }
+
+    #[cold]
+    fn bound_all(
+        content: String,
+        is_error: bool,
+        artifacts: Vec<ToolArtifact>,
+        filter: Option<&dyn ContentFilter>,
+    ) -> Self {
         let artifacts = if is_error {
             Vec::new()
         } else {
@@ -651,10 +806,8 @@ impl BoundedResult {
             None => bound::bound_content(content),
             Some(filter) => bound::bound_filtered_content(content, filter),
         };
-        let content = WireString::after_seam(content, is_error);
         Self {
-            content,
-            is_error,
+            content: WireString::after_seam(content, is_error),
             artifacts,
         }
     }
@@ -666,7 +819,7 @@ impl BoundedResult {
 
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        self.is_error
+        self.content.is_error()
     }
 
     /// The bounded artifacts: for the trace, the event stream and the audit copy only.
@@ -676,14 +829,14 @@ impl BoundedResult {
 
     /// The parts: wire content, error flag, artifacts.
     pub fn into_parts(self) -> (WireString, bool, Vec<ToolArtifact>) {
-        (self.content, self.is_error, self.artifacts)
+        let is_error = self.content.is_error();
+        (self.content, is_error, self.artifacts)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::Tool;
 
     #[test]
     fn a_panic_reads_as_its_message_whatever_its_payload() {

@@ -1,5 +1,6 @@
 //! The seam's checks, in order, with their exact strings; and that nothing runs that should not.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -15,6 +16,14 @@ static ECHO_RUNS: AtomicUsize = AtomicUsize::new(0);
 static LOOKED_UP: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 static HIDDEN_RUNS: AtomicUsize = AtomicUsize::new(0);
 static TYPED_RUNS: AtomicUsize = AtomicUsize::new(0);
+static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs (one test calls it, so the count is that test's).
+#[tool(inline)]
+fn counted() -> String {
+    COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
+    "counted".to_owned()
+}
 
 /// Repeats a text.
 #[tool]
@@ -162,6 +171,33 @@ async fn unknown_tool_is_named_and_nothing_runs() {
     let (content, is_error) = call(&service, &scope, "ech0", r#"{"text":"x"}"#).await;
     assert_eq!(content, "Error: unknown tool \"ech0\"");
     assert!(is_error);
+}
+
+#[test]
+fn the_seam_runs_nothing_until_polled_and_gives_its_result_once() {
+    let service = service();
+    let scope = service.scope(ToolContext::new()).unwrap();
+    // A future made and dropped unpolled runs nothing, checks included.
+    drop(service.invoke(&scope, "counted", "{}"));
+    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 0);
+
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let mut future = std::pin::pin!(service.invoke(&scope, "counted", "{}"));
+    let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) else {
+        panic!("an inline tool's call is ready at its first poll");
+    };
+    assert_eq!(result.content().as_str(), "counted");
+    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
+    // Polled again, it does not run the tool a second time: it panics, as futures may.
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = future.as_mut().poll(&mut cx);
+    }))
+    .expect_err("a finished call is not polled twice");
+    assert_eq!(
+        again.downcast_ref::<&str>(),
+        Some(&"the seam's future was polled after it gave its result")
+    );
+    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]

@@ -7,7 +7,6 @@ use toolkit::{BoundedResult, ToolArtifact, WireString};
 pub fn assemble(content: WireString, huge: ToolArtifact) -> BoundedResult {
     BoundedResult {
         content,
-        is_error: false,
         artifacts: vec![huge],
     }
 }
