@@ -283,9 +283,15 @@ pub fn artifacts_len(artifacts: &[ToolArtifact], cap: usize) -> Option<usize> {
 /// A name or label fit to be echoed inside a message: cut to [`ECHO_LIMIT`] bytes on a character
 /// boundary, control characters escaped.
 pub fn echo(name: &str) -> String {
+    echoed(name).into_owned()
+}
+
+/// [`echo`] without a copy when the name needs no escape: its head, borrowed.
+pub(crate) fn echoed(name: &str) -> Cow<'_, str> {
     let head = &name[..floor_char_boundary(name, ECHO_LIMIT)];
-    if !head.chars().any(char::is_control) {
-        return head.to_owned();
+    // Names are printable ASCII almost always: one byte scan says so.
+    if head.bytes().all(|byte| matches!(byte, b' '..=b'~')) || !head.chars().any(char::is_control) {
+        return Cow::Borrowed(head);
     }
     let mut echoed = String::with_capacity(head.len() + 8);
     for character in head.chars() {
@@ -295,7 +301,7 @@ pub fn echo(name: &str) -> String {
             echoed.push(character);
         }
     }
-    echoed
+    Cow::Owned(echoed)
 }
 
 /// The largest character boundary at or below `index`.

@@ -36,7 +36,22 @@ pub struct RunId(Arc<str>);
 impl RunId {
     /// A new id for a run from `source` (cut and escaped like a tool name).
     pub(crate) fn new(source: &str) -> Self {
-        Self(format!("{}_{}", echo(source), run_uuid().simple()).into())
+        let source = bound::echoed(source);
+        let mut uuid = uuid::Uuid::encode_buffer();
+        let uuid = run_uuid().simple().encode_lower(&mut uuid);
+        // Assembled on the stack when it fits (nearly always), so the id is one allocation.
+        let mut text = [0; 128];
+        let length = source.len() + 1 + uuid.len();
+        if let Some(place) = text.get_mut(..length) {
+            let (head, tail) = place.split_at_mut(source.len());
+            head.copy_from_slice(source.as_bytes());
+            tail[0] = b'_';
+            tail[1..].copy_from_slice(uuid.as_bytes());
+            if let Ok(text) = std::str::from_utf8(place) {
+                return Self(Arc::from(text));
+            }
+        }
+        Self(format!("{source}_{uuid}").into())
     }
 
     /// The id as text.
@@ -117,34 +132,107 @@ impl PartialEq<&str> for RunId {
 ///
 /// Only the recorder makes one, from the seam's result: its fields are private. Steps, events
 /// and callers share one copy (an `Arc`): recording a call copies none of its data.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone)]
 pub struct ToolInvocation {
-    call_id: String,
-    name: String,
-    arguments: String,
+    call: CallText,
     content: WireString,
-    is_error: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     artifacts: Vec<ToolArtifact>,
-    #[serde(with = "duration_ms")]
     duration: Duration,
+}
+
+/// A call's id, tool name and arguments (cut to 50 000 bytes like content) in one allocation.
+#[derive(Clone)]
+struct CallText {
+    text: Box<str>,
+    /// Where the name starts, and where the arguments do.
+    name_at: usize,
+    arguments_at: usize,
+}
+
+impl CallText {
+    fn new(call: &ToolCall) -> Self {
+        let arguments = bound::cut_content(&call.arguments);
+        let arguments = arguments.as_deref().unwrap_or(&call.arguments);
+        let mut text = String::with_capacity(call.id.len() + call.name.len() + arguments.len());
+        text.push_str(&call.id);
+        text.push_str(&call.name);
+        text.push_str(arguments);
+        Self {
+            text: text.into_boxed_str(),
+            name_at: call.id.len(),
+            arguments_at: call.id.len() + call.name.len(),
+        }
+    }
+
+    fn id(&self) -> &str {
+        &self.text[..self.name_at]
+    }
+
+    fn name(&self) -> &str {
+        &self.text[self.name_at..self.arguments_at]
+    }
+
+    fn arguments(&self) -> &str {
+        &self.text[self.arguments_at..]
+    }
+}
+
+impl Serialize for ToolInvocation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+
+        let mut fields = 6;
+        if !self.artifacts.is_empty() {
+            fields += 1;
+        }
+        let mut invocation = serializer.serialize_struct("ToolInvocation", fields)?;
+        invocation.serialize_field("call_id", self.call_id())?;
+        invocation.serialize_field("name", self.name())?;
+        invocation.serialize_field("arguments", self.arguments())?;
+        invocation.serialize_field("content", &self.content)?;
+        invocation.serialize_field("is_error", &self.is_error())?;
+        if self.artifacts.is_empty() {
+            invocation.skip_field("artifacts")?;
+        } else {
+            invocation.serialize_field("artifacts", &self.artifacts)?;
+        }
+        invocation.serialize_field("duration", &Millis(self.duration))?;
+        invocation.end()
+    }
+}
+
+/// A duration serialised as milliseconds, as every step's is.
+struct Millis(Duration);
+
+impl Serialize for Millis {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        duration_ms::serialize(&self.0, serializer)
+    }
+}
+
+// The call's text is shown as its three parts, under the names they always had.
+#[allow(clippy::missing_fields_in_debug)]
+impl fmt::Debug for ToolInvocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolInvocation")
+            .field("call_id", &self.call_id())
+            .field("name", &self.name())
+            .field("arguments", &self.arguments())
+            .field("content", &self.content)
+            .field("is_error", &self.is_error())
+            .field("artifacts", &self.artifacts)
+            .field("duration", &self.duration)
+            .finish()
+    }
 }
 
 impl ToolInvocation {
     /// The record of `call`, its arguments cut to 50 000 bytes like content.
-    fn record(call: ToolCall, bounded: BoundedResult, duration: Duration) -> Self {
-        let (content, is_error, artifacts) = bounded.into_parts();
-        let ToolCall {
-            id,
-            name,
-            arguments,
-        } = call;
+    fn record(call: &ToolCall, bounded: BoundedResult, duration: Duration) -> Self {
+        let (content, _, artifacts) = bounded.into_parts();
         Self {
-            call_id: id,
-            name,
-            arguments: bound::cut_content(&arguments).unwrap_or(arguments),
+            call: CallText::new(call),
             content,
-            is_error,
             artifacts,
             duration,
         }
@@ -157,17 +245,17 @@ impl ToolInvocation {
 
     /// The provider's id for the call.
     pub fn call_id(&self) -> &str {
-        &self.call_id
+        self.call.id()
     }
 
     /// The tool's name as the model spelled it.
     pub fn name(&self) -> &str {
-        &self.name
+        self.call.name()
     }
 
     /// The arguments as the model sent them (cut to 50 000 bytes like content).
     pub fn arguments(&self) -> &str {
-        &self.arguments
+        self.call.arguments()
     }
 
     /// The bounded content that went to the provider.
@@ -177,7 +265,7 @@ impl ToolInvocation {
 
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        self.is_error
+        self.content.is_error()
     }
 
     /// The bounded artifacts: for people only, never on the wire.
@@ -314,12 +402,30 @@ impl Recorder {
         !self.sinks.is_empty() || self.subscribers.load(Ordering::Relaxed) > 0
     }
 
-    /// Gives the event to every sink, then to subscribers.
-    async fn emit(&self, event: impl FnOnce() -> RunEvent) {
-        if !self.observed() {
-            return;
+    /// Gives the event to every sink, then to subscribers. With no sink there is nothing to
+    /// wait for: the event goes to subscribers at once, without a future of its own.
+    fn emit(&self, event: impl FnOnce() -> RunEvent) -> impl Future<Output = ()> + Send + '_ {
+        let kept = if self.observed() {
+            let event = Arc::new(event());
+            if self.sinks.is_empty() {
+                // No subscriber is fine: events are for whoever watches.
+                let _ = self.events.send(event);
+                None
+            } else {
+                Some(event)
+            }
+        } else {
+            None
+        };
+        async move {
+            if let Some(event) = kept {
+                self.keep(event).await;
+            }
         }
-        let event = Arc::new(event());
+    }
+
+    /// Gives the event to every sink, then to subscribers.
+    async fn keep(&self, event: Arc<RunEvent>) {
         for sink in &self.sinks {
             if let Err(error) = sink.record(&event).await {
                 tracing::error!(run_id = %event.run_id(), %error, "a sink could not keep an event");
@@ -330,7 +436,6 @@ impl Recorder {
                 let _ = self.events.send(Arc::new(report));
             }
         }
-        // No subscriber is fine: events are for whoever watches.
         let _ = self.events.send(event);
     }
 
@@ -368,13 +473,10 @@ impl Recorder {
         let index = recording.begin(StepKind::Tool, Some(&call.name)).await;
         let started = Instant::now();
         let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
-        let invocation = Arc::new(ToolInvocation::record(
-            call.clone(),
-            bounded,
-            started.elapsed(),
-        ));
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        // Announced, not kept: nobody reads a single call's trace.
         recording
-            .finish(index, RunStep::Tool(Arc::clone(&invocation)))
+            .announce_finished(index, &RunStep::Tool(Arc::clone(&invocation)))
             .await;
         recording
             .end(Termination::Answered, invocation.content())
@@ -538,11 +640,7 @@ impl<'r> Recording<'r> {
 
     /// Records a call answered without running it (a refusal): a tool step like any other.
     pub(crate) async fn answered(&mut self, call: &ToolCall, bounded: BoundedResult) -> WireString {
-        let invocation = Arc::new(ToolInvocation::record(
-            call.clone(),
-            bounded,
-            Duration::ZERO,
-        ));
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, Duration::ZERO));
         let wire = invocation.wire().clone();
         self.step(RunStep::Tool(invocation)).await;
         wire
@@ -569,11 +667,7 @@ impl<'r> Recording<'r> {
         let finished = join_all(calls.iter().zip(&indices).map(|(call, &index)| async move {
             let started = Instant::now();
             let bounded = execute(call).await;
-            let invocation = Arc::new(ToolInvocation::record(
-                call.clone(),
-                bounded,
-                started.elapsed(),
-            ));
+            let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
             let wire = invocation.wire().clone();
             let step = RunStep::Tool(invocation);
             this.announce_finished(index, &step).await;
@@ -605,7 +699,121 @@ impl<'r> Recording<'r> {
 
 #[cfg(test)]
 mod tests {
-    use super::{RunId, run_uuid};
+    use std::time::Duration;
+
+    use super::{RunId, ToolInvocation, run_uuid};
+    use crate::bound::echo;
+    use crate::tool::{ExecutePermit, Tool, ToolFuture};
+    use crate::{Seam, ToolArtifact, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
+
+    #[test]
+    fn a_run_id_is_its_echoed_source_and_a_simple_uuid_whatever_the_source() {
+        for source in [
+            "mcp".to_owned(),
+            "é\u{7}".to_owned(),
+            "s".repeat(100),
+            "\n".repeat(64),
+            String::new(),
+        ] {
+            let id = RunId::new(&source);
+            let (head, uuid) = id.as_str().rsplit_once('_').expect("an underscore");
+            assert_eq!(head, echo(&source), "{source:?}");
+            assert_eq!(uuid.len(), 32, "{uuid}");
+            assert!(
+                uuid.bytes()
+                    .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
+            );
+            assert_eq!(uuid::Uuid::parse_str(uuid).unwrap().get_version_num(), 7);
+        }
+    }
+
+    /// Shows a table beside its content.
+    struct Shows(ToolSpec);
+
+    impl Tool for Shows {
+        fn spec(&self) -> &ToolSpec {
+            &self.0
+        }
+
+        fn execute<'a>(
+            &'a self,
+            _arguments: &'a str,
+            _context: &'a ToolContext,
+            _permit: &ExecutePermit,
+        ) -> ToolFuture<'a> {
+            ToolFuture::Ready(Ok(ToolResult::text_with(
+                "two rows",
+                [ToolArtifact::text("Note", "for people")],
+            )))
+        }
+    }
+
+    #[test]
+    fn a_record_serialises_with_the_call_its_result_and_its_artifacts_only_when_there_are_any() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Shows(ToolSpec::new(
+                "shows",
+                "Shows.",
+                serde_json::json!({"type": "object"}),
+            )))
+            .unwrap();
+        let seam = Seam::new(registry);
+        let scope = seam.scope(ToolContext::new()).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let call = ToolCall::new(
+            "call_7",
+            "shows",
+            format!(r#"{{"pad": "{}"}}"#, "x".repeat(60_000)),
+        );
+        let bounded = runtime.block_on(seam.invoke(&scope, &call.name, &call.arguments));
+        let shown = ToolInvocation::record(&call, bounded, Duration::from_micros(1500));
+        assert_eq!(
+            (
+                shown.call_id(),
+                shown.name(),
+                shown.content(),
+                shown.is_error()
+            ),
+            ("call_7", "shows", "two rows", false)
+        );
+        // The arguments are cut like content.
+        assert_eq!(shown.arguments().len(), 50_000);
+        assert!(shown.arguments().ends_with(crate::bound::TRUNCATION_MARKER));
+        let json = serde_json::to_value(&shown).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "call_id": "call_7",
+                "name": "shows",
+                "arguments": shown.arguments(),
+                "content": "two rows",
+                "is_error": false,
+                "artifacts": [{"type": "text", "label": "Note", "data": {"text": "for people"}}],
+                "duration": 1.5,
+            })
+        );
+        // Fields in this order, as the audit copy and the inspector have always read them.
+        let text = serde_json::to_string(&shown).unwrap();
+        assert!(text.starts_with(r#"{"call_id":"call_7","name":"shows","arguments":"{\"pad\""#));
+        assert!(text.ends_with(
+            r#"","content":"two rows","is_error":false,"artifacts":[{"type":"text","label":"Note","data":{"text":"for people"}}],"duration":1.5}"#
+        ));
+
+        let refused = ToolCall::new("call_8", "nope", "{}");
+        let bounded = runtime.block_on(seam.invoke(&scope, &refused.name, &refused.arguments));
+        let failed = ToolInvocation::record(&refused, bounded, Duration::ZERO);
+        assert_eq!(
+            serde_json::to_string(&failed).unwrap(),
+            r#"{"call_id":"call_8","name":"nope","arguments":"{}","content":"Error: unknown tool \"nope\"","is_error":true,"duration":0.0}"#
+        );
+        assert_eq!(
+            format!("{failed:?}"),
+            r#"ToolInvocation { call_id: "call_8", name: "nope", arguments: "{}", content: "Error: unknown tool \"nope\"", is_error: true, artifacts: [], duration: 0ns }"#
+        );
+    }
 
     #[test]
     fn run_ids_are_version_7_uuids_in_order_of_creation_and_unique() {
