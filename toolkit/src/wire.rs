@@ -125,6 +125,29 @@ pub enum ChatMessage {
     ToolResult(ToolResultMessage),
 }
 
+impl ChatMessage {
+    /// How many bytes of text the message holds: its content, and each call's id, name and
+    /// arguments (what a provider's request body carries of it, before JSON's quotes and
+    /// escapes).
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    pub(crate) fn text_len(&self) -> usize {
+        match self {
+            ChatMessage::System { content } | ChatMessage::User { content } => content.len(),
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+            } => {
+                content.len()
+                    + tool_calls
+                        .iter()
+                        .map(|call| call.id.len() + call.name.len() + call.arguments.len())
+                        .sum::<usize>()
+            }
+            ChatMessage::ToolResult(result) => result.call_id.len() + result.content.len(),
+        }
+    }
+}
+
 /// The answer to one tool call: the call's id (never empty) and content that passed the seam.
 ///
 /// Its fields are private, so even through `&mut ChatMessage` the id cannot be emptied and the

@@ -418,6 +418,107 @@ async fn an_answer_without_choices_ends_the_run_cleanly() {
     assert_eq!(result.trace.steps().len(), 2);
 }
 
+/// Runs one loop whose provider allows answers of at most `cap` bytes.
+async fn run_capped(url: &str, cap: usize) -> toolkit::ToolLoopResult {
+    let provider = OpenAiProvider::from_env_var(
+        KEY_VARIABLE,
+        &format!("{url}/v1"),
+        "test-model",
+        HttpOptions {
+            max_response_bytes: cap,
+            max_retries: 0,
+            ..options()
+        },
+    )
+    .unwrap();
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    service.run(&provider, RunRequest::new("x")).await.unwrap()
+}
+
+#[tokio::test]
+async fn an_answer_past_the_size_cap_is_refused_whether_its_length_is_declared_or_not() {
+    // Declared: the answer's length says it is one byte too many.
+    let (status, headers, body) = openai_turn(&[], Some("all done"));
+    let length = body.to_string().len();
+    let server = Server::start(vec![(status, headers.clone(), body.clone())]).await;
+    let refused = run_capped(&server.url, length - 1).await;
+    assert_eq!(refused.termination, Termination::ProviderError);
+    assert_eq!(
+        refused.content,
+        format!(
+            "the provider's answer is unusable: the answer is larger than {} bytes",
+            length - 1
+        )
+    );
+    // Exactly the cap passes.
+    let server = Server::start(vec![(status, headers, body)]).await;
+    assert_eq!(run_capped(&server.url, length).await.content, "all done");
+
+    // Undeclared: a chunked answer that never ends is cut off once past the cap, and the
+    // server sees the client stop reading.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let sent = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut request = vec![0; 64 * 1024];
+        let _ = stream.read(&mut request).await.unwrap();
+        stream
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n")
+            .await
+            .unwrap();
+        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
+        let mut sent = 0usize;
+        while stream.write_all(chunk.as_bytes()).await.is_ok() {
+            sent += 64 * 1024;
+            assert!(sent < 64 * 1024 * 1024, "the client read on past its cap");
+        }
+        sent
+    });
+    let refused = run_capped(&url, 1024 * 1024).await;
+    assert_eq!(
+        refused.content,
+        "the provider's answer is unusable: the answer is larger than 1048576 bytes"
+    );
+    let sent = sent.await.unwrap();
+    assert!(
+        sent < 16 * 1024 * 1024,
+        "{sent} bytes sent before the client hung up"
+    );
+}
+
+#[test]
+fn a_base_url_that_is_not_an_http_url_is_refused_when_the_provider_is_made() {
+    for (base_url, expected) in [
+        (
+            "localhost:11434/v1",
+            "the provider is not configured: the base URL must be http or https, not localhost",
+        ),
+        (
+            "not a url",
+            "the provider is not configured: the base URL is not a URL: relative URL without a base",
+        ),
+        (
+            "ftp://example.com/v1",
+            "the provider is not configured: the base URL must be http or https, not ftp",
+        ),
+    ] {
+        let error = OpenAiProvider::from_env_var(KEY_VARIABLE, base_url, "m", options())
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(error.to_string(), expected, "{base_url}");
+        let error = AnthropicProvider::from_env_var(KEY_VARIABLE, base_url, "m", options())
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(error.to_string(), expected, "{base_url}");
+    }
+    // Trailing slashes are dropped before the path is added.
+    let provider =
+        OpenAiProvider::from_env_var(KEY_VARIABLE, "http://127.0.0.1:9/v1//", "m", options())
+            .unwrap();
+    assert!(format!("{provider:?}").contains("http://127.0.0.1:9/v1/chat/completions"));
+}
+
 fn call_strategy() -> impl Strategy<Value = (&'static str, Value)> {
     prop_oneof![
         (0usize..3000).prop_map(|rows| ("canary_table", json!({"rows": rows}))),

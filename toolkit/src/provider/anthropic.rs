@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, arguments_value, key_from_env};
+use super::http::{HttpClient, HttpOptions, arguments_value, endpoint, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::declaration::Declared;
 use crate::trace::Usage;
@@ -26,7 +26,7 @@ const MAX_TOKENS: u32 = 4096;
 /// logs or traces.
 pub struct AnthropicProvider {
     http: HttpClient,
-    endpoint: String,
+    endpoint: reqwest::Url,
     model: String,
     key: String,
 }
@@ -34,7 +34,7 @@ pub struct AnthropicProvider {
 impl std::fmt::Debug for AnthropicProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnthropicProvider")
-            .field("endpoint", &self.endpoint)
+            .field("endpoint", &self.endpoint.as_str())
             .field("model", &self.model)
             .field("key", &"<redacted>")
             .finish_non_exhaustive()
@@ -62,7 +62,7 @@ impl AnthropicProvider {
             .ok_or_else(|| ProviderError::Configuration(format!("{variable} is not set")))?;
         Ok(Self {
             http: HttpClient::new(options)?,
-            endpoint: format!("{}/v1/messages", base_url.trim_end_matches('/')),
+            endpoint: endpoint(base_url, "/v1/messages")?,
             model: model.to_owned(),
             key,
         })
@@ -134,10 +134,7 @@ impl AnthropicProvider {
                 .collect(),
             temperature: request.temperature,
         };
-        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed {
-            message: error.to_string(),
-            source: Some(error),
-        })
+        super::serialise_body(&body, request, &body.tools)
     }
 }
 

@@ -53,15 +53,17 @@ impl HttpClient {
     /// Header values (keys among them) never appear in errors.
     pub(crate) async fn post_json<T: serde::de::DeserializeOwned>(
         &self,
-        url: &str,
+        url: &reqwest::Url,
         headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<T, ProviderError> {
+        // Shared by every attempt without a copy.
+        let body = bytes::Bytes::from(body);
         let mut attempt = 0;
         loop {
             let mut request = self
                 .client
-                .post(url)
+                .post(url.clone())
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.clone());
             for (name, value) in headers {
@@ -115,18 +117,32 @@ impl HttpClient {
             .min(self.options.max_backoff)
     }
 
-    async fn read_capped(&self, mut response: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
+    /// The answer's body, refused once it is past the size cap: at once when its declared
+    /// length says so, else as soon as the bytes read pass the cap. A body of declared length
+    /// within the cap is read as it arrives, without a copy.
+    async fn read_capped(
+        &self,
+        mut response: reqwest::Response,
+    ) -> Result<bytes::Bytes, ProviderError> {
+        let cap = self.options.max_response_bytes;
+        let too_large =
+            || ProviderError::malformed(format!("the answer is larger than {cap} bytes"));
+        match response.content_length() {
+            // The HTTP layer reads no byte past the declared length.
+            Some(length) if usize::try_from(length).is_ok_and(|length| length <= cap) => {
+                return response.bytes().await.map_err(transport);
+            }
+            Some(_) => return Err(too_large()),
+            None => {}
+        }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport)? {
-            if body.len() + chunk.len() > self.options.max_response_bytes {
-                return Err(ProviderError::malformed(format!(
-                    "the answer is larger than {} bytes",
-                    self.options.max_response_bytes
-                )));
+            if body.len() + chunk.len() > cap {
+                return Err(too_large());
             }
             body.extend_from_slice(&chunk);
         }
-        Ok(body)
+        Ok(body.into())
     }
 }
 
@@ -183,4 +199,21 @@ pub(crate) fn key_from_env(variable: &str) -> Option<String> {
     std::env::var(variable)
         .ok()
         .filter(|key| !key.trim().is_empty())
+}
+
+/// The URL a provider posts to: `base_url` without its trailing slashes, then `path`. Parsed
+/// once, when the provider is made, so that a URL that is not one is a configuration error then
+/// rather than a failure of every request (and no request parses it again).
+pub(crate) fn endpoint(base_url: &str, path: &str) -> Result<reqwest::Url, ProviderError> {
+    let text = format!("{}{path}", base_url.trim_end_matches('/'));
+    let url = reqwest::Url::parse(&text).map_err(|error| {
+        ProviderError::Configuration(format!("the base URL is not a URL: {error}"))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ProviderError::Configuration(format!(
+            "the base URL must be http or https, not {}",
+            url.scheme()
+        )));
+    }
+    Ok(url)
 }

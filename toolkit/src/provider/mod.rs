@@ -136,3 +136,22 @@ impl ProviderResponse {
         }
     }
 }
+
+/// A request body serialised into a buffer sized up front from what it holds: the tools'
+/// declarations (already JSON) and the conversation's text, plus room for the JSON around
+/// them. A body whose text needs many escapes grows past the guess once; none grows ten times.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn serialise_body(
+    body: &impl serde::Serialize,
+    request: &ProviderRequest<'_>,
+    declarations: &[&serde_json::value::RawValue],
+) -> Result<Vec<u8>, ProviderError> {
+    let text: usize = request.messages.iter().map(ChatMessage::text_len).sum();
+    let declared: usize = declarations.iter().map(|raw| raw.get().len() + 1).sum();
+    let mut bytes = Vec::with_capacity(256 + declared + text + 64 * request.messages.len());
+    serde_json::to_writer(&mut bytes, body).map_err(|error| ProviderError::Malformed {
+        message: error.to_string(),
+        source: Some(error),
+    })?;
+    Ok(bytes)
+}

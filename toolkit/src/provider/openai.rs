@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, key_from_env};
+use super::http::{HttpClient, HttpOptions, endpoint, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::declaration::Declared;
 use crate::trace::Usage;
@@ -20,7 +20,7 @@ pub const OPENAI_KEY_VARIABLE: &str = "OPENAI_API_KEY";
 /// need none) and never appears in `Debug`, logs or traces.
 pub struct OpenAiProvider {
     http: HttpClient,
-    endpoint: String,
+    endpoint: reqwest::Url,
     model: String,
     key: Option<String>,
 }
@@ -28,7 +28,7 @@ pub struct OpenAiProvider {
 impl std::fmt::Debug for OpenAiProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiProvider")
-            .field("endpoint", &self.endpoint)
+            .field("endpoint", &self.endpoint.as_str())
             .field("model", &self.model)
             .field("key", &self.key.as_ref().map(|_| "<redacted>"))
             .finish_non_exhaustive()
@@ -55,7 +55,7 @@ impl OpenAiProvider {
     ) -> Result<Self, ProviderError> {
         Ok(Self {
             http: HttpClient::new(options)?,
-            endpoint: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            endpoint: endpoint(base_url, "/chat/completions")?,
             model: model.to_owned(),
             key: key_from_env(variable),
         })
@@ -75,10 +75,7 @@ impl OpenAiProvider {
                 .collect(),
             temperature: request.temperature,
         };
-        serde_json::to_vec(&body).map_err(|error| ProviderError::Malformed {
-            message: error.to_string(),
-            source: Some(error),
-        })
+        super::serialise_body(&body, request, &body.tools)
     }
 }
 
