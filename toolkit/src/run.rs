@@ -509,7 +509,7 @@ enum Turn {
     Cancelled,
 }
 
-impl Run<'_> {
+impl<'s> Run<'s> {
     fn is_cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(CancelSignal::is_cancelled)
     }
@@ -609,7 +609,9 @@ impl Run<'_> {
                 outcomes[position] = Some(wire);
             }
             if outcomes.iter().any(Option::is_none) {
-                return self.suspend(calls, outcomes).await;
+                // Boxed: sealing and previews hold kilobytes of state that every run's future
+                // would otherwise carry (and every executor's move of it copy).
+                return Box::pin(self.suspend(calls, outcomes)).await;
             }
             for (call, outcome) in calls.iter().zip(outcomes) {
                 let wire = outcome.expect("every call ran or was refused");
@@ -760,21 +762,36 @@ impl Run<'_> {
         previews
     }
 
-    async fn end(
+    /// The run's result once the recording ends. The future keeps only what the result takes
+    /// from the run, not the whole run.
+    fn end(
         self,
         termination: Termination,
         content: String,
         suspension: Option<Suspension>,
-    ) -> ToolLoopResult {
-        let trace = self.recording.end(termination, &content).await;
-        ToolLoopResult {
-            content,
-            trace,
-            iterations: self.progress.iteration,
-            termination,
-            usage: self.progress.usage,
-            messages: self.progress.messages,
-            suspension,
+    ) -> impl Future<Output = ToolLoopResult> + Send + 's {
+        let Run {
+            recording,
+            progress:
+                Progress {
+                    iteration,
+                    usage,
+                    messages,
+                    ..
+                },
+            ..
+        } = self;
+        async move {
+            let trace = recording.end(termination, &content).await;
+            ToolLoopResult {
+                content,
+                trace,
+                iterations: iteration,
+                termination,
+                usage,
+                messages,
+                suspension,
+            }
         }
     }
 }
