@@ -664,7 +664,7 @@ impl<'r> Recording<'r> {
         }
         let this = &*self;
         let execute = &execute;
-        let finished = join_all(calls.iter().zip(&indices).map(|(call, &index)| async move {
+        let one = |call: &'c ToolCall, index: usize| async move {
             let started = Instant::now();
             let bounded = execute(call).await;
             let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
@@ -672,8 +672,19 @@ impl<'r> Recording<'r> {
             let step = RunStep::Tool(invocation);
             this.announce_finished(index, &step).await;
             (wire, step)
-        }))
-        .await;
+        };
+        // One call (the usual turn) needs no join.
+        let finished = if let ([call], [index]) = (calls, indices.as_slice()) {
+            vec![one(call, *index).await]
+        } else {
+            join_all(
+                calls
+                    .iter()
+                    .zip(&indices)
+                    .map(|(call, &index)| one(call, index)),
+            )
+            .await
+        };
         finished
             .into_iter()
             .map(|(wire, step)| {

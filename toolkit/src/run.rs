@@ -345,9 +345,9 @@ impl ToolLoopService {
         if let Some(system) = request.system {
             messages.push(ChatMessage::system(system));
         }
-        messages.push(ChatMessage::user(request.user.clone()));
         let recording =
             Recording::start(self.recorder(), request.run_id, RunKind::Run, &request.user).await;
+        messages.push(ChatMessage::user(request.user));
         let mut run = Run {
             seam: self.seam(),
             seal_key: self.seal_key(),
@@ -621,13 +621,7 @@ impl<'s> Run<'s> {
     }
 
     async fn ask(&self) -> Turn {
-        let registry = self.seam.registry();
-        let specs: Vec<&ToolSpec> = self
-            .scope
-            .offered()
-            .filter_map(|name| registry.get(name))
-            .map(crate::tool::Tool::spec)
-            .collect();
+        let specs: Vec<&ToolSpec> = self.scope.offered_specs().collect();
         let request = ProviderRequest {
             messages: &self.progress.messages,
             tools: &specs,
@@ -650,11 +644,7 @@ impl<'s> Run<'s> {
     }
 
     fn needs_approval(&self, call: &ToolCall) -> bool {
-        self.seam
-            .registry()
-            .get(&call.name)
-            .is_some_and(|tool| tool.spec().flags().requires_approval())
-            && self.scope.offered().any(|name| name == call.name)
+        self.seam.needs_approval(&self.scope, &call.name)
     }
 
     /// Runs calls concurrently through the seam, recorded; results in the calls' order.

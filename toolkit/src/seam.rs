@@ -14,7 +14,9 @@ use crate::context::ToolContext;
 use crate::filter::ContentFilter;
 use crate::registry::{Found, ToolRegistry};
 use crate::result::{ToolArtifact, ToolResult};
-use crate::tool::{ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture};
+use crate::tool::{
+    ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture, ToolSpec,
+};
 use crate::wire::{ToolCall, WireString};
 use crate::workers;
 
@@ -225,6 +227,15 @@ impl Seam {
         tool.check_arguments(arguments)
             .err()
             .map(|invalid| argument_error_message(name, &invalid))
+    }
+
+    /// Whether a call of `name` in `scope` waits for an operator: a tool this seam has, offered
+    /// in the scope, that requires approval.
+    #[cfg(feature = "loop")]
+    pub(crate) fn needs_approval(&self, scope: &RunScope, name: &str) -> bool {
+        self.registry.lookup(name).is_some_and(|found| {
+            found.policy.flags.requires_approval() && scope.offers(&self.registry, found.index)
+        })
     }
 
     /// The result of a call [`start`](Self::start)ed: waited for under the timeout when the
@@ -724,11 +735,16 @@ impl RunScope {
 
     /// The names of the tools offered, in registry order.
     pub fn offered(&self) -> impl Iterator<Item = &str> + '_ {
+        self.offered_specs().map(ToolSpec::name)
+    }
+
+    /// The specs of the tools offered, in registry order.
+    pub(crate) fn offered_specs(&self) -> impl Iterator<Item = &ToolSpec> + '_ {
         self.registry
             .specs()
             .zip(self.offered.iter())
             .filter(|(_, offered)| **offered)
-            .map(|(spec, _)| spec.name())
+            .map(|(spec, _)| spec)
     }
 
     /// Remote calls charged so far.
@@ -849,10 +865,10 @@ mod tests {
     }
 
     /// Runs, counting its runs.
-    struct Counted(crate::ToolSpec, std::sync::atomic::AtomicUsize);
+    struct Counted(ToolSpec, std::sync::atomic::AtomicUsize);
 
     impl Tool for Counted {
-        fn spec(&self) -> &crate::ToolSpec {
+        fn spec(&self) -> &ToolSpec {
             &self.0
         }
 
@@ -871,7 +887,7 @@ mod tests {
     #[tokio::test]
     async fn an_approval_covers_one_exact_call_and_nothing_else() {
         let counted = Arc::new(Counted(
-            crate::ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
+            ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
                 .with_flags(crate::ToolFlags::new().with_requires_approval(true)),
             std::sync::atomic::AtomicUsize::new(0),
         ));
