@@ -1,15 +1,20 @@
 //! One loop iteration with one tool call: over the scripted path (framework only), and over
 //! real HTTP to a local OpenAI-format server, beside the same two POSTs sent raw, so that the
-//! framework's own time per tool call is the difference.
+//! framework's own time per tool call is the difference. After criterion's group, the HTTP
+//! iteration and the raw posts are timed again in paired rounds (see `support/paired.rs`) and
+//! their ratio printed with the goal and the load average.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "support/paired.rs"]
+mod paired;
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use common::Server;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
+use paired::{Paired, load_average, verdict, wanted};
 use serde_json::json;
 use toolkit::provider::{
     HttpOptions, OpenAiProvider, Provider, ProviderError, ProviderFuture, ProviderRequest,
@@ -67,77 +72,126 @@ fn answer(body: &[u8]) -> common::Response {
     )
 }
 
-fn one_iteration(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+/// One HTTP iteration through the loop, and the same two bodies posted raw, against one local
+/// server.
+struct Http {
+    runtime: tokio::runtime::Runtime,
+    service: ToolLoopService,
+    provider: OpenAiProvider,
+    server: Server,
+    client: reqwest::Client,
+    url: String,
+    bodies: Vec<Vec<u8>>,
+}
+
+impl Http {
+    fn new(runtime: tokio::runtime::Runtime) -> Self {
+        let server = runtime.block_on(Server::start_with(|body| Some(answer(body)), Vec::new()));
+        let provider = OpenAiProvider::from_env_var(
+            "TOOLKIT_BENCH_NO_KEY",
+            &format!("{}/v1", server.url),
+            "bench",
+            HttpOptions::default(),
+        )
+        .expect("provider");
+        let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let mut http = Self {
+            runtime,
+            service,
+            provider,
+            url: format!("{}/v1/chat/completions", server.url),
+            server,
+            client: reqwest::Client::new(),
+            bodies: Vec::new(),
+        };
+        let check = http.iteration();
+        assert_eq!(check.content, "5");
+        // The same two request bodies, to post without the framework.
+        http.bodies = http
+            .server
+            .requests()
+            .into_iter()
+            .rev()
+            .take(2)
+            .rev()
+            .map(|request| request.body)
+            .collect();
+        http
+    }
+
+    fn iteration(&self) -> toolkit::ToolLoopResult {
+        self.runtime
+            .block_on(
+                self.service
+                    .run(&self.provider, RunRequest::new("2+3?").with_tools(["add"])),
+            )
+            .expect("runs")
+    }
+
+    fn raw_posts(&self) {
+        self.runtime.block_on(async {
+            for body in &self.bodies {
+                let response = self
+                    .client
+                    .post(&self.url)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+                    .send()
+                    .await
+                    .expect("sent");
+                black_box(response.bytes().await.expect("body"));
+            }
+        });
+    }
+}
+
+fn one_iteration(c: &mut Criterion, http: &Http) {
     let mut group = c.benchmark_group("loop");
     group.measurement_time(Duration::from_secs(5));
 
     let scripted = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
     group.bench_function("scripted_one_tool_call", |b| {
         b.iter(|| {
-            let result = runtime
+            let result = http
+                .runtime
                 .block_on(scripted.run(&TwoTurns, RunRequest::new("2+3?").with_tools(["add"])))
                 .expect("runs");
             assert_eq!(result.termination, Termination::Answered);
             black_box(result)
         });
     });
-
-    let server = runtime.block_on(Server::start_with(|body| Some(answer(body)), Vec::new()));
-    let provider = OpenAiProvider::from_env_var(
-        "TOOLKIT_BENCH_NO_KEY",
-        &format!("{}/v1", server.url),
-        "bench",
-        HttpOptions::default(),
-    )
-    .expect("provider");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
-    let check = runtime
-        .block_on(service.run(&provider, RunRequest::new("2+3?").with_tools(["add"])))
-        .expect("runs");
-    assert_eq!(check.content, "5");
     group.bench_function("http_one_tool_call", |b| {
-        b.iter(|| {
-            black_box(
-                runtime
-                    .block_on(service.run(&provider, RunRequest::new("2+3?").with_tools(["add"])))
-                    .expect("runs"),
-            )
-        });
+        b.iter(|| black_box(http.iteration()));
     });
-
-    // The same two request bodies, posted without the framework.
-    let bodies: Vec<Vec<u8>> = server
-        .requests()
-        .into_iter()
-        .rev()
-        .take(2)
-        .rev()
-        .map(|request| request.body)
-        .collect();
-    let client = reqwest::Client::new();
-    let url = format!("{}/v1/chat/completions", server.url);
-    group.bench_function("http_two_raw_posts", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                for body in &bodies {
-                    let response = client
-                        .post(&url)
-                        .header("content-type", "application/json")
-                        .body(body.clone())
-                        .send()
-                        .await
-                        .expect("sent");
-                    black_box(response.bytes().await.expect("body"));
-                }
-            });
-        });
-    });
+    group.bench_function("http_two_raw_posts", |b| b.iter(|| http.raw_posts()));
     group.finish();
 }
 
-criterion_group!(benches, one_iteration);
-criterion_main!(benches);
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let http = Http::new(runtime);
+    let mut criterion = Criterion::default().configure_from_args();
+    one_iteration(&mut criterion, &http);
+    criterion.final_summary();
+    if wanted("http_ratios") {
+        let timings = Paired::new()
+            .path("http_one_tool_call", || drop(black_box(http.iteration())))
+            .path("http_two_raw_posts", || http.raw_posts())
+            .run(200);
+        let ratio = timings.ratio("http_one_tool_call", "http_two_raw_posts");
+        println!(
+            "\nloop over HTTP, paired over {} rounds (load average: {})",
+            timings.rounds(),
+            load_average()
+        );
+        println!(
+            "  http_one_tool_call / http_two_raw_posts: {ratio:.2}  {:.1} us / {:.1} us  (goal <= 1.15: {})",
+            timings.median("http_one_tool_call") / 1e3,
+            timings.median("http_two_raw_posts") / 1e3,
+            verdict(ratio <= 1.15)
+        );
+    }
+}

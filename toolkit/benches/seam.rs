@@ -5,11 +5,18 @@
 //! Bounding is measured on borrowed input (`cut_content`, `cut_artifacts`: exactly what the seam
 //! calls); freeing the tool's oversized output afterwards is the allocator's O(size) work for any
 //! design and is left out of the timing.
+//!
+//! After criterion's groups, the ratios are measured again in paired rounds (see
+//! `support/paired.rs`) and printed with their goals and the load average.
+
+#[path = "support/paired.rs"]
+mod paired;
 
 use std::hint::black_box;
 use std::sync::Arc;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
+use paired::{Paired, load_average, verdict, wanted};
 use toolkit::bound::{cut_artifacts, cut_content};
 use toolkit::{Table, ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
@@ -120,78 +127,140 @@ fn invoke(c: &mut Criterion) {
     group.finish();
 }
 
-/// A single call recorded through the service's recorder (what every MCP `tools/call` is), with
-/// nobody listening and with ten subscribers draining the event stream.
-fn observed(c: &mut Criterion) {
-    let runtime = current_thread();
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
-    let scope = service
-        .scope(ToolContext::new())
-        .expect("no tool reads state");
-    // The host's call, as `invoke` is given the host's text: both borrow what the host holds.
-    let call = ToolCall::new("call_1", "add", ARGUMENTS);
-    let mut group = c.benchmark_group("observed");
-    group.bench_function("invoke", |b| {
-        b.iter(|| black_box(runtime.block_on(service.invoke(&scope, "add", ARGUMENTS))));
-    });
-    group.bench_function("no_subscriber", |b| {
-        b.iter(|| black_box(runtime.block_on(service.call_observed(&scope, "bench", &call))));
-    });
-    let drains: Vec<_> = (0..10)
-        .map(|_| {
-            let mut events = service.subscribe();
-            runtime.spawn(async move { while events.recv().await.is_ok() {} })
-        })
-        .collect();
-    group.bench_function("ten_subscribers", |b| {
-        b.iter(|| black_box(runtime.block_on(service.call_observed(&scope, "bench", &call))));
-    });
-    for drain in drains {
-        drain.abort();
+/// A service on a current-thread runtime, with the host's call of `add`, and a second service
+/// with ten subscribers: tasks on the same runtime, which never run while the calls keep it
+/// busy (`block_on` polls a ready call and returns). So every call builds and sends its four
+/// events and each send drops the event that fell out of the 4096-event buffer: the caller's
+/// cost with subscribers that do not keep up, the most a call pays for them.
+struct Observed {
+    runtime: tokio::runtime::Runtime,
+    service: ToolLoopService,
+    scope: toolkit::RunScope,
+    watched: ToolLoopService,
+    watched_scope: toolkit::RunScope,
+    /// The host's call, as `invoke` is given the host's text: both borrow what the host holds.
+    call: ToolCall,
+}
+
+impl Observed {
+    fn new() -> Self {
+        let runtime = current_thread();
+        let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let scope = service
+            .scope(ToolContext::new())
+            .expect("no tool reads state");
+        let watched = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let watched_scope = watched
+            .scope(ToolContext::new())
+            .expect("no tool reads state");
+        for _ in 0..10 {
+            let mut events = watched.subscribe();
+            runtime.spawn(async move { while events.recv().await.is_ok() {} });
+        }
+        Self {
+            runtime,
+            service,
+            scope,
+            watched,
+            watched_scope,
+            call: ToolCall::new("call_1", "add", ARGUMENTS),
+        }
     }
+
+    fn invoke(&self) -> toolkit::BoundedResult {
+        self.runtime
+            .block_on(self.service.invoke(&self.scope, "add", ARGUMENTS))
+    }
+
+    fn observed(&self) -> toolkit::ObservedCall {
+        self.runtime
+            .block_on(self.service.call_observed(&self.scope, "bench", &self.call))
+    }
+
+    fn watched(&self) -> toolkit::ObservedCall {
+        self.runtime.block_on(
+            self.watched
+                .call_observed(&self.watched_scope, "bench", &self.call),
+        )
+    }
+}
+
+/// A single call recorded through the service's recorder (what every MCP `tools/call` is), with
+/// nobody listening and with ten subscribers.
+fn observed(c: &mut Criterion, fixture: &Observed) {
+    let mut group = c.benchmark_group("observed");
+    group.bench_function("invoke", |b| b.iter(|| black_box(fixture.invoke())));
+    group.bench_function("no_subscriber", |b| {
+        b.iter(|| black_box(fixture.observed()));
+    });
+    group.bench_function("ten_subscribers", |b| {
+        b.iter(|| black_box(fixture.watched()));
+    });
     group.finish();
+}
+
+/// 64 tasks of 100 calls each on a two-worker runtime, all calling `invoke` or all making
+/// observed calls with nobody listening.
+struct Concurrent {
+    runtime: tokio::runtime::Runtime,
+    service: Arc<ToolLoopService>,
+    scope: Arc<toolkit::RunScope>,
+}
+
+impl Concurrent {
+    const TASKS: usize = 64;
+    const CALLS: usize = 100;
+
+    fn new() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let service = Arc::new(ToolLoopService::new(
+            ToolRegistry::linked().expect("no duplicates"),
+        ));
+        let scope = Arc::new(
+            service
+                .scope(ToolContext::new())
+                .expect("no tool reads state"),
+        );
+        Self {
+            runtime,
+            service,
+            scope,
+        }
+    }
+
+    /// One batch: every task's calls, observed or not.
+    fn batch(&self, observed: bool) {
+        self.runtime.block_on(join_tasks((0..Self::TASKS).map(|_| {
+            let service = Arc::clone(&self.service);
+            let scope = Arc::clone(&self.scope);
+            tokio::spawn(async move {
+                let call = ToolCall::new("call_1", "add", ARGUMENTS);
+                for _ in 0..Self::CALLS {
+                    if observed {
+                        black_box(service.call_observed(&scope, "bench", &call).await);
+                    } else {
+                        black_box(service.invoke(&scope, "add", ARGUMENTS).await);
+                    }
+                }
+            })
+        })));
+    }
 }
 
 /// Many tasks calling at once on a two-worker runtime: `invoke` against observed calls with
 /// nobody listening. Each iteration is 64 tasks of 100 calls.
-fn concurrent(c: &mut Criterion) {
-    const TASKS: usize = 64;
-    const CALLS: usize = 100;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let service = Arc::new(ToolLoopService::new(
-        ToolRegistry::linked().expect("no duplicates"),
-    ));
-    let scope = Arc::new(
-        service
-            .scope(ToolContext::new())
-            .expect("no tool reads state"),
-    );
+fn concurrent(c: &mut Criterion, fixture: &Concurrent) {
     let mut group = c.benchmark_group("concurrent_64_tasks");
-    group.throughput(criterion::Throughput::Elements((TASKS * CALLS) as u64));
+    group.throughput(criterion::Throughput::Elements(
+        (Concurrent::TASKS * Concurrent::CALLS) as u64,
+    ));
     for observed in [false, true] {
         let label = if observed { "observed" } else { "invoke" };
-        group.bench_function(label, |b| {
-            b.iter(|| {
-                runtime.block_on(join_tasks((0..TASKS).map(|_| {
-                    let service = Arc::clone(&service);
-                    let scope = Arc::clone(&scope);
-                    tokio::spawn(async move {
-                        let call = ToolCall::new("call_1", "add", ARGUMENTS);
-                        for _ in 0..CALLS {
-                            if observed {
-                                black_box(service.call_observed(&scope, "bench", &call).await);
-                            } else {
-                                black_box(service.invoke(&scope, "add", ARGUMENTS).await);
-                            }
-                        }
-                    })
-                })));
-            });
-        });
+        group.bench_function(label, |b| b.iter(|| fixture.batch(observed)));
     }
     group.finish();
 }
@@ -247,5 +316,62 @@ fn bound(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, invoke, observed, concurrent, bound);
-criterion_main!(benches);
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    invoke(&mut criterion);
+    let observed_fixture = Observed::new();
+    observed(&mut criterion, &observed_fixture);
+    let concurrent_fixture = Concurrent::new();
+    concurrent(&mut criterion, &concurrent_fixture);
+    bound(&mut criterion);
+    criterion.final_summary();
+    paired_ratios(&observed_fixture, &concurrent_fixture);
+}
+
+/// The goals for observed calls, each from paired rounds.
+fn paired_ratios(observed: &Observed, concurrent: &Concurrent) {
+    if wanted("observed_ratios") {
+        let timings = Paired::new()
+            .path("invoke", || drop(black_box(observed.invoke())))
+            .path("no_subscriber", || drop(black_box(observed.observed())))
+            .path("ten_subscribers", || drop(black_box(observed.watched())))
+            .run(300);
+        let ratio = timings.ratio("no_subscriber", "invoke");
+        let more = timings.difference("ten_subscribers", "invoke");
+        println!(
+            "\nobserved, paired over {} rounds (load average: {})",
+            timings.rounds(),
+            load_average()
+        );
+        println!(
+            "  no_subscriber / invoke: {ratio:.2}  {:.1} ns / {:.1} ns  (goal <= 1.3: {})",
+            timings.median("no_subscriber"),
+            timings.median("invoke"),
+            verdict(ratio <= 1.3)
+        );
+        println!(
+            "  ten_subscribers - invoke: {more:.0} ns  (goal <= 1000 ns: {})",
+            verdict(more <= 1000.0)
+        );
+    }
+    if wanted("concurrent_ratios") {
+        let timings = Paired::new()
+            .path("invoke", || concurrent.batch(false))
+            .path("observed", || concurrent.batch(true))
+            .run(100);
+        // Throughput is calls over time: observed's share of invoke's is invoke's time over its.
+        let share = timings.ratio("invoke", "observed");
+        let calls = f64::from(u32::try_from(Concurrent::TASKS * Concurrent::CALLS).expect("6400"));
+        println!(
+            "\nconcurrent_64_tasks on 2 workers, paired over {} rounds (load average: {})",
+            timings.rounds(),
+            load_average()
+        );
+        println!(
+            "  observed throughput / invoke throughput: {share:.2}  {:.2} / {:.2} million calls/s  (goal >= 0.7: {})",
+            calls / timings.median("observed") * 1e3,
+            calls / timings.median("invoke") * 1e3,
+            verdict(share >= 0.7)
+        );
+    }
+}

@@ -669,6 +669,21 @@ proptest! {
     }
 
     #[test]
+    fn an_echo_is_the_head_of_64_bytes_with_every_control_character_escaped(
+        name in prop_oneof!["[ -~]{0,80}", "[\\x00-\\x7f]{0,80}", "(?s).{0,80}"]
+    ) {
+        let mut cut = name.len().min(64);
+        while !name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let expected: String = name[..cut]
+            .chars()
+            .map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() })
+            .collect();
+        prop_assert_eq!(echo(&name), expected);
+    }
+
+    #[test]
     fn bounded_content_is_valid_within_limit_and_a_prefix(content in text(), extra in 0usize..60_000) {
         let content = format!("{content}{}", "ж".repeat(extra / 2));
         let bounded = bound_content(content.clone());
