@@ -43,6 +43,8 @@ impl std::fmt::Debug for AnthropicProvider {
 
 impl AnthropicProvider {
     /// A provider for `base_url` and a default model; the key must be set in the environment.
+    /// A missing key, or a `base_url` that is not an `http` or `https` URL, is a
+    /// [`ProviderError::Configuration`] here, before any request.
     pub fn from_env(
         base_url: &str,
         model: &str,

@@ -37,7 +37,8 @@ impl std::fmt::Debug for OpenAiProvider {
 
 impl OpenAiProvider {
     /// A provider for `base_url` (such as `http://127.0.0.1:11434/v1` for Ollama) and a default
-    /// model, with the key from the environment.
+    /// model, with the key from the environment. A `base_url` that is not an `http` or `https`
+    /// URL is a [`ProviderError::Configuration`] here, before any request.
     pub fn from_env(
         base_url: &str,
         model: &str,
