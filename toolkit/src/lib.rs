@@ -77,6 +77,8 @@ mod schema;
 mod seam;
 #[cfg(feature = "secrets")]
 pub mod secrets;
+#[cfg(test)]
+mod testing;
 mod tool;
 mod wire;
 mod workers;

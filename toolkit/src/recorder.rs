@@ -714,7 +714,7 @@ mod tests {
 
     use super::{RunId, ToolInvocation, run_uuid};
     use crate::bound::echo;
-    use crate::tool::{ExecutePermit, Tool, ToolFuture};
+    use crate::testing::Fixed;
     use crate::{Seam, ToolArtifact, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
 
     #[test]
@@ -738,36 +738,14 @@ mod tests {
         }
     }
 
-    /// Shows a table beside its content.
-    struct Shows(ToolSpec);
-
-    impl Tool for Shows {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-
-        fn execute<'a>(
-            &'a self,
-            _arguments: &'a str,
-            _context: &'a ToolContext,
-            _permit: &ExecutePermit,
-        ) -> ToolFuture<'a> {
-            ToolFuture::Ready(Ok(ToolResult::text_with(
-                "two rows",
-                [ToolArtifact::text("Note", "for people")],
-            )))
-        }
-    }
-
     #[test]
     fn a_record_serialises_with_the_call_its_result_and_its_artifacts_only_when_there_are_any() {
         let mut registry = ToolRegistry::new();
         registry
-            .register(Shows(ToolSpec::new(
-                "shows",
-                "Shows.",
-                serde_json::json!({"type": "object"}),
-            )))
+            .register(Fixed::new(
+                ToolSpec::new("shows", "Shows.", serde_json::json!({"type": "object"})),
+                || ToolResult::text_with("two rows", [ToolArtifact::text("Note", "for people")]),
+            ))
             .unwrap();
         let seam = Seam::new(registry);
         let scope = seam.scope(ToolContext::new()).unwrap();

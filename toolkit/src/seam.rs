@@ -853,6 +853,7 @@ impl BoundedResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Fixed;
 
     #[test]
     fn a_panic_reads_as_its_message_whatever_its_payload() {
@@ -864,32 +865,13 @@ mod tests {
         );
     }
 
-    /// Runs, counting its runs.
-    struct Counted(ToolSpec, std::sync::atomic::AtomicUsize);
-
-    impl Tool for Counted {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-
-        fn execute<'a>(
-            &'a self,
-            _arguments: &'a str,
-            _context: &'a ToolContext,
-            _permit: &ExecutePermit,
-        ) -> ToolFuture<'a> {
-            self.1.fetch_add(1, Ordering::SeqCst);
-            ToolFuture::Ready(Ok(ToolResult::text("ran")))
-        }
-    }
-
     #[cfg(feature = "loop")]
     #[tokio::test]
     async fn an_approval_covers_one_exact_call_and_nothing_else() {
-        let counted = Arc::new(Counted(
+        let counted = Arc::new(Fixed::new(
             ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
                 .with_flags(crate::ToolFlags::new().with_requires_approval(true)),
-            std::sync::atomic::AtomicUsize::new(0),
+            || ToolResult::text("ran"),
         ));
         let mut registry = ToolRegistry::new();
         registry.register_shared(counted.clone()).unwrap();
@@ -913,11 +895,11 @@ mod tests {
                 )
             );
         }
-        assert_eq!(counted.1.load(Ordering::SeqCst), 0);
+        assert_eq!(counted.runs(), 0);
         let approval = Approval::granted(&call);
         assert_eq!(approval.call_id(), "c1");
         let ran = seam.invoke_approved(&scope, &call, approval).await;
         assert_eq!(ran.content().as_str(), "ran");
-        assert_eq!(counted.1.load(Ordering::SeqCst), 1);
+        assert_eq!(counted.runs(), 1);
     }
 }
