@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::name::{InvalidToolName, check_tool_name};
+use crate::name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
 use crate::tool::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 
 /// Tools by name.
@@ -141,7 +141,8 @@ impl NameIndex {
     /// The position of `name` among `tools`.
     #[inline]
     fn find(&self, name: &str, tools: &[Entry]) -> Option<usize> {
-        if self.slots.is_empty() {
+        // No registered name is longer: a model's megabyte of name is not even hashed.
+        if self.slots.is_empty() || name.len() > TOOL_NAME_LIMIT {
             return None;
         }
         let mask = self.slots.len() - 1;
@@ -384,42 +385,18 @@ impl std::fmt::Debug for ToolRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::ToolContext;
-    use crate::tool::{ExecutePermit, ToolFuture};
-
-    /// A tool that is only a name.
-    struct Named(ToolSpec);
-
-    impl Tool for Named {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-
-        fn execute<'a>(
-            &'a self,
-            _arguments: &'a str,
-            _context: &'a ToolContext,
-            _permit: &ExecutePermit,
-        ) -> ToolFuture<'a> {
-            ToolFuture::Ready(Ok(crate::ToolResult::text(self.0.name().to_owned())))
-        }
-    }
+    use crate::testing::Fixed;
 
     /// An instance of two tools: `fresh`, then `tool_27`.
     struct Both;
 
     impl ToolSet for Both {
         fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>> {
-            vec![Arc::new(named("fresh")), Arc::new(named("tool_27"))]
+            vec![
+                Arc::new(Fixed::named("fresh")),
+                Arc::new(Fixed::named("tool_27")),
+            ]
         }
-    }
-
-    fn named(name: &str) -> Named {
-        Named(ToolSpec::new(
-            name.to_owned(),
-            "A name.",
-            serde_json::json!({"type": "object"}),
-        ))
     }
 
     /// Names that share prefixes, lengths, their first or last eight bytes, or all but one
@@ -444,7 +421,7 @@ mod tests {
         let mut registry = ToolRegistry::new();
         for name in &names {
             registry
-                .register(named(name))
+                .register(Fixed::named(name))
                 .expect("distinct valid names");
         }
         for (position, name) in names.iter().enumerate() {
@@ -463,7 +440,8 @@ mod tests {
                 ]
                 .map(str::to_owned),
             )
-            .chain([format!("{long}a"), long[..63].to_owned(), "q".repeat(18)]);
+            .chain([format!("{long}a"), long[..63].to_owned(), "q".repeat(18)])
+            .chain(["a".repeat(1024 * 1024)]);
         for stranger in strangers {
             assert_eq!(registry.index_of(&stranger), None, "{stranger:?}");
         }
@@ -475,7 +453,7 @@ mod tests {
         assert_eq!(registry.index_of("anything"), None);
         for index in 0..100 {
             registry
-                .register(named(&format!("tool_{index}")))
+                .register(Fixed::named(&format!("tool_{index}")))
                 .expect("valid");
         }
         registry.retain(|spec| spec.name().ends_with('7'));
@@ -490,7 +468,7 @@ mod tests {
         assert_eq!(registry.index_of("tool_8"), None);
 
         // A duplicate is refused and leaves the index as it was.
-        let duplicate = registry.register(named("tool_17")).unwrap_err();
+        let duplicate = registry.register(Fixed::named("tool_17")).unwrap_err();
         assert!(
             matches!(duplicate, RegistryError::Duplicate(_)),
             "{duplicate}"
@@ -504,7 +482,7 @@ mod tests {
         assert_eq!(registry.index_of("tool_27"), Some(2));
         assert_eq!(registry.len(), kept.len());
         registry
-            .register(named("fresh"))
+            .register(Fixed::named("fresh"))
             .expect("the name is free again");
         assert_eq!(registry.index_of("fresh"), Some(kept.len()));
     }
@@ -513,7 +491,7 @@ mod tests {
     fn the_policy_is_what_the_spec_said_when_the_tool_was_registered() {
         let mut registry = ToolRegistry::new();
         registry
-            .register(Named(
+            .register(Fixed::new(
                 ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
                     .with_flags(
                         ToolFlags::new()
@@ -521,9 +499,10 @@ mod tests {
                             .with_remote(true),
                     )
                     .with_execution(Execution::Inline),
+                || crate::ToolResult::text(""),
             ))
             .expect("valid");
-        registry.register(named("plain")).expect("valid");
+        registry.register(Fixed::named("plain")).expect("valid");
         let guarded = registry.lookup("guarded").expect("registered");
         assert_eq!(guarded.index, 0);
         assert!(guarded.policy.flags.requires_approval() && guarded.policy.flags.remote());
