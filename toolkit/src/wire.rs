@@ -126,10 +126,10 @@ pub enum ChatMessage {
 }
 
 impl ChatMessage {
-    /// How many bytes of text the message holds: its content, and each call's id, name and
-    /// arguments (what a provider's request body carries of it, before JSON's quotes and
-    /// escapes).
-    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    /// How many bytes of text the message holds: its content and its calls' arguments (what a
+    /// provider's request carries of it, before JSON's quotes and escapes, less the short ids
+    /// and names).
+    #[cfg(feature = "loop")]
     pub(crate) fn text_len(&self) -> usize {
         match self {
             ChatMessage::System { content } | ChatMessage::User { content } => content.len(),
@@ -140,10 +140,10 @@ impl ChatMessage {
                 content.len()
                     + tool_calls
                         .iter()
-                        .map(|call| call.id.len() + call.name.len() + call.arguments.len())
+                        .map(|call| call.arguments.len())
                         .sum::<usize>()
             }
-            ChatMessage::ToolResult(result) => result.call_id.len() + result.content.len(),
+            ChatMessage::ToolResult(result) => result.content.len(),
         }
     }
 }

@@ -125,7 +125,7 @@ impl ScriptedProvider {
                 ToolCall::new(id, call.name.clone(), arguments)
             })
             .collect();
-        let input_bytes: usize = request.messages.iter().map(message_len).sum();
+        let input_bytes: usize = request.messages.iter().map(ChatMessage::text_len).sum();
         Ok(ProviderResponse::new(
             turn.content.clone(),
             tool_calls,
@@ -139,24 +139,6 @@ impl ScriptedProvider {
 
 fn tokens(bytes: usize) -> u64 {
     u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
-}
-
-fn message_len(message: &ChatMessage) -> usize {
-    match message {
-        ChatMessage::System { content, .. } | ChatMessage::User { content, .. } => content.len(),
-        ChatMessage::Assistant {
-            content,
-            tool_calls,
-            ..
-        } => {
-            content.len()
-                + tool_calls
-                    .iter()
-                    .map(|call| call.arguments.len())
-                    .sum::<usize>()
-        }
-        ChatMessage::ToolResult(result) => result.content().len(),
-    }
 }
 
 impl Provider for ScriptedProvider {
