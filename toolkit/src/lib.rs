@@ -69,6 +69,7 @@ mod context;
 mod declaration;
 pub mod describe;
 mod filter;
+mod flat;
 mod meter;
 mod name;
 mod registry;

@@ -26,8 +26,12 @@ pub static TOOLS: [&'static dyn Tool];
 #[doc(hidden)]
 #[inline]
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentError> {
-    // Nearly every call: an object from the first byte, decoded in one pass.
+    // Nearly every call: a flat object from the first byte, decoded in one pass; any other
+    // object (and every error) is `serde_json`'s.
     if arguments.as_bytes().first() == Some(&b'{') {
+        if let Some(decoded) = crate::flat::decode(arguments) {
+            return Ok(decoded);
+        }
         return serde_json::from_str(arguments).map_err(|error| locate::<T>(arguments, &error));
     }
     parse_unusual(arguments)
