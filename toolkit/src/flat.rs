@@ -21,6 +21,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 /// The decoded arguments, or `None` when `text` is not of the flat shape or the type refused
 /// it: decode with `serde_json` then.
+#[inline]
 pub(crate) fn decode<'de, T: de::Deserialize<'de>>(text: &'de str) -> Option<T> {
     let mut flat = Flat {
         bytes: text.as_bytes(),
@@ -72,17 +73,20 @@ enum Scalar<'de> {
 }
 
 impl<'de> Flat<'de> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
     /// JSON's whitespace, as `serde_json` skips it.
+    #[inline]
     fn skip_whitespace(&mut self) {
         while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
             self.at += 1;
         }
     }
 
+    #[inline]
     fn expect(&mut self, byte: u8) -> Result<(), GaveUp> {
         if self.peek() == Some(byte) {
             self.at += 1;
@@ -93,6 +97,7 @@ impl<'de> Flat<'de> {
     }
 
     /// A string without escapes or control characters, its opening quote already read.
+    #[inline]
     fn plain_string(&mut self) -> Result<&'de str, GaveUp> {
         let start = self.at;
         let length = self.bytes[start..]
@@ -109,6 +114,7 @@ impl<'de> Flat<'de> {
     }
 
     /// The next key, or `None` at the end of the object.
+    #[inline]
     fn key(&mut self, first: bool) -> Result<Option<&'de str>, GaveUp> {
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
@@ -127,6 +133,7 @@ impl<'de> Flat<'de> {
     }
 
     /// The next value.
+    #[inline]
     fn scalar(&mut self) -> Result<Scalar<'de>, GaveUp> {
         self.skip_whitespace();
         match self.peek().ok_or(GaveUp)? {
@@ -164,6 +171,7 @@ impl<'de> Flat<'de> {
     }
 
     /// The digits of an integer that fits a `u64`, with no leading zero, fraction or exponent.
+    #[inline]
     fn digits(&mut self) -> Result<u64, GaveUp> {
         let Some(first @ b'0'..=b'9') = self.peek() else {
             return Err(GaveUp);
