@@ -18,11 +18,14 @@ use criterion::Criterion;
 use paired::{Paired, load_average, verdict, wanted};
 use peer_bench::{PATHS, Peers};
 
+/// A path's name and one call of it.
+type Path<'a> = (&'static str, Box<dyn Fn() + 'a>);
+
 /// Every path as a call the bench and the paired rounds make alike, in the order of [`PATHS`].
-fn paths(peers: &Peers) -> Vec<(&'static str, Box<dyn Fn() + '_>)> {
+fn paths(peers: &Peers) -> Vec<Path<'_>> {
     macro_rules! paths {
         ($($path:literal => $call:expr),* $(,)?) => {{
-            let paths: Vec<(&'static str, Box<dyn Fn() + '_>)> =
+            let paths: Vec<Path<'_>> =
                 vec![$(($path, Box::new(move || { let _ = black_box($call); }))),*];
             assert_eq!([$($path),*], PATHS, "every path is timed, in order");
             paths
@@ -42,7 +45,7 @@ fn paths(peers: &Peers) -> Vec<(&'static str, Box<dyn Fn() + '_>)> {
     }
 }
 
-fn bench(c: &mut Criterion, paths: &[(&'static str, Box<dyn Fn() + '_>)]) {
+fn bench(c: &mut Criterion, paths: &[Path<'_>]) {
     let mut group = c.benchmark_group("peers");
     for (path, call) in paths {
         group.bench_function(*path, |b| b.iter(call));
@@ -73,7 +76,7 @@ fn main() {
 }
 
 /// The ratios, each the median over paired rounds of the two paths' times in the same round.
-fn print_ratios(paths: &[(&'static str, Box<dyn Fn() + '_>)]) {
+fn print_ratios(paths: &[Path<'_>]) {
     let paired = paths.iter().fold(Paired::new(), |paired, (path, call)| {
         paired.path(path, call)
     });
