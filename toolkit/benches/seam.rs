@@ -127,17 +127,23 @@ fn invoke(c: &mut Criterion) {
     group.finish();
 }
 
-/// A service on a current-thread runtime, with the host's call of `add`, and a second service
-/// with ten subscribers: tasks on the same runtime, which never run while the calls keep it
-/// busy (`block_on` polls a ready call and returns). So every call builds and sends its four
-/// events and each send drops the event that fell out of the 4096-event buffer: the caller's
-/// cost with subscribers that do not keep up, the most a call pays for them.
+/// A service on a current-thread runtime, with the host's call of `add`, and two more services
+/// with ten subscribers each. The first's are tasks on the same runtime, which never run while
+/// the calls keep it busy (`block_on` polls a ready call and returns): every call sends its one
+/// message (its four events, made only when read) and drops the one that fell out of the
+/// 4096-message buffer, with the call it held: the caller's cost with subscribers that never
+/// read. The second's read every event on a thread of their own, which each call wakes.
 struct Observed {
     runtime: tokio::runtime::Runtime,
     service: ToolLoopService,
     scope: toolkit::RunScope,
     watched: ToolLoopService,
     watched_scope: toolkit::RunScope,
+    /// A third service whose ten subscribers keep up: tasks on a runtime of their own, whose one
+    /// worker thread reads every event as it comes (the caller wakes them).
+    read: ToolLoopService,
+    read_scope: toolkit::RunScope,
+    _readers: tokio::runtime::Runtime,
     /// The host's call, as `invoke` is given the host's text: both borrow what the host holds.
     call: ToolCall,
 }
@@ -155,7 +161,17 @@ impl Observed {
             .expect("no tool reads state");
         for _ in 0..10 {
             let mut events = watched.subscribe();
-            runtime.spawn(async move { while events.recv().await.is_ok() {} });
+            runtime.spawn(async move { follow(&mut events).await });
+        }
+        let readers = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .expect("runtime");
+        let read = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let read_scope = read.scope(ToolContext::new()).expect("no tool reads state");
+        for _ in 0..10 {
+            let mut events = read.subscribe();
+            readers.spawn(async move { follow(&mut events).await });
         }
         Self {
             runtime,
@@ -163,6 +179,9 @@ impl Observed {
             scope,
             watched,
             watched_scope,
+            read,
+            read_scope,
+            _readers: readers,
             call: ToolCall::new("call_1", "add", ARGUMENTS),
         }
     }
@@ -183,10 +202,29 @@ impl Observed {
                 .call_observed(&self.watched_scope, "bench", &self.call),
         )
     }
+
+    fn read(&self) -> toolkit::ObservedCall {
+        self.runtime.block_on(
+            self.read
+                .call_observed(&self.read_scope, "bench", &self.call),
+        )
+    }
+}
+
+/// Reads every event until the recorder is gone; one that falls behind reads on from where it
+/// is (it stays a subscriber).
+async fn follow(events: &mut toolkit::Subscription) {
+    loop {
+        match events.recv().await {
+            Ok(event) => drop(black_box(event)),
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        }
+    }
 }
 
 /// A single call recorded through the service's recorder (what every MCP `tools/call` is), with
-/// nobody listening and with ten subscribers.
+/// nobody listening, with ten subscribers that never read, and with ten that read everything.
 fn observed(c: &mut Criterion, fixture: &Observed) {
     let mut group = c.benchmark_group("observed");
     group.bench_function("invoke", |b| b.iter(|| black_box(fixture.invoke())));
@@ -195,6 +233,9 @@ fn observed(c: &mut Criterion, fixture: &Observed) {
     });
     group.bench_function("ten_subscribers", |b| {
         b.iter(|| black_box(fixture.watched()));
+    });
+    group.bench_function("ten_subscribers_reading", |b| {
+        b.iter(|| black_box(fixture.read()));
     });
     group.finish();
 }
@@ -335,6 +376,7 @@ fn paired_ratios(observed: &Observed, concurrent: &Concurrent) {
             .path("invoke", || drop(black_box(observed.invoke())))
             .path("no_subscriber", || drop(black_box(observed.observed())))
             .path("ten_subscribers", || drop(black_box(observed.watched())))
+            .path("ten_reading", || drop(black_box(observed.read())))
             .run(300);
         let ratio = timings.ratio("no_subscriber", "invoke");
         let more = timings.difference("ten_subscribers", "invoke");
@@ -352,6 +394,11 @@ fn paired_ratios(observed: &Observed, concurrent: &Concurrent) {
         println!(
             "  ten_subscribers - invoke: {more:.0} ns  (goal <= 1000 ns: {})",
             verdict(more <= 1000.0)
+        );
+        let reading = timings.difference("ten_reading", "invoke");
+        println!(
+            "  ten_subscribers_reading - invoke: {reading:.0} ns  (goal <= 1000 ns: {})",
+            verdict(reading <= 1000.0)
         );
     }
     if wanted("concurrent_ratios") {

@@ -319,11 +319,9 @@ pub use toolkit_macros::tools;
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
 
 #[cfg(feature = "loop")]
-pub use events::{RunEvent, RunKind};
+pub use events::{RunEvent, RunKind, Subscription};
 #[cfg(feature = "loop")]
-pub use recorder::{
-    ObservedCall, Recorder, RunId, Sink, SinkError, SinkFuture, Subscription, ToolInvocation,
-};
+pub use recorder::{ObservedCall, Recorder, RunId, Sink, SinkError, SinkFuture, ToolInvocation};
 #[cfg(feature = "loop")]
 pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 #[cfg(feature = "loop")]

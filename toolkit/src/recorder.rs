@@ -9,20 +9,20 @@
 //! through it, and nothing else can build a `ToolInvocation`: its fields are private to this file.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock};
+use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::future::join_all;
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
 // Tokio's clock, so a paused test clock times calls exactly; unpaused it is the system's.
 use tokio::time::Instant;
 
-use crate::bound::{self, echo};
-use crate::events::{RunEvent, RunKind};
+use crate::bound;
+use crate::events::{CallPart, Channel, RunEvent, RunKind, Subscription};
 use crate::result::ToolArtifact;
 use crate::seam::{BoundedResult, RunScope, Seam};
 use crate::trace::{RunStep, RunTrace, StepKind, Termination, duration_ms};
@@ -308,56 +308,16 @@ impl SinkError {
 /// Records runs: fans every step out to the registered [`Sink`]s, the event stream and the
 /// run's trace.
 pub struct Recorder {
-    events: broadcast::Sender<Arc<RunEvent>>,
-    /// Live [`Subscription`]s, counted apart from the channel (whose count takes its lock):
-    /// every call reads this to know whether to build events at all.
-    subscribers: Arc<AtomicUsize>,
+    events: Channel,
     sinks: Vec<Arc<dyn Sink>>,
 }
 
 impl Default for Recorder {
     fn default() -> Self {
         Self {
-            events: broadcast::Sender::new(Self::EVENT_BUFFER),
-            subscribers: Arc::new(AtomicUsize::new(0)),
+            events: Channel::new(Self::EVENT_BUFFER),
             sinks: Vec::new(),
         }
-    }
-}
-
-/// Every run's events as the recorder records them, from the moment it was made by
-/// [`Recorder::subscribe`]. While one exists, events are built; once every one is dropped (and
-/// with no sink), none is.
-pub struct Subscription {
-    receiver: broadcast::Receiver<Arc<RunEvent>>,
-    subscribers: Arc<AtomicUsize>,
-}
-
-impl Subscription {
-    /// The next event. [`RecvError::Lagged`](broadcast::error::RecvError::Lagged) says how many
-    /// events a follower more than [`Recorder::EVENT_BUFFER`] behind missed;
-    /// [`RecvError::Closed`](broadcast::error::RecvError::Closed) that the recorder is gone.
-    pub async fn recv(&mut self) -> Result<Arc<RunEvent>, broadcast::error::RecvError> {
-        self.receiver.recv().await
-    }
-
-    /// The next event if one is waiting, without waiting.
-    pub fn try_recv(&mut self) -> Result<Arc<RunEvent>, broadcast::error::TryRecvError> {
-        self.receiver.try_recv()
-    }
-}
-
-impl Drop for Subscription {
-    fn drop(&mut self) {
-        self.subscribers.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-impl fmt::Debug for Subscription {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Subscription")
-            .field("waiting", &self.receiver.len())
-            .finish_non_exhaustive()
     }
 }
 
@@ -365,13 +325,14 @@ impl fmt::Debug for Recorder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Recorder")
             .field("sinks", &self.sinks.len())
-            .field("subscribers", &self.subscribers.load(Ordering::Relaxed))
+            .field("subscribers", &self.events.subscribers())
             .finish_non_exhaustive()
     }
 }
 
 impl Recorder {
-    /// How many events a subscriber may fall behind before it misses some (it is told how many).
+    /// How many messages a subscriber may fall behind before it misses events (it is told how
+    /// many events): a message is one event of a loop, or all of a single call's events.
     pub const EVENT_BUFFER: usize = 4096;
 
     /// A recorder with no sink.
@@ -387,19 +348,15 @@ impl Recorder {
     }
 
     /// Follows every run's events live, from now on. A subscriber that falls more than
-    /// [`EVENT_BUFFER`](Self::EVENT_BUFFER) events behind misses events (and is told how many);
-    /// it never slows a run.
+    /// [`EVENT_BUFFER`](Self::EVENT_BUFFER) messages behind misses events (and is told how
+    /// many); it never slows a run.
     pub fn subscribe(&self) -> Subscription {
-        self.subscribers.fetch_add(1, Ordering::Relaxed);
-        Subscription {
-            receiver: self.events.subscribe(),
-            subscribers: Arc::clone(&self.subscribers),
-        }
+        self.events.subscribe()
     }
 
     /// Whether anyone keeps or watches events; when nobody does, none is built.
     fn observed(&self) -> bool {
-        !self.sinks.is_empty() || self.subscribers.load(Ordering::Relaxed) > 0
+        !self.sinks.is_empty() || self.events.subscribers() > 0
     }
 
     /// Gives the event to every sink, then to subscribers. With no sink there is nothing to
@@ -408,8 +365,7 @@ impl Recorder {
         let kept = if self.observed() {
             let event = Arc::new(event());
             if self.sinks.is_empty() {
-                // No subscriber is fine: events are for whoever watches.
-                let _ = self.events.send(event);
+                self.events.send(event);
                 None
             } else {
                 Some(event)
@@ -433,16 +389,17 @@ impl Recorder {
                     run_id: event.run_id().clone(),
                     message: format!("a sink could not keep this run's event: {error}"),
                 };
-                let _ = self.events.send(Arc::new(report));
+                self.events.send(Arc::new(report));
             }
         }
-        let _ = self.events.send(event);
+        self.events.send(event);
     }
 
     /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
     /// sinks and subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the
     /// artifacts) and `Done`. When nobody observes, nothing is recorded: no event, no record,
-    /// no clock read, nothing copied; the seam's result is given as it is.
+    /// no clock read, nothing copied; the seam's result is given as it is. When only
+    /// subscribers watch, each event is made when one of them first reads it.
     pub(crate) async fn call(
         &self,
         seam: &Seam,
@@ -450,9 +407,13 @@ impl Recorder {
         source: &str,
         call: &ToolCall,
     ) -> ObservedCall {
-        if self.observed() {
+        if !self.sinks.is_empty() {
             // Boxed so that the recording's state does not weigh on the unobserved call's future.
             let invocation = Box::pin(self.call_recorded(seam, scope, source, call)).await;
+            return ObservedCall(Observed::Recorded(invocation));
+        }
+        if self.events.subscribers() > 0 {
+            let invocation = Box::pin(self.call_watched(seam, scope, source, call)).await;
             return ObservedCall(Observed::Recorded(invocation));
         }
         ObservedCall(Observed::Unrecorded(
@@ -460,7 +421,47 @@ impl Recorder {
         ))
     }
 
-    /// [`call`](Self::call) with events for whoever observes.
+    /// [`call`](Self::call) watched by subscribers alone: no sink waits for its events, so none
+    /// is made here, and they go out in one message (see [`Channel::send_call`]). A call done at
+    /// its first poll sends all four once it is done; one that waits sends `RunStarted` and
+    /// `StepStarted` before it waits, so that watchers see it running.
+    async fn call_watched(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+    ) -> Arc<ToolInvocation> {
+        let run_id = RunId::new(source);
+        let started = Instant::now();
+        let mut invoke = pin!(seam.invoke(scope, &call.name, &call.arguments));
+        let first = poll_fn(|context| Poll::Ready(invoke.as_mut().poll(context))).await;
+        let (bounded, unsent) = match first {
+            Poll::Ready(bounded) => (bounded, CallPart::All),
+            Poll::Pending => {
+                let name = call.name.as_str();
+                self.events.send(Arc::new(RunEvent::run_started(
+                    &run_id,
+                    RunKind::Call,
+                    name,
+                )));
+                self.events.send(Arc::new(RunEvent::step_started(
+                    &run_id,
+                    0,
+                    StepKind::Tool,
+                    Some(name),
+                )));
+                (invoke.await, CallPart::Finish)
+            }
+        };
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        self.events
+            .send_call(run_id, Arc::clone(&invocation), unsent);
+        invocation
+    }
+
+    /// [`call`](Self::call) with a sink: every event made, and kept by each sink before
+    /// subscribers see it.
     async fn call_recorded(
         &self,
         seam: &Seam,
@@ -553,11 +554,7 @@ impl<'r> Recording<'r> {
         title: &str,
     ) -> Self {
         recorder
-            .emit(|| RunEvent::RunStarted {
-                run_id: run_id.clone(),
-                kind,
-                title: title.to_owned(),
-            })
+            .emit(|| RunEvent::run_started(&run_id, kind, title))
             .await;
         Self {
             recorder,
@@ -592,12 +589,7 @@ impl<'r> Recording<'r> {
         self.next += 1;
         let run_id = &self.run_id;
         self.recorder
-            .emit(|| RunEvent::StepStarted {
-                run_id: run_id.clone(),
-                index,
-                kind,
-                tool: tool.map(echo),
-            })
+            .emit(|| RunEvent::step_started(run_id, index, kind, tool))
             .await;
         index
     }
@@ -623,18 +615,7 @@ impl<'r> Recording<'r> {
     async fn announce_finished(&self, index: usize, step: &RunStep) {
         let run_id = &self.run_id;
         self.recorder
-            .emit(|| match step {
-                RunStep::Tool(invocation) => RunEvent::ToolInvoked {
-                    run_id: run_id.clone(),
-                    index,
-                    invocation: Arc::clone(invocation),
-                },
-                other => RunEvent::StepFinished {
-                    run_id: run_id.clone(),
-                    index,
-                    step: other.clone(),
-                },
-            })
+            .emit(|| RunEvent::step_finished(run_id, index, step))
             .await;
     }
 
@@ -698,11 +679,7 @@ impl<'r> Recording<'r> {
     pub(crate) async fn end(self, termination: Termination, content: &str) -> RunTrace {
         let run_id = &self.run_id;
         self.recorder
-            .emit(|| RunEvent::Done {
-                run_id: run_id.clone(),
-                termination,
-                content: content.to_owned(),
-            })
+            .emit(|| RunEvent::done(run_id, termination, content))
             .await;
         RunTrace::new(self.run_id, self.steps)
     }

@@ -4,8 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::context::ToolContext;
+use crate::events::Subscription;
 use crate::filter::ContentFilter;
-use crate::recorder::{ObservedCall, Recorder, Sink, Subscription};
+use crate::recorder::{ObservedCall, Recorder, Sink};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};

@@ -17,6 +17,12 @@ fn shows() -> ToolResult {
     ToolResult::text_with("shown", [ToolArtifact::text("Secret", "artifact text")])
 }
 
+/// Shows a text to people, at once (on the caller's thread: done at its first poll).
+#[tool(inline)]
+fn marks() -> ToolResult {
+    ToolResult::text_with("marked", [ToolArtifact::text("Mark", "artifact text")])
+}
+
 /// Needs an operator.
 #[tool(requires_approval)]
 fn guarded() -> String {
@@ -130,6 +136,132 @@ async fn an_unobserved_single_call_gives_the_same_answer_and_no_record() {
         .await;
     assert!(failed.is_error() && failed.artifacts().is_empty());
     assert_eq!(received(&mut events).len(), 4);
+}
+
+#[tokio::test]
+async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares_and_one_that_falls_behind_is_told_how_many_it_missed()
+ {
+    let service = service();
+    let mut first = service.subscribe();
+    let mut second = service.subscribe();
+    let mut behind = service.subscribe();
+    let scope = service.scope(ToolContext::new()).unwrap();
+    let observed = service
+        .call_observed(&scope, "mcp", &ToolCall::new("call_1", "marks", "{}"))
+        .await;
+    let (first, second) = (received(&mut first), received(&mut second));
+    let names: Vec<String> = first.iter().map(|event| name_of(event)).collect();
+    assert_eq!(
+        names,
+        ["run_started", "step_started#0", "tool_invoked#0", "done"]
+    );
+    assert!(
+        first
+            .iter()
+            .all(|event| event.run_id() == first[0].run_id())
+    );
+    assert!(first[0].run_id().as_str().starts_with("mcp_"));
+    assert!(matches!(
+        &*first[0],
+        RunEvent::RunStarted { kind, title, .. } if kind.as_str() == "call" && title == "marks"
+    ));
+    assert!(matches!(
+        &*first[1],
+        RunEvent::StepStarted { kind: StepKind::Tool, tool: Some(tool), .. } if tool == "marks"
+    ));
+    let RunEvent::ToolInvoked { invocation, .. } = &*first[2] else {
+        panic!("third event: {:?}", first[2]);
+    };
+    assert!(Arc::ptr_eq(invocation, observed.record().unwrap()));
+    assert_eq!(invocation.artifacts()[0].as_text(), Some("artifact text"));
+    assert!(matches!(
+        &*first[3],
+        RunEvent::Done { termination: Termination::Answered, content, .. } if content == "marked"
+    ));
+    // One event for every subscriber, made once: the same allocation.
+    assert_eq!(second.len(), 4);
+    for (one, other) in first.iter().zip(&second) {
+        assert!(Arc::ptr_eq(one, other), "{one:?}");
+    }
+
+    // Then a loop's twelve events (a message each) and 4 095 more such calls (a message each,
+    // of four events): 4 108 messages, twelve more than the buffer holds. The twelve oldest are
+    // lost: the first call's four events and the loop's first eleven.
+    let buffer = toolkit::Recorder::EVENT_BUFFER;
+    assert_eq!(buffer, 4096);
+    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
+    let looked = service
+        .run(&provider, RunRequest::new("look"))
+        .await
+        .unwrap();
+    assert_eq!(looked.content, "seen");
+    for id in 2..=4096 {
+        service
+            .call_observed(
+                &scope,
+                "mcp",
+                &ToolCall::new(format!("call_{id}"), "marks", "{}"),
+            )
+            .await;
+    }
+    assert_eq!(
+        format!("{behind:?}"),
+        format!("Subscription {{ waiting: {}, .. }}", 4 + 12 + 4095 * 4)
+    );
+    match behind.try_recv() {
+        Err(tokio::sync::broadcast::error::TryRecvError::Lagged(missed)) => {
+            assert_eq!(missed, 4 + 11, "every event lost, counted one by one");
+        }
+        other => panic!("expected the subscriber to have lagged, got {other:?}"),
+    }
+    let next = behind.try_recv().expect("the loop's last event");
+    assert!(matches!(&*next, RunEvent::Done { content, .. } if content == "seen"));
+    let rest = received(&mut behind);
+    assert_eq!(rest.len(), 4095 * 4);
+    let RunEvent::ToolInvoked { invocation, .. } = &*rest[2] else {
+        panic!("{:?}", rest[2]);
+    };
+    assert_eq!(invocation.call_id(), "call_2");
+    assert_eq!(format!("{behind:?}"), "Subscription { waiting: 0, .. }");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_that_waits_is_shown_running_before_it_is_done() {
+    let service = service();
+    let mut events = service.subscribe();
+    let scope = service.scope(ToolContext::new()).unwrap();
+    let call = ToolCall::new("call_1", "naps", "{}");
+    let mut observing = std::pin::pin!(service.call_observed(&scope, "mcp", &call));
+    // One poll: the tool has started its 12 ms nap.
+    let first =
+        std::future::poll_fn(|context| std::task::Poll::Ready(observing.as_mut().poll(context)))
+            .await;
+    assert!(first.is_pending());
+    let running = received(&mut events);
+    let names: Vec<String> = running.iter().map(|event| name_of(event)).collect();
+    assert_eq!(names, ["run_started", "step_started#0"]);
+    assert!(matches!(
+        &*running[0],
+        RunEvent::RunStarted { title, .. } if title == "naps"
+    ));
+    assert!(matches!(
+        &*running[1],
+        RunEvent::StepStarted { kind: StepKind::Tool, tool: Some(tool), .. } if tool == "naps"
+    ));
+
+    let observed = observing.await;
+    assert_eq!(observed.content(), "rested");
+    let done = received(&mut events);
+    let names: Vec<String> = done.iter().map(|event| name_of(event)).collect();
+    assert_eq!(names, ["tool_invoked#0", "done"]);
+    assert!(
+        done.iter()
+            .all(|event| event.run_id() == running[0].run_id())
+    );
+    assert!(matches!(
+        &*done[1],
+        RunEvent::Done { termination: Termination::Answered, content, .. } if content == "rested"
+    ));
 }
 
 #[tokio::test(start_paused = true)]
