@@ -628,51 +628,61 @@ impl<'r> Recording<'r> {
     }
 
     /// Runs `calls` concurrently through `execute` (the seam), each timed; each is shown as it
-    /// finishes, and the trace keeps them in the calls' order. The wire strings come back in
-    /// that order too.
+    /// finishes, and the trace keeps them in the calls' order. Each call's wire string goes to
+    /// the slot of `answers` its position names.
     pub(crate) async fn tools<'c, F, Fut>(
         &mut self,
-        calls: &'c [ToolCall],
+        calls: &[(usize, &'c ToolCall)],
+        answers: &mut [Option<WireString>],
         execute: F,
-    ) -> Vec<WireString>
+    ) where
+        F: Fn(&'c ToolCall) -> Fut,
+        Fut: Future<Output = BoundedResult>,
+    {
+        // One call (the usual turn) needs no join.
+        if let [(position, call)] = calls {
+            let index = self.begin(StepKind::Tool, Some(&call.name)).await;
+            let (wire, step) = self.tool(call, index, &execute).await;
+            self.steps.push(step);
+            answers[*position] = Some(wire);
+            return;
+        }
+        let mut indices = Vec::with_capacity(calls.len());
+        for (_, call) in calls {
+            indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
+        }
+        let this = &*self;
+        let finished = join_all(
+            calls
+                .iter()
+                .zip(indices)
+                .map(|(&(_, call), index)| this.tool(call, index, &execute)),
+        )
+        .await;
+        for (&(position, _), (wire, step)) in calls.iter().zip(finished) {
+            self.steps.push(step);
+            answers[position] = Some(wire);
+        }
+    }
+
+    /// One call of a turn, begun as step `index`: run, timed and shown as it finishes.
+    async fn tool<'c, F, Fut>(
+        &self,
+        call: &'c ToolCall,
+        index: usize,
+        execute: &F,
+    ) -> (WireString, RunStep)
     where
         F: Fn(&'c ToolCall) -> Fut,
         Fut: Future<Output = BoundedResult>,
     {
-        let mut indices = Vec::with_capacity(calls.len());
-        for call in calls {
-            indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
-        }
-        let this = &*self;
-        let execute = &execute;
-        let one = |call: &'c ToolCall, index: usize| async move {
-            let started = Instant::now();
-            let bounded = execute(call).await;
-            let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
-            let wire = invocation.wire().clone();
-            let step = RunStep::Tool(invocation);
-            this.announce_finished(index, &step).await;
-            (wire, step)
-        };
-        // One call (the usual turn) needs no join.
-        let finished = if let ([call], [index]) = (calls, indices.as_slice()) {
-            vec![one(call, *index).await]
-        } else {
-            join_all(
-                calls
-                    .iter()
-                    .zip(&indices)
-                    .map(|(call, &index)| one(call, index)),
-            )
-            .await
-        };
-        finished
-            .into_iter()
-            .map(|(wire, step)| {
-                self.steps.push(step);
-                wire
-            })
-            .collect()
+        let started = Instant::now();
+        let bounded = execute(call).await;
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        let wire = invocation.wire().clone();
+        let step = RunStep::Tool(invocation);
+        self.announce_finished(index, &step).await;
+        (wire, step)
     }
 
     /// The run stopped: sinks and subscribers are told why; the trace is complete.

@@ -454,11 +454,11 @@ impl ToolLoopService {
             .await;
         let mut outcomes = Vec::with_capacity(turn.len());
         let mut to_run = Vec::new();
-        for TurnCall { call, result } in &turn {
+        for (position, TurnCall { call, result }) in turn.iter().enumerate() {
             match result {
                 Some(done) => outcomes.push(Some(done.clone())),
                 None if approved(call) => {
-                    to_run.push(call.clone());
+                    to_run.push((position, call));
                     outcomes.push(None);
                 }
                 None => {
@@ -476,13 +476,9 @@ impl ToolLoopService {
                 }
             }
         }
-        let mut ran = run.execute_approved(&to_run).await.into_iter();
+        run.execute_approved(&to_run, &mut outcomes).await;
         for (turn, outcome) in turn.iter().zip(outcomes) {
-            let wire = match outcome {
-                Some(wire) => wire,
-                None => ran.next().expect("one result per approved call"),
-            };
-            run.answer(&turn.call, wire);
+            run.answer(&turn.call, outcome.expect("every call ran or was refused"));
         }
         run.progress.turn.clear();
         Ok(run.drive().await)
@@ -579,13 +575,8 @@ impl<'s> Run<'s> {
             }
             last_content.clone_from(&response.content);
             let calls = response.tool_calls;
-            self.progress
-                .messages
-                .push(ChatMessage::assistant(response.content, calls.clone()));
-
             let mut outcomes: Vec<Option<WireString>> = vec![None; calls.len()];
             let mut to_run = Vec::new();
-            let mut positions = Vec::new();
             for (position, call) in calls.iter().enumerate() {
                 if unanswerable.contains(&call.id) {
                     let text = format!(
@@ -595,8 +586,7 @@ impl<'s> Run<'s> {
                     let refusal = Seam::refuse(&self.scope, text);
                     outcomes[position] = Some(self.recording.answered(call, refusal).await);
                 } else if !self.needs_approval(call) {
-                    to_run.push(call.clone());
-                    positions.push(position);
+                    to_run.push((position, call));
                 } else if let Some(text) =
                     self.seam.refusal(&self.scope, &call.name, &call.arguments)
                 {
@@ -605,18 +595,24 @@ impl<'s> Run<'s> {
                     outcomes[position] = Some(self.recording.answered(call, refusal).await);
                 }
             }
-            for (position, wire) in positions.into_iter().zip(self.execute(&to_run).await) {
-                outcomes[position] = Some(wire);
-            }
+            self.execute(&to_run, &mut outcomes).await;
             if outcomes.iter().any(Option::is_none) {
+                self.progress
+                    .messages
+                    .push(ChatMessage::assistant(response.content, calls.clone()));
                 // Boxed: sealing and previews hold kilobytes of state that every run's future
                 // would otherwise carry (and every executor's move of it copy).
                 return Box::pin(self.suspend(calls, outcomes)).await;
             }
+            // The answers, then the turn they answer before them: the turn takes the calls
+            // themselves, not a copy.
+            let turn_at = self.progress.messages.len();
             for (call, outcome) in calls.iter().zip(outcomes) {
-                let wire = outcome.expect("every call ran or was refused");
-                self.answer(call, wire);
+                self.answer(call, outcome.expect("every call ran or was refused"));
             }
+            self.progress
+                .messages
+                .insert(turn_at, ChatMessage::assistant(response.content, calls));
         }
     }
 
@@ -647,26 +643,31 @@ impl<'s> Run<'s> {
         self.seam.needs_approval(&self.scope, &call.name)
     }
 
-    /// Runs calls concurrently through the seam, recorded; results in the calls' order.
-    async fn execute(&mut self, calls: &[ToolCall]) -> Vec<WireString> {
+    /// Runs calls concurrently through the seam, recorded; each call's wire string goes to the
+    /// slot of `answers` at its position in the turn.
+    async fn execute(&mut self, calls: &[(usize, &ToolCall)], answers: &mut [Option<WireString>]) {
         let seam = self.seam;
         let scope = &self.scope;
         self.recording
-            .tools(calls, |call| {
+            .tools(calls, answers, |call| {
                 seam.invoke(scope, &call.name, &call.arguments)
             })
-            .await
+            .await;
     }
 
     /// Runs calls an operator approved, each with the proof of its approval.
-    async fn execute_approved(&mut self, calls: &[ToolCall]) -> Vec<WireString> {
+    async fn execute_approved(
+        &mut self,
+        calls: &[(usize, &ToolCall)],
+        answers: &mut [Option<WireString>],
+    ) {
         let seam = self.seam;
         let scope = &self.scope;
         self.recording
-            .tools(calls, |call| {
+            .tools(calls, answers, |call| {
                 seam.invoke_approved(scope, call, Approval::granted(call))
             })
-            .await
+            .await;
     }
 
     fn answer(&mut self, call: &ToolCall, wire: WireString) {

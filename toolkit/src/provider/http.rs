@@ -74,12 +74,7 @@ impl HttpClient {
                     let status = response.status();
                     if status.is_success() {
                         let bytes = self.read_capped(response).await?;
-                        return serde_json::from_slice(&bytes).map_err(|error| {
-                            ProviderError::Malformed {
-                                message: format!("the body is not the expected JSON: {error}"),
-                                source: Some(error),
-                            }
-                        });
+                        return decode(&bytes);
                     }
                     let retry_after = retry_after(&response);
                     let retryable = status.as_u16() == 429 || status.is_server_error();
@@ -144,6 +139,20 @@ impl HttpClient {
         }
         Ok(body.into())
     }
+}
+
+/// The answer's JSON as `T`. The body is checked to be UTF-8 once, as a whole, rather than
+/// string by string as it is decoded; a body that is not UTF-8 is decoded as bytes, for the
+/// decoder to say where it goes wrong.
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ProviderError> {
+    let decoded = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    };
+    decoded.map_err(|error| ProviderError::Malformed {
+        message: format!("the body is not the expected JSON: {error}"),
+        source: Some(error),
+    })
 }
 
 /// A transport failure, its message without the URL, the client's error kept as the source.
