@@ -418,6 +418,62 @@ async fn an_answer_without_choices_ends_the_run_cleanly() {
     assert_eq!(result.trace.steps().len(), 2);
 }
 
+/// A server that answers one request with `body` as it is, bytes that need not be UTF-8.
+async fn answering_bytes(body: Vec<u8>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut request = vec![0; 64 * 1024];
+        let _ = stream.read(&mut request).await.unwrap();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(&body).await.unwrap();
+    });
+    url
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_utf8_is_refused_where_it_goes_wrong_and_other_text_reads_whole() {
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let mut body = br#"{"choices": [{"message": {"content": "caf"#.to_vec();
+    body.push(0xe9); // Latin-1's é: not UTF-8
+    body.extend_from_slice(br#""}}]}"#);
+    let url = answering_bytes(body).await;
+    let refused = service
+        .run(
+            provider(Adapter::OpenAi, &url).as_ref(),
+            RunRequest::new("x"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused.termination, Termination::ProviderError);
+    assert_eq!(
+        refused.content,
+        "the provider's answer is unusable: the body is not the expected JSON: invalid unicode code point at line 1 column 42"
+    );
+
+    let url = answering_bytes(
+        r#"{"choices": [{"message": {"content": "café é ✓ 𝄞"}}]}"#
+            .as_bytes()
+            .to_vec(),
+    )
+    .await;
+    let read = service
+        .run(
+            provider(Adapter::OpenAi, &url).as_ref(),
+            RunRequest::new("x"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(read.termination, Termination::Answered);
+    assert_eq!(read.content, "café é ✓ 𝄞");
+}
+
 /// Runs one loop whose provider allows answers of at most `cap` bytes.
 async fn run_capped(url: &str, cap: usize) -> toolkit::ToolLoopResult {
     let provider = OpenAiProvider::from_env_var(
