@@ -13,6 +13,8 @@ mod anthropic;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
 #[cfg(feature = "openai")]
+mod json;
+#[cfg(feature = "openai")]
 mod openai;
 mod scripted;
 
@@ -137,21 +139,36 @@ impl ProviderResponse {
     }
 }
 
-/// A request body serialised into a buffer sized up front from what it holds: the tools'
-/// declarations (already JSON) and the conversation's text, plus room for the JSON around
-/// them. A body whose text needs many escapes grows past the guess once; none grows ten times.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+/// A request body serialised into a buffer sized up front (see [`body_capacity`]).
+#[cfg(feature = "anthropic")]
 fn serialise_body(
     body: &impl serde::Serialize,
     request: &ProviderRequest<'_>,
     declarations: &[&serde_json::value::RawValue],
 ) -> Result<Vec<u8>, ProviderError> {
+    let mut bytes = Vec::with_capacity(body_capacity(request, declarations.iter().copied()));
+    serde_json::to_writer(&mut bytes, body).map_err(unserialisable)?;
+    Ok(bytes)
+}
+
+/// Room for a request body, guessed from what it holds: the tools' declarations (already
+/// JSON) and the conversation's text, plus room for the JSON around them. A body whose text
+/// needs many escapes grows past the guess once; none grows ten times.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn body_capacity<'a>(
+    request: &ProviderRequest<'_>,
+    declarations: impl Iterator<Item = &'a serde_json::value::RawValue>,
+) -> usize {
     let text: usize = request.messages.iter().map(ChatMessage::text_len).sum();
-    let declared: usize = declarations.iter().map(|raw| raw.get().len() + 1).sum();
-    let mut bytes = Vec::with_capacity(256 + declared + text + 64 * request.messages.len());
-    serde_json::to_writer(&mut bytes, body).map_err(|error| ProviderError::Malformed {
+    let declared: usize = declarations.map(|raw| raw.get().len() + 1).sum();
+    256 + declared + text + 64 * request.messages.len()
+}
+
+/// A body that would not serialise (a value the encoder refuses).
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn unserialisable(error: serde_json::Error) -> ProviderError {
+    ProviderError::Malformed {
         message: error.to_string(),
         source: Some(error),
-    })?;
-    Ok(bytes)
+    }
 }

@@ -1,0 +1,166 @@
+//! The exact bytes a provider posts: every kind of message, text that needs escaping and text
+//! that does not, a model and a temperature, and the offered tools' declarations; and, for any
+//! text at all, a body that reads back as the very conversation it was made from.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use toolkit::provider::{HttpOptions, OpenAiProvider, ProviderRequest};
+use toolkit::{
+    ChatMessage, RunOptions, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolSpec,
+    WireString, tool,
+};
+
+/// Says a text back.
+#[tool(inline)]
+fn echo(
+    /// What to say.
+    text: String,
+) -> String {
+    text
+}
+
+/// Refuses.
+#[tool(inline)]
+fn refuse() -> Result<String, String> {
+    Err("no \"way\"".to_owned())
+}
+
+fn provider() -> OpenAiProvider {
+    OpenAiProvider::from_env_var(
+        "TOOLKIT_TEST_NO_KEY",
+        "http://127.0.0.1:9/v1",
+        "default-model",
+        HttpOptions::default(),
+    )
+    .expect("a provider")
+}
+
+/// `text` as a tool's content that passed the seam (the only way to a tool result).
+fn wire(service: &ToolLoopService, text: &str) -> WireString {
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let arguments = json!({ "text": text }).to_string();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let bounded = runtime.block_on(service.invoke(&scope, "echo", &arguments));
+    bounded.content().clone()
+}
+
+fn specs(service: &ToolLoopService) -> Vec<&ToolSpec> {
+    ["echo", "refuse"]
+        .into_iter()
+        .map(|name| service.registry().get(name).expect("linked").spec())
+        .collect()
+}
+
+#[test]
+fn an_openai_body_is_exactly_the_conversation_in_the_chat_completions_format() {
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let refused = runtime
+        .block_on(service.invoke(&scope, "refuse", "{}"))
+        .content()
+        .clone();
+    let messages = vec![
+        ChatMessage::system("Be \"terse\".\nAlways."),
+        ChatMessage::user("Sum 2+3 — ✓ \u{2028} tab\tend \\ \u{1} \u{7f} 𝄞"),
+        ChatMessage::assistant(
+            "",
+            vec![
+                ToolCall::new("call_1", "echo", r#"{"text": "a\nb"}"#),
+                ToolCall::new("c\"2", "refuse", "not json"),
+            ],
+        ),
+        ChatMessage::tool_result("call_1", wire(&service, "a\nb")).expect("an id"),
+        ChatMessage::tool_result("c\"2", refused).expect("an id"),
+        ChatMessage::assistant("Thinking.", Vec::new()),
+        ChatMessage::assistant("", Vec::new()),
+        ChatMessage::user(""),
+    ];
+    let specs = specs(&service);
+    let options = RunOptions::default()
+        .with_model("gpt-test")
+        .with_temperature(0.2);
+    let mut request = ProviderRequest::new(&messages, &specs);
+    request.model = options.model();
+    request.temperature = options.temperature();
+    let body = provider().request_body(&request).expect("a body");
+    let body = String::from_utf8(body).expect("UTF-8");
+    assert_eq!(
+        body,
+        concat!(
+            r#"{"model":"gpt-test","messages":[{"role":"system","content":"Be \"terse\".\nAlways.""#,
+            r#"},{"role":"user","content":"Sum 2+3 — ✓ "#,
+            "\u{2028}",
+            r#" tab\tend \\ \u0001 "#,
+            "\u{7f}",
+            r#" 𝄞""#,
+            r#"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"echo","arguments":"{\"text\": \"a\\nb\"}"}"#,
+            r#"},{"id":"c\"2","type":"function","function":{"name":"refuse","arguments":"not json"}}]"#,
+            r#"},{"role":"tool","tool_call_id":"call_1","content":"a\nb""#,
+            r#"},{"role":"tool","tool_call_id":"c\"2","content":"no \"way\"""#,
+            r#"},{"role":"assistant","content":"Thinking.""#,
+            r#"},{"role":"assistant","content":"""#,
+            r#"},{"role":"user","content":""}],"tools":[{"type":"function","function":{"name":"echo","description":"Says a text back.","parameters":{"additionalProperties":false,"properties":{"text":{"description":"What to say.","type":"string"}},"required":["text"],"type":"object"}}"#,
+            r#"},{"type":"function","function":{"name":"refuse","description":"Refuses.","parameters":{"additionalProperties":false,"type":"object"}}}],"temperature":0.2}"#,
+        )
+    );
+}
+
+/// Any text: controls, quotes, backslashes, separators, any plane.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::collection::vec(any::<char>(), 0..24).prop_map(String::from_iter),
+        prop::collection::vec(
+            prop::sample::select(vec![
+                '"', '\\', '\n', '\u{0}', '\u{1f}', '\u{2028}', 'a', 'é', '𝄞'
+            ]),
+            0..24
+        )
+        .prop_map(String::from_iter),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn any_text_reads_back_from_an_openai_body_as_it_was_given(
+        system in text(),
+        user in text(),
+        said in text(),
+        id in text().prop_filter("a call has an id", |id| !id.is_empty()),
+        name in text(),
+        arguments in text(),
+        answer in text(),
+        model in text(),
+    ) {
+        let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let answer = wire(&service, &answer);
+        let messages = vec![
+            ChatMessage::system(system.clone()),
+            ChatMessage::user(user.clone()),
+            ChatMessage::assistant(said.clone(), vec![ToolCall::new(id.clone(), name.clone(), arguments.clone())]),
+            ChatMessage::tool_result(id.clone(), answer.clone()).expect("an id"),
+        ];
+        let mut request = ProviderRequest::new(&messages, &[]);
+        request.model = Some(&model);
+        let body = provider().request_body(&request).expect("a body");
+        let read: Value = serde_json::from_slice(&body).expect("JSON");
+        let said = if said.is_empty() { Value::Null } else { Value::String(said) };
+        prop_assert_eq!(read, json!({
+            "model": model,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+                {"role": "assistant", "content": said, "tool_calls": [
+                    {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                ]},
+                {"role": "tool", "tool_call_id": id, "content": answer.as_str()},
+            ],
+        }));
+    }
+}
