@@ -12,6 +12,7 @@ impl JsonBody {
     }
 
     /// JSON text as it is: punctuation, keys with their quotes, a declaration.
+    #[inline]
     pub(crate) fn raw(&mut self, json: &str) {
         self.0.extend_from_slice(json.as_bytes());
     }
@@ -19,25 +20,34 @@ impl JsonBody {
     /// `text` as a JSON string: `"` and `\` escaped, and every control character, as `\n`, `\r`,
     /// `\t`, `\b`, `\f` or `\u00XX`; everything else (any other character, U+2028 too) as it is.
     pub(crate) fn string(&mut self, text: &str) {
-        let out = &mut self.0;
-        out.push(b'"');
-        let bytes = text.as_bytes();
-        let mut plain = 0;
-        for (at, &byte) in bytes.iter().enumerate() {
-            let short: &[u8] = match byte {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0c => b"\\f",
-                0x00..=0x1f => b"",
-                _ => continue,
-            };
-            out.extend_from_slice(&bytes[plain..at]);
-            if short.is_empty() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut rest = text.as_bytes();
+        self.0.reserve(rest.len() + 2);
+        self.0.push(b'"');
+        while let Some(at) = rest
+            .iter()
+            .position(|&byte| byte < 0x20 || byte == b'"' || byte == b'\\')
+        {
+            self.0.extend_from_slice(&rest[..at]);
+            self.escape(rest[at]);
+            rest = &rest[at + 1..];
+        }
+        self.0.extend_from_slice(rest);
+        self.0.push(b'"');
+    }
+
+    /// The escape of a byte that JSON does not take as it is.
+    #[cold]
+    fn escape(&mut self, byte: u8) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let short: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            _ => {
                 let code = [
                     b'\\',
                     b'u',
@@ -46,14 +56,11 @@ impl JsonBody {
                     HEX[usize::from(byte >> 4)],
                     HEX[usize::from(byte & 0xf)],
                 ];
-                out.extend_from_slice(&code);
-            } else {
-                out.extend_from_slice(short);
+                self.0.extend_from_slice(&code);
+                return;
             }
-            plain = at + 1;
-        }
-        out.extend_from_slice(&bytes[plain..]);
-        out.push(b'"');
+        };
+        self.0.extend_from_slice(short);
     }
 
     /// A JSON array: `[`, each item written by `write`, separated by commas, `]`.
