@@ -28,8 +28,9 @@ pub struct ToolContext {
     admin: bool,
     // False (the default) when people see a call's artifacts; true where nothing shows them.
     artifacts_unseen: bool,
-    // Shared: a context is cloned for every call that runs on a worker thread.
-    extensions: Arc<HashMap<TypeId, Extension>>,
+    // Shared: a context is cloned for every call that runs on a worker thread. None until the
+    // first extension, so that an empty context (one per run, by default) allocates nothing.
+    extensions: Option<Arc<HashMap<TypeId, Extension>>>,
 }
 
 #[derive(Clone)]
@@ -55,7 +56,7 @@ impl ToolContext {
     /// value of the same type).
     #[must_use]
     pub fn with_extension<T: Any + Send + Sync>(mut self, value: T) -> Self {
-        Arc::make_mut(&mut self.extensions).insert(
+        Arc::make_mut(self.extensions.get_or_insert_default()).insert(
             TypeId::of::<T>(),
             Extension {
                 value: Arc::new(value),
@@ -87,7 +88,9 @@ impl ToolContext {
 
     /// Whether the context holds a value of this state type.
     pub fn has_state(&self, state: StateType) -> bool {
-        self.extensions.contains_key(&state.id())
+        self.extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.contains_key(&state.id()))
     }
 
     /// The value of type `T` given with [`with_extension`](Self::with_extension).
@@ -99,6 +102,7 @@ impl ToolContext {
     /// so that a `#[state]` type that lacks it is reported once, where the spec declares it.
     pub(crate) fn extension_of<T: Any>(&self) -> Option<&T> {
         self.extensions
+            .as_ref()?
             .get(&TypeId::of::<T>())
             .and_then(|extension| extension.value.downcast_ref())
     }
@@ -108,7 +112,8 @@ impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut names: Vec<&str> = self
             .extensions
-            .values()
+            .iter()
+            .flat_map(|extensions| extensions.values())
             .map(|extension| extension.type_name)
             .collect();
         names.sort_unstable();
