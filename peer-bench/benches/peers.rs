@@ -64,6 +64,14 @@ const RATIOS: [(&str, &str, Option<f64>); 7] = [
     ("toolkit_observed", "rmcp_call_tool", None),
 ];
 
+/// Each difference printed: a toolkit path, what it is held against, and the goal in
+/// nanoseconds per call.
+const DIFFERENCES: [(&str, &str, f64); 1] = [(
+    "toolkit_observed_10_subscribers",
+    "toolkit_invoke_inline",
+    1000.0,
+)];
+
 fn main() {
     let peers = Peers::new();
     let paths = paths(&peers);
@@ -75,7 +83,8 @@ fn main() {
     }
 }
 
-/// The ratios, each the median over paired rounds of the two paths' times in the same round.
+/// The ratios, each the median over paired rounds of the two paths' times in the same round, and
+/// the differences, each the median of the two paths' time per call less the other's.
 fn print_ratios(paths: &[Path<'_>]) {
     let paired = paths.iter().fold(Paired::new(), |paired, (path, call)| {
         paired.path(path, call)
@@ -95,6 +104,13 @@ fn print_ratios(paths: &[Path<'_>]) {
             "  {path} / {other}: {ratio:.2}  {:.1} ns / {:.1} ns{goal}",
             timings.median(path),
             timings.median(other)
+        );
+    }
+    for (path, other, goal) in DIFFERENCES {
+        let difference = timings.difference(path, other);
+        println!(
+            "  {path} - {other}: {difference:.0} ns  (goal <= {goal} ns: {})",
+            verdict(difference <= goal)
         );
     }
 }

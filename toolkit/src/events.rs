@@ -233,6 +233,12 @@ impl Channel {
         self.publish(Batch::Call(Arc::new(events), part));
     }
 
+    /// How many events were published so far.
+    #[cfg(test)]
+    pub(crate) fn published(&self) -> u64 {
+        *lock(&self.published)
+    }
+
     fn publish(&self, events: Batch) {
         let mut published = lock(&self.published);
         let number = *published;
@@ -289,7 +295,7 @@ struct CallEvents {
 }
 
 /// Which of a single call's events a message carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub(crate) enum CallPart {
     /// All four: `RunStarted`, `StepStarted`, `ToolInvoked` and `Done`.
     All,

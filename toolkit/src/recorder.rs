@@ -792,6 +792,37 @@ mod tests {
     }
 
     #[test]
+    fn a_run_nobody_observes_makes_no_event_and_one_watched_makes_every_one() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Fixed::new(
+                ToolSpec::new("shows", "Shows.", serde_json::json!({"type": "object"})),
+                || ToolResult::text("shown"),
+            ))
+            .unwrap();
+        let service = crate::ToolLoopService::new(registry);
+        let script = r#"{"turns": [{"tool_calls": [{"name": "shows"}]}, {"content": "end"}]}"#;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let run = || {
+            let provider = crate::provider::ScriptedProvider::from_json(script).unwrap();
+            let result = runtime
+                .block_on(service.run(&provider, crate::RunRequest::new("x")))
+                .unwrap();
+            assert_eq!(result.content, "end");
+        };
+        run();
+        assert_eq!(service.recorder().events.published(), 0);
+        let _watching = service.subscribe();
+        run();
+        // Started; the request, the model, the tool and the model again, each begun and
+        // finished; done.
+        assert_eq!(service.recorder().events.published(), 10);
+    }
+
+    #[test]
     fn run_ids_are_version_7_uuids_in_order_of_creation_and_unique() {
         let ids: Vec<uuid::Uuid> = (0..10_000).map(|_| run_uuid()).collect();
         for id in &ids {
