@@ -179,6 +179,16 @@ impl Seam {
         name: &'a str,
         arguments: &'a str,
     ) -> impl Future<Output = BoundedResult> + Send + 'a {
+        self.invoking(scope, name, arguments)
+    }
+
+    /// [`invoke`](Self::invoke)'s future by its name, for a future that holds it.
+    pub(crate) fn invoking<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        name: &'a str,
+        arguments: &'a str,
+    ) -> Invoke<'a> {
         Invoke::Unpolled {
             seam: self,
             scope,
@@ -401,7 +411,7 @@ fn not_ready<'a>(name: &str, executed: std::thread::Result<ToolFuture<'a>>) -> S
 /// The seam's future for one call: the checks and a tool that finishes at once run in its first
 /// poll, with nothing boxed; a tool that waits or runs on a worker is waited for in a boxed
 /// future of its own, so that the ready path carries none of that state.
-enum Invoke<'a> {
+pub(crate) enum Invoke<'a> {
     Unpolled {
         seam: &'a Seam,
         scope: &'a RunScope,
