@@ -442,17 +442,14 @@ mod tests {
 
     use super::{Batch, CallPart, RunEvent};
     use crate::testing::Fixed;
-    use crate::{Recorder, Seam, ToolArtifact, ToolCall, ToolContext, ToolRegistry, ToolResult};
+    use crate::{Recorder, Seam, ToolArtifact, ToolCall, ToolContext, ToolResult};
 
     #[test]
     fn a_call_watched_by_subscribers_alone_is_one_message_whose_events_are_made_when_read() {
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(Fixed::new(
-                crate::ToolSpec::new("shows", "Shows.", serde_json::json!({"type": "object"})),
-                || ToolResult::text_with("two rows", [ToolArtifact::text("Note", "for people")]),
-            ))
-            .unwrap();
+        let registry = Fixed::answering("shows", || {
+            ToolResult::text_with("two rows", [ToolArtifact::text("Note", "for people")])
+        })
+        .alone();
         let seam = Seam::new(registry);
         let scope = seam.scope(ToolContext::new()).unwrap();
         let recorder = Recorder::new();

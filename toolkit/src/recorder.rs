@@ -746,7 +746,7 @@ mod tests {
     use super::{RunId, ToolInvocation, run_uuid};
     use crate::bound::echo;
     use crate::testing::Fixed;
-    use crate::{Seam, ToolArtifact, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolSpec};
+    use crate::{Seam, ToolArtifact, ToolCall, ToolContext, ToolResult};
 
     #[test]
     fn a_run_id_is_its_echoed_source_and_a_simple_uuid_whatever_the_source() {
@@ -771,13 +771,10 @@ mod tests {
 
     #[test]
     fn a_record_serialises_with_the_call_its_result_and_its_artifacts_only_when_there_are_any() {
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(Fixed::new(
-                ToolSpec::new("shows", "Shows.", serde_json::json!({"type": "object"})),
-                || ToolResult::text_with("two rows", [ToolArtifact::text("Note", "for people")]),
-            ))
-            .unwrap();
+        let registry = Fixed::answering("shows", || {
+            ToolResult::text_with("two rows", [ToolArtifact::text("Note", "for people")])
+        })
+        .alone();
         let seam = Seam::new(registry);
         let scope = seam.scope(ToolContext::new()).unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -837,13 +834,7 @@ mod tests {
 
     #[test]
     fn a_run_nobody_observes_makes_no_event_and_one_watched_makes_every_one() {
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(Fixed::new(
-                ToolSpec::new("shows", "Shows.", serde_json::json!({"type": "object"})),
-                || ToolResult::text("shown"),
-            ))
-            .unwrap();
+        let registry = Fixed::answering("shows", || ToolResult::text("shown")).alone();
         let service = crate::ToolLoopService::new(registry);
         let script = r#"{"turns": [{"tool_calls": [{"name": "shows"}]}, {"content": "end"}]}"#;
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::context::ToolContext;
+use crate::registry::ToolRegistry;
 use crate::result::ToolResult;
 use crate::tool::{ExecutePermit, Tool, ToolFuture, ToolSpec};
 
@@ -24,14 +25,26 @@ impl Fixed {
 
     /// A tool that is only a name (it answers an empty text).
     pub(crate) fn named(name: &str) -> Self {
+        Self::answering(name, || ToolResult::text(""))
+    }
+
+    /// A tool of that name, without parameters, answering `answer()`.
+    pub(crate) fn answering(name: &str, answer: fn() -> ToolResult) -> Self {
         Self::new(
             ToolSpec::new(
                 name.to_owned(),
                 "A name.",
                 serde_json::json!({"type": "object"}),
             ),
-            || ToolResult::text(""),
+            answer,
         )
+    }
+
+    /// A registry of this tool alone.
+    pub(crate) fn alone(self) -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry.register(self).expect("one tool has no duplicate");
+        registry
     }
 
     /// How many times it ran.

@@ -437,39 +437,33 @@ async fn answering_bytes(body: Vec<u8>) -> String {
     url
 }
 
-#[tokio::test]
-async fn an_answer_that_is_not_utf8_is_refused_where_it_goes_wrong_and_other_text_reads_whole() {
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let mut body = br#"{"choices": [{"message": {"content": "caf"#.to_vec();
-    body.push(0xe9); // Latin-1's é: not UTF-8
-    body.extend_from_slice(br#""}}]}"#);
+/// One loop whose OpenAI server answers with `body` as it is.
+async fn run_answered_with(body: Vec<u8>) -> toolkit::ToolLoopResult {
     let url = answering_bytes(body).await;
-    let refused = service
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    service
         .run(
             provider(Adapter::OpenAi, &url).as_ref(),
             RunRequest::new("x"),
         )
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_utf8_is_refused_where_it_goes_wrong_and_other_text_reads_whole() {
+    let mut body = br#"{"choices": [{"message": {"content": "caf"#.to_vec();
+    body.push(0xe9); // Latin-1's é: not UTF-8
+    body.extend_from_slice(br#""}}]}"#);
+    let refused = run_answered_with(body).await;
     assert_eq!(refused.termination, Termination::ProviderError);
     assert_eq!(
         refused.content,
         "the provider's answer is unusable: the body is not the expected JSON: invalid unicode code point at line 1 column 42"
     );
 
-    let url = answering_bytes(
-        r#"{"choices": [{"message": {"content": "café é ✓ 𝄞"}}]}"#
-            .as_bytes()
-            .to_vec(),
-    )
-    .await;
-    let read = service
-        .run(
-            provider(Adapter::OpenAi, &url).as_ref(),
-            RunRequest::new("x"),
-        )
-        .await
-        .unwrap();
+    let text = r#"{"choices": [{"message": {"content": "café \u00e9 ✓ 𝄞"}}]}"#;
+    let read = run_answered_with(text.as_bytes().to_vec()).await;
     assert_eq!(read.termination, Termination::Answered);
     assert_eq!(read.content, "café é ✓ 𝄞");
 }
