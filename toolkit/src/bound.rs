@@ -2,7 +2,7 @@
 //!
 //! Content and artifacts each get an independent budget of 50 000 bytes. Both bounds cost
 //! O(budget), never O(size): content is cut in place, and artifacts are measured with a
-//! [meter](crate::meter) that stops counting once past the budget.
+//! meter (`meter.rs`) that stops counting once past the budget.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;

@@ -153,7 +153,7 @@ pub use tool::{
 /// # The description
 ///
 /// The model reads the function's doc comment, cleaned by
-/// [`describe::for_model`](crate::describe::for_model): paragraphs joined, code blocks kept as
+/// [`describe::for_model`]: paragraphs joined, code blocks kept as
 /// blocks, intra-doc link brackets removed, `# Examples`, `# Panics`, `# Errors` and `# Safety`
 /// sections dropped. `#[doc = include_str!("tool.md")]` reads it from a file, and
 /// `#[tool(description = "..")]` gives it directly (the doc comment then stays for rustdoc). A
