@@ -359,7 +359,8 @@ impl Subscription {
     /// The next event. [`RecvError::Lagged`](broadcast::error::RecvError::Lagged) says how many
     /// events a follower more than [`Recorder::EVENT_BUFFER`](crate::Recorder::EVENT_BUFFER)
     /// messages behind missed; [`RecvError::Closed`](broadcast::error::RecvError::Closed) that
-    /// the recorder is gone.
+    /// the recorder is gone. Cancel-safe: a receive given up (in a `select!`, say) takes no
+    /// event, and the next one gets it.
     pub async fn recv(&mut self) -> Result<Arc<RunEvent>, broadcast::error::RecvError> {
         use broadcast::error::RecvError;
         loop {

@@ -225,6 +225,35 @@ async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares
     assert_eq!(format!("{behind:?}"), "Subscription { waiting: 0, .. }");
 }
 
+#[tokio::test]
+async fn a_receive_given_up_takes_no_event() {
+    let service = service();
+    let mut events = service.subscribe();
+    let scope = service.scope(ToolContext::new()).unwrap();
+    // Waiting with nothing to read, then given up.
+    {
+        let mut waiting = std::pin::pin!(events.recv());
+        let first =
+            std::future::poll_fn(|context| std::task::Poll::Ready(waiting.as_mut().poll(context)))
+                .await;
+        assert!(first.is_pending());
+    }
+    service
+        .call_observed(&scope, "mcp", &ToolCall::new("call_1", "marks", "{}"))
+        .await;
+    // One event read, then receives made and given up before they are polled, then the rest.
+    let first = events.recv().await.unwrap();
+    for _ in 0..3 {
+        drop(events.recv());
+    }
+    let mut names = vec![name_of(&first)];
+    names.extend(received(&mut events).iter().map(|event| name_of(event)));
+    assert_eq!(
+        names,
+        ["run_started", "step_started#0", "tool_invoked#0", "done"]
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_call_that_waits_is_shown_running_before_it_is_done() {
     let service = service();
