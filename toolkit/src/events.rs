@@ -222,6 +222,15 @@ impl Channel {
         self.publish(Batch::Event(event));
     }
 
+    /// Gives subscribers a single call's `RunStarted` and `StepStarted` at once, each in a
+    /// message of its own, for a call that waits (its last two follow with
+    /// [`CallPart::Finish`]).
+    pub(crate) fn send_call_start(&self, run_id: &RunId, name: &str) {
+        for which in 0..2 {
+            self.send(Arc::new(call_start(run_id, name, which)));
+        }
+    }
+
     /// Gives subscribers a single call's events, in one message; each is made when a
     /// subscriber first reads it (see [`CallEvents`]).
     pub(crate) fn send_call(&self, run_id: RunId, invocation: Arc<ToolInvocation>, part: CallPart) {
@@ -242,7 +251,7 @@ impl Channel {
     fn publish(&self, events: Batch) {
         let mut published = lock(&self.published);
         let number = *published;
-        *published += events.len();
+        *published += events.len() as u64;
         let _ = self.sender.send(Published { number, events });
     }
 }
@@ -269,7 +278,7 @@ enum Batch {
 }
 
 impl Batch {
-    fn len(&self) -> u64 {
+    fn len(&self) -> usize {
         match self {
             Batch::Event(_) => 1,
             Batch::Call(_, part) => 4 - part.first(),
@@ -277,7 +286,7 @@ impl Batch {
     }
 
     /// The event at `offset` (below [`len`](Self::len)).
-    fn get(&self, offset: u64) -> Arc<RunEvent> {
+    fn get(&self, offset: usize) -> Arc<RunEvent> {
         match self {
             Batch::Event(event) => Arc::clone(event),
             Batch::Call(events, part) => events.event(part.first() + offset),
@@ -305,7 +314,7 @@ pub(crate) enum CallPart {
 
 impl CallPart {
     /// The position of its first event among the four.
-    fn first(self) -> u64 {
+    fn first(self) -> usize {
         match self {
             CallPart::All => 0,
             CallPart::Finish => 2,
@@ -314,30 +323,29 @@ impl CallPart {
 }
 
 impl CallEvents {
-    /// The event at `which` among the four (`RunStarted`, `StepStarted`, `ToolInvoked`, `Done`).
-    fn event(&self, which: u64) -> Arc<RunEvent> {
+    /// The event at `which` among the four (`RunStarted`, `StepStarted`, `ToolInvoked`, `Done`),
+    /// made by the first reader.
+    fn event(&self, which: usize) -> Arc<RunEvent> {
+        Arc::clone(self.made[which].get_or_init(|| Arc::new(self.make(which))))
+    }
+
+    fn make(&self, which: usize) -> RunEvent {
         let (run_id, invocation) = (&self.run_id, &self.invocation);
-        let made = match which {
-            0 => self.made[0].get_or_init(|| {
-                Arc::new(RunEvent::run_started(
-                    run_id,
-                    RunKind::Call,
-                    invocation.name(),
-                ))
-            }),
-            1 => self.made[1].get_or_init(|| {
-                let name = Some(invocation.name());
-                Arc::new(RunEvent::step_started(run_id, 0, StepKind::Tool, name))
-            }),
-            2 => {
-                self.made[2].get_or_init(|| Arc::new(RunEvent::tool_invoked(run_id, 0, invocation)))
-            }
-            _ => self.made[3].get_or_init(|| {
-                let content = invocation.content();
-                Arc::new(RunEvent::done(run_id, Termination::Answered, content))
-            }),
-        };
-        Arc::clone(made)
+        match which {
+            0 | 1 => call_start(run_id, invocation.name(), which),
+            2 => RunEvent::tool_invoked(run_id, 0, invocation),
+            _ => RunEvent::done(run_id, Termination::Answered, invocation.content()),
+        }
+    }
+}
+
+/// A single call's first events, by position: `RunStarted` (0), titled by the tool's name, and
+/// then `StepStarted` (1) of its one tool step.
+fn call_start(run_id: &RunId, name: &str, which: usize) -> RunEvent {
+    if which == 0 {
+        RunEvent::run_started(run_id, RunKind::Call, name)
+    } else {
+        RunEvent::step_started(run_id, 0, StepKind::Tool, Some(name))
     }
 }
 
@@ -350,7 +358,7 @@ pub struct Subscription {
     next: u64,
     /// A message taken from the channel whose events are not all given yet, and where they
     /// go on.
-    unread: Option<(Batch, u64)>,
+    unread: Option<(Batch, usize)>,
     published: Arc<Mutex<u64>>,
     subscribers: Arc<AtomicUsize>,
 }

@@ -434,18 +434,7 @@ impl Recorder {
         let (bounded, unsent) = match first {
             Poll::Ready(bounded) => (bounded, CallPart::All),
             Poll::Pending => {
-                let name = call.name.as_str();
-                self.events.send(Arc::new(RunEvent::run_started(
-                    &run_id,
-                    RunKind::Call,
-                    name,
-                )));
-                self.events.send(Arc::new(RunEvent::step_started(
-                    &run_id,
-                    0,
-                    StepKind::Tool,
-                    Some(name),
-                )));
+                self.events.send_call_start(&run_id, &call.name);
                 (invoke.await, CallPart::Finish)
             }
         };

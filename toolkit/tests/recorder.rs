@@ -189,11 +189,7 @@ async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares
     // lost: the first call's four events and the loop's first eleven.
     let buffer = toolkit::Recorder::EVENT_BUFFER;
     assert_eq!(buffer, 4096);
-    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
-    let looked = service
-        .run(&provider, RunRequest::new("look"))
-        .await
-        .unwrap();
+    let looked = look(&service).await;
     assert_eq!(looked.content, "seen");
     for id in 2..=4096 {
         service
@@ -362,6 +358,15 @@ const LOOKUP_SCRIPT: &str = r#"{"turns": [
     {"content": "seen"}
 ]}"#;
 
+/// A run of `LOOKUP_SCRIPT`: two calls of `shows` in one turn, then an answer.
+async fn look(service: &ToolLoopService) -> toolkit::ToolLoopResult {
+    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
+    service
+        .run(&provider, RunRequest::new("look"))
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sink_keeps_every_event_before_any_subscriber_sees_it() {
     let sink = Arc::new(Slow::default());
@@ -383,11 +388,7 @@ async fn a_sink_keeps_every_event_before_any_subscriber_sees_it() {
         }
         seen
     });
-    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
-    let result = service
-        .run(&provider, RunRequest::new("look"))
-        .await
-        .unwrap();
+    let result = look(&service).await;
     assert_eq!(result.content, "seen");
     let seen = watcher.await.expect("the watcher saw every event in order");
     let expected = [
@@ -435,11 +436,7 @@ async fn a_failing_sink_does_not_stop_a_run_and_subscribers_hear_of_it() {
     });
     let service = service().with_sink(sink);
     let mut events = service.subscribe();
-    let provider = ScriptedProvider::from_json(LOOKUP_SCRIPT).unwrap();
-    let result = service
-        .run(&provider, RunRequest::new("look"))
-        .await
-        .unwrap();
+    let result = look(&service).await;
     assert_eq!(result.termination, Termination::Answered);
     let errors: Vec<String> = received(&mut events)
         .iter()
