@@ -221,6 +221,86 @@ async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares
     assert_eq!(format!("{behind:?}"), "Subscription { waiting: 0, .. }");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_calls_from_many_threads_a_slow_reader_loses_no_event_it_is_not_told_of() {
+    // Four tasks make 3 000 single calls each (12 000 messages of four events) while a reader
+    // that keeps stopping falls behind, catches up and falls behind again.
+    const TASKS: usize = 4;
+    const CALLS: usize = 3_000;
+    let service = Arc::new(service());
+    let mut events = service.subscribe();
+    let reader = tokio::spawn(async move {
+        let (mut read, mut missed, mut lags) = (0_u64, 0_u64, 0_u32);
+        let mut group: Vec<Arc<RunEvent>> = Vec::new();
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    read += 1;
+                    group.push(event);
+                    if group.len() == 4 {
+                        // A call's four events, whole, in order, of one run.
+                        let names: Vec<String> = group.iter().map(|event| name_of(event)).collect();
+                        assert_eq!(
+                            names,
+                            ["run_started", "step_started#0", "tool_invoked#0", "done"]
+                        );
+                        assert!(
+                            group
+                                .iter()
+                                .all(|event| event.run_id() == group[0].run_id())
+                        );
+                        group.clear();
+                    }
+                    if read % 1_000 == 0 {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(count)) => {
+                    // Lost messages are whole calls, and reading goes on at a call's start.
+                    assert!(group.is_empty(), "a lag tore a call apart: {group:?}");
+                    assert_eq!(count % 4, 0, "{count}");
+                    missed += count;
+                    lags += 1;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+            if read + missed == (TASKS * CALLS * 4) as u64 {
+                break;
+            }
+        }
+        (read, missed, lags)
+    });
+    let callers: Vec<_> = (0..TASKS)
+        .map(|task| {
+            let service = Arc::clone(&service);
+            tokio::spawn(async move {
+                let scope = service.scope(ToolContext::new()).unwrap();
+                for call in 0..CALLS {
+                    let id = format!("call_{task}_{call}");
+                    service
+                        .call_observed(&scope, "mcp", &ToolCall::new(id, "marks", "{}"))
+                        .await;
+                    if call % 64 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        caller.await.unwrap();
+    }
+    let (read, missed, lags) = tokio::time::timeout(Duration::from_mins(1), reader)
+        .await
+        .expect("the reader accounts for every event")
+        .unwrap();
+    assert_eq!(read + missed, (TASKS * CALLS * 4) as u64);
+    assert!(
+        lags > 0 && missed > 0,
+        "the reader never fell behind: {read} read"
+    );
+}
+
 #[tokio::test]
 async fn a_receive_given_up_takes_no_event() {
     let service = service();

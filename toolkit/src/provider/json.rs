@@ -128,6 +128,20 @@ mod tests {
     }
 
     #[test]
+    fn a_crafted_text_of_20_000_characters_that_all_need_care_is_written_as_serde_json_writes_it() {
+        let hostile: String = [
+            '"', '\\', '\u{0}', '\n', '\u{1f}', '\u{7f}', '\u{2028}', '𝄞', '/',
+        ]
+        .iter()
+        .cycle()
+        .take(20_000)
+        .collect();
+        assert_eq!(written(&hostile), serde_json::to_string(&hostile).unwrap());
+        let read: String = serde_json::from_str(&written(&hostile)).unwrap();
+        assert_eq!(read, hostile);
+    }
+
+    #[test]
     fn an_array_separates_its_items_with_commas() {
         let mut body = JsonBody::with_capacity(0);
         body.array(Vec::<&str>::new(), JsonBody::string);
