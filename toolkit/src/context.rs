@@ -1,10 +1,13 @@
 //! What a tool sees besides its arguments: the caller's rights and typed extensions.
 
 use std::any::{Any, TypeId, type_name};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::filter::ContentFilter;
 use crate::tool::StateType;
 
 /// The caller's rights and the typed values (resources, policies) tools read while they run.
@@ -31,6 +34,12 @@ pub struct ToolContext {
     // Shared: a context is cloned for every call that runs on a worker thread. None until the
     // first extension, so that an empty context (one per run, by default) allocates nothing.
     extensions: Option<Arc<HashMap<TypeId, Extension>>>,
+    // The run's content filter, which the seam applies to every content: set by the scope, so
+    // that a tool showing part of a longer text can filter the whole text first.
+    filter: Option<Arc<dyn ContentFilter>>,
+    // Set on the copy of the context a call on a worker gets, and raised when its caller stops
+    // waiting (the timeout passed, or the call's future was dropped).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 #[derive(Clone)]
@@ -86,6 +95,57 @@ impl ToolContext {
         !self.artifacts_unseen
     }
 
+    /// `text` as the run's content filter passes it to the model (secrets masked, say), or
+    /// `text` itself when the run filters nothing.
+    ///
+    /// The seam filters every content anyway; a tool that shows only part of a longer text (a
+    /// page of it from an offset, whether a pattern matches it) filters the whole text first
+    /// and cuts or searches the result, so that no slice and no answer reveals what the filter
+    /// hides.
+    pub fn filter_content<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match &self.filter {
+            Some(filter) => filter.filter(text),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// Whether the caller has stopped waiting for this call: its timeout passed, or the call's
+    /// future was dropped. Always false outside a blocking tool's call.
+    ///
+    /// A tool that runs on a worker (a plain `fn` under `#[tool]`) and may work long checks it
+    /// between steps and stops, so that no work outlives the call. An `async` tool is stopped
+    /// by dropping its future; work it hands to a thread of its own needs a flag of its own.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+    }
+
+    /// The flag behind [`is_cancelled`](Self::is_cancelled), for a library that takes one
+    /// (gix's `should_interrupt`, say); a flag nothing raises when the call has none.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancel.clone().unwrap_or_default()
+    }
+
+    /// The same context filtering content with `filter` (`None`: not at all).
+    pub(crate) fn with_filter(mut self, filter: Option<Arc<dyn ContentFilter>>) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// The run's content filter.
+    pub(crate) fn filter(&self) -> Option<&dyn ContentFilter> {
+        self.filter.as_deref()
+    }
+
+    /// The same context for one call that `cancel` stops.
+    pub(crate) fn for_call(&self, cancel: Arc<AtomicBool>) -> Self {
+        Self {
+            cancel: Some(cancel),
+            ..self.clone()
+        }
+    }
+
     /// Whether the context holds a value of this state type.
     pub fn has_state(&self, state: StateType) -> bool {
         self.extensions
@@ -121,6 +181,7 @@ impl fmt::Debug for ToolContext {
             .field("admin", &self.admin)
             .field("artifacts_unseen", &self.artifacts_unseen)
             .field("extensions", &names)
+            .field("filtered", &self.filter.is_some())
             .finish()
     }
 }

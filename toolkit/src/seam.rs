@@ -5,7 +5,7 @@ use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -109,7 +109,7 @@ impl Seam {
     /// An error result that did not come from a tool (a refusal), bounded like any other.
     #[cfg(feature = "loop")]
     pub(crate) fn refuse(scope: &RunScope, message: String) -> BoundedResult {
-        BoundedResult::bound(ToolResult::error(message), scope.filter.as_deref())
+        BoundedResult::bound(ToolResult::error(message), scope.context.filter())
     }
 
     /// A scope for one run with the defaults: the enabled-by-default tools the caller may use
@@ -158,8 +158,7 @@ impl Seam {
             remote_budget: DEFAULT_REMOTE_BUDGET,
             remote_used: AtomicU32::new(0),
             timeout: DEFAULT_TOOL_TIMEOUT,
-            filter: self.filter.clone(),
-            context,
+            context: context.with_filter(self.filter.clone()),
         })
     }
 
@@ -215,7 +214,7 @@ impl Seam {
                 echo(&call.name)
             ))
         };
-        BoundedResult::bound(result, scope.filter.as_deref())
+        BoundedResult::bound(result, scope.context.filter())
     }
 
     /// Why a call would be refused before running, without charging the budget or running it:
@@ -316,7 +315,8 @@ impl Seam {
     async fn run_on_worker(&self, index: usize, arguments: &str, scope: &RunScope) -> Outcome {
         let registry = Arc::clone(&self.registry);
         let arguments = arguments.to_owned();
-        let context = scope.context.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let context = scope.context.for_call(Arc::clone(&cancel));
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let job = Box::new(move || {
             let tool = registry.at(index);
@@ -334,11 +334,23 @@ impl Seam {
         if workers::submit(job).is_err() {
             return Err(Failure::NoWorker);
         }
+        // Whatever ends this wait (the outcome, the timeout, the caller dropping the call) tells
+        // the tool to stop: `ToolContext::is_cancelled`.
+        let _stop = RaiseOnDrop(cancel);
         match tokio::time::timeout(scope.timeout, receiver).await {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(_)) => Err(Failure::NoWorker),
             Err(_) => Err(Failure::TimedOut(scope.timeout)),
         }
+    }
+}
+
+/// Raises its flag when dropped.
+struct RaiseOnDrop(Arc<AtomicBool>);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -445,7 +457,7 @@ impl Future for Invoke<'_> {
                                 *self = Invoke::Done;
                                 return Poll::Ready(BoundedResult::bound(
                                     result,
-                                    scope.filter.as_deref(),
+                                    scope.context.filter(),
                                 ));
                             }
                             other => not_ready(name, other),
@@ -457,7 +469,7 @@ impl Future for Invoke<'_> {
                 if let Started::Finished(result) = started {
                     // A refusal, or a tool that failed at once: nothing to wait for either.
                     *self = Invoke::Done;
-                    return Poll::Ready(BoundedResult::bound(result, scope.filter.as_deref()));
+                    return Poll::Ready(BoundedResult::bound(result, scope.context.filter()));
                 }
                 let wait = Box::pin(seam.wait(started, scope, name, arguments));
                 *self = Invoke::Waiting { scope, wait };
@@ -471,7 +483,7 @@ impl Future for Invoke<'_> {
                     return Poll::Pending;
                 };
                 *self = Invoke::Done;
-                Poll::Ready(BoundedResult::bound(result, scope.filter.as_deref()))
+                Poll::Ready(BoundedResult::bound(result, scope.context.filter()))
             }
             Invoke::Done => panic!("the seam's future was polled after it gave its result"),
         }
@@ -618,7 +630,7 @@ pub struct RunScope {
     remote_budget: u32,
     remote_used: AtomicU32,
     timeout: Duration,
-    filter: Option<Arc<dyn ContentFilter>>,
+    // Holds the run's content filter too (tools may apply it to what they cut or search).
     context: ToolContext,
 }
 
@@ -725,14 +737,14 @@ impl RunScope {
     /// The same scope filtering every tool's content with `filter` (instead of the seam's).
     #[must_use]
     pub fn with_content_filter(mut self, filter: Arc<dyn ContentFilter>) -> Self {
-        self.filter = Some(filter);
+        self.context = self.context.with_filter(Some(filter));
         self
     }
 
     /// The same scope with no content filter.
     #[must_use]
     pub fn without_content_filter(mut self) -> Self {
-        self.filter = None;
+        self.context = self.context.with_filter(None);
         self
     }
 
@@ -788,7 +800,6 @@ impl std::fmt::Debug for RunScope {
             .field("remote_budget", &self.remote_budget)
             .field("remote_used", &self.remote_calls_used())
             .field("timeout", &self.timeout)
-            .field("filtered", &self.filter.is_some())
             .field("context", &self.context)
             .finish_non_exhaustive()
     }

@@ -1,7 +1,9 @@
 //! The seam's checks, in order, with their exact strings; and that nothing runs that should not.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::time::Duration;
 
 use toolkit::bound::{CONTENT_LIMIT, TRUNCATION_MARKER};
@@ -148,6 +150,31 @@ fn fails() -> Result<String, std::io::Error> {
 #[tool]
 fn whoami(context: &ToolContext) -> String {
     format!("admin={}", context.is_admin())
+}
+
+/// Works until its caller stops waiting, then says so on `STOPPED`.
+#[tool]
+fn works_until_cancelled(context: &ToolContext) -> String {
+    let mut rounds = 0_u64;
+    while !context.is_cancelled() {
+        rounds += 1;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = STOPPED.0.lock().unwrap().send(rounds);
+    "stopped".to_owned()
+}
+
+/// Where `works_until_cancelled` says it stopped.
+static STOPPED: LazyLock<(Mutex<mpsc::Sender<u64>>, Mutex<mpsc::Receiver<u64>>)> =
+    LazyLock::new(|| {
+        let (sender, receiver) = mpsc::channel();
+        (Mutex::new(sender), Mutex::new(receiver))
+    });
+
+/// Gives the part of a text from a character on, as the run's filter passes the whole text.
+#[tool]
+fn slice_of(text: String, from: usize, context: &ToolContext) -> String {
+    context.filter_content(&text).chars().skip(from).collect()
 }
 
 fn service() -> ToolLoopService {
@@ -465,6 +492,72 @@ async fn a_tool_past_its_timeout_fails() {
 }
 
 #[tokio::test]
+async fn a_blocking_tool_is_told_to_stop_when_its_timeout_passes() {
+    let service = service();
+    let scope = service
+        .scope(ToolContext::new())
+        .unwrap()
+        .with_timeout(Duration::from_millis(200));
+    assert_eq!(
+        call(&service, &scope, "works_until_cancelled", "{}").await,
+        (
+            "Error: tool \"works_until_cancelled\" failed.".to_owned(),
+            true
+        )
+    );
+    // The worker saw the flag and stopped: no work goes on after the answer.
+    let rounds = STOPPED
+        .1
+        .lock()
+        .unwrap()
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the tool stopped");
+    assert!(rounds > 0);
+    // A context outside a call is never cancelled.
+    assert!(!ToolContext::new().is_cancelled());
+    assert!(!ToolContext::new().cancel_flag().load(Ordering::Relaxed));
+}
+
+/// Masks every digit.
+struct NoDigits;
+
+impl toolkit::ContentFilter for NoDigits {
+    fn filter<'a>(&self, content: &'a str) -> Cow<'a, str> {
+        if content.contains(|c: char| c.is_ascii_digit()) {
+            Cow::Owned(content.replace(|c: char| c.is_ascii_digit(), "#"))
+        } else {
+            Cow::Borrowed(content)
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_tool_filters_a_whole_text_as_the_run_does_before_it_cuts_it() {
+    let service = service();
+    let arguments = r#"{"text": "pin 1234 ok", "from": 4}"#;
+    let unfiltered = service.scope(ToolContext::new()).unwrap();
+    assert_eq!(
+        call(&service, &unfiltered, "slice_of", arguments).await.0,
+        "1234 ok"
+    );
+    let filtered = service
+        .scope(ToolContext::new())
+        .unwrap()
+        .with_content_filter(Arc::new(NoDigits));
+    assert_eq!(
+        call(&service, &filtered, "slice_of", arguments).await.0,
+        "#### ok"
+    );
+    assert_eq!(
+        filtered.context().filter_content("a1").as_ref(),
+        "a#",
+        "the scope's context carries its filter"
+    );
+    let unset = filtered.without_content_filter();
+    assert_eq!(unset.context().filter_content("a1").as_ref(), "a1");
+}
+
+#[tokio::test]
 async fn display_errors_become_error_results() {
     let service = service();
     let scope = service.scope(ToolContext::new()).unwrap();
@@ -751,7 +844,7 @@ fn debug_of_a_scope_and_a_service_names_what_they_hold() {
         .with_timeout(Duration::from_secs(2));
     assert_eq!(
         format!("{scope:?}"),
-        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, filtered: false, context: ToolContext { admin: true, artifacts_unseen: false, extensions: [] }, .. }"#
+        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, context: ToolContext { admin: true, artifacts_unseen: false, extensions: [], filtered: false }, .. }"#
     );
     assert!(scope.context().is_admin());
     assert_eq!(
