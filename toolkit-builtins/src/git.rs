@@ -3,15 +3,32 @@
 //!
 //! The repository is the workspace's own: a `.git` folder directly in the workspace root. A
 //! `.git` that is a symbolic link or a `gitdir:` file, a linked work tree (`commondir`),
-//! borrowed object stores (`objects/info/alternates`), or a git folder or work tree that
-//! resolves outside the root is refused. The repository is opened isolated: no system, global or user configuration,
-//! no environment variables, no `include` files; a repository configuration that names an
-//! excludes or attributes file (which would be read from wherever it points) is refused too.
+//! borrowed object stores (`objects/info/alternates`), a git folder or work tree that resolves
+//! outside the root, or a git folder holding anything but plain files and folders (a link, a
+//! FIFO, a socket or a device anywhere in it) is refused. The repository is opened isolated: no
+//! system, global or user configuration, no environment variables, no `include` files; a
+//! repository configuration that names an excludes or attributes file (which would be read from
+//! wherever it points) is refused too.
+//!
+//! **Nothing runs.** No configured command is ever started, whatever the repository's
+//! configuration says: the repository is opened with no configuration section trusted for
+//! programs, so `filter.<driver>.clean`, `.smudge` and `.process`, `diff.<driver>.textconv`
+//! and `.command`, and every other key naming a program are ignored (gix has no hooks, and
+//! fsmonitor is not built in).
+//!
+//! **Bounded work.** A repository may be hostile: a tree of a billion paths made of a few
+//! kilobytes of objects, a blob of a gigabyte that compresses to a megabyte. Every object a
+//! call reads goes through [`Objects`], which refuses an object larger than its kind's limit
+//! before decompressing it, counts reads against a budget, and stops the call's work once its
+//! caller stops waiting ([`ToolContext::is_cancelled`]); trees are read up to
+//! [`ENTRY_LIMIT`] entries, the index up to [`INDEX_LIMIT`] bytes, and a work tree file is
+//! compared up to [`WORK_FILE_LIMIT`] bytes.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use gix::bstr::{BStr, ByteSlice};
 use gix::hash::ObjectId;
@@ -35,6 +52,32 @@ pub const GIT_FILE: &str = "Refused: `.git` in the workspace root is a file poin
 /// What every tool answers when the repository reaches outside the workspace.
 pub const GIT_OUTSIDE: &str = "Refused: the repository's git folder or work tree lies outside the workspace, or it borrows objects from elsewhere.";
 
+/// What every tool answers when the git folder holds a link, a FIFO, a socket or a device.
+fn not_plain(path: &Path, kind: &str) -> ToolResult {
+    refusal(format!(
+        "Refused: `{}` in the repository is {kind}; the git tools read only a git folder of plain files and folders.",
+        path.display()
+    ))
+}
+
+/// Most files and folders one tree (with its subtrees) may have, and the index: a larger one
+/// is refused.
+pub const ENTRY_LIMIT: usize = 200_000;
+/// Largest index file read, in bytes.
+pub const INDEX_LIMIT: u64 = 32 * 1024 * 1024;
+/// Largest work tree file compared with the index, in bytes (a tracked file of the index's
+/// size past it is refused, since comparing means reading it whole).
+pub const WORK_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+/// Largest commit, tag or tree object read, in bytes.
+const OBJECT_LIMIT: u64 = 16 * 1024 * 1024;
+/// Most objects one call reads.
+const READ_LIMIT: usize = 4_000_000;
+/// Most objects one call of `git_blame` reads: gix's blame compares whole trees, and what it
+/// has yet to compare grows with what it reads on a tree of billions of paths.
+const BLAME_READ_LIMIT: usize = 100_000;
+/// Most entries of the git folder looked at when it is checked.
+const GIT_FOLDER_LIMIT: usize = 1_000_000;
+
 /// Longest revision accepted, in bytes.
 const REVISION_LIMIT: usize = 256;
 /// Characters of the short commit ids shown.
@@ -55,9 +98,158 @@ const BLAME_LINE_LIMIT: usize = 500;
 const SUBJECT_LIMIT: usize = 200;
 
 /// The repository of the workspace, opened and checked, with the workspace it lives in.
-struct Repo {
+struct Opened {
     workspace: Workspace,
+    /// The workspace root, resolved.
+    root: PathBuf,
     repo: gix::Repository,
+}
+
+/// Why [`Objects`] stopped giving objects.
+#[derive(Clone, Copy)]
+enum Stop {
+    /// The call's caller stopped waiting.
+    Cancelled,
+    /// The call read [`READ_LIMIT`] objects.
+    Reads,
+    /// An object past its kind's limit: its kind and size.
+    TooLarge(gix::objs::Kind, u64),
+}
+
+/// The repository's objects as one call reads them: each read stops once the caller stops
+/// waiting, counts against [`READ_LIMIT`], and refuses an object larger than its kind's limit
+/// (a blob: `blob_limit`; others: [`OBJECT_LIMIT`]) from its header, before decompressing it.
+/// Once it stops, every later read fails too, and [`stopped`](Self::stopped) says why.
+struct Objects<'a> {
+    odb: &'a gix::OdbHandle,
+    context: &'a ToolContext,
+    blob_limit: u64,
+    read_limit: usize,
+    reads: Cell<usize>,
+    stop: Cell<Option<Stop>>,
+}
+
+impl<'a> Objects<'a> {
+    /// The objects of `repo` for one call of a tool, reading blobs up to [`BLOB_LIMIT`] and
+    /// at most [`READ_LIMIT`] objects.
+    fn new(repo: &'a gix::Repository, context: &'a ToolContext) -> Self {
+        Self {
+            odb: &repo.objects,
+            context,
+            blob_limit: BLOB_LIMIT as u64,
+            read_limit: READ_LIMIT,
+            reads: Cell::new(0),
+            stop: Cell::new(None),
+        }
+    }
+
+    /// The same, reading at most `reads` objects.
+    fn reading_at_most(mut self, reads: usize) -> Self {
+        self.read_limit = reads;
+        self
+    }
+
+    /// The largest object of this kind read.
+    fn limit(&self, kind: gix::objs::Kind) -> u64 {
+        if kind == gix::objs::Kind::Blob {
+            self.blob_limit
+        } else {
+            OBJECT_LIMIT
+        }
+    }
+
+    /// The kind of an object, refused (and reads stopped) when it is larger than its kind's
+    /// limit: checked before a high-level read of gix's reads it whole.
+    fn fits(&self, id: &gix::hash::oid) -> Result<gix::objs::Kind, ToolResult> {
+        let header = self.header(id)?;
+        if header.size > self.limit(header.kind) {
+            self.stop
+                .set(Some(Stop::TooLarge(header.kind, header.size)));
+            return Err(self.failure("an object cannot be read", "too large"));
+        }
+        Ok(header.kind)
+    }
+
+    /// Why reads stopped, if they did.
+    fn stopped(&self) -> Option<Stop> {
+        self.stop.get()
+    }
+
+    /// The error a read gives once reads stop.
+    fn stopping(&self, stop: Stop) -> gix::Error {
+        self.stop.set(Some(stop));
+        gix::error::message("the call's budget for reading the repository is spent").into()
+    }
+
+    /// Checks the call is waited for and its budget holds, counting one read.
+    fn charge(&self) -> Result<(), gix::Error> {
+        if let Some(stop) = self.stop.get() {
+            return Err(self.stopping(stop));
+        }
+        if self.context.is_cancelled() {
+            return Err(self.stopping(Stop::Cancelled));
+        }
+        let reads = self.reads.get() + 1;
+        if reads > self.read_limit {
+            return Err(self.stopping(Stop::Reads));
+        }
+        self.reads.set(reads);
+        Ok(())
+    }
+
+    /// What a failure of `what` means as a result: the budget's refusal when reads stopped,
+    /// else gix's error.
+    fn failure(&self, what: &str, error: impl std::fmt::Display) -> ToolResult {
+        match self.stopped() {
+            None => failed(what, error),
+            Some(Stop::Cancelled) => {
+                ToolResult::error("Error: the call was cancelled before it finished.")
+            }
+            Some(Stop::Reads) => refusal(format!(
+                "Refused: this needs more than {} reads of the repository's objects; the git tools stop there.",
+                self.read_limit
+            )),
+            Some(Stop::TooLarge(kind, size)) => refusal(format!(
+                "Refused: the repository holds a {kind} of {size} bytes on the way; the git tools read a {kind} of at most {} bytes.",
+                self.limit(kind)
+            )),
+        }
+    }
+
+    /// The kind and size of an object, from its header.
+    fn header(&self, id: &gix::hash::oid) -> Result<gix::objs::Header, ToolResult> {
+        use gix::objs::FindHeader as _;
+        match self.try_header(id) {
+            Ok(Some(header)) => Ok(header),
+            Ok(None) => Err(failed("an object is missing", id)),
+            Err(error) => Err(self.failure("an object cannot be read", error)),
+        }
+    }
+}
+
+impl gix::objs::Find for Objects<'_> {
+    fn try_find<'b>(
+        &self,
+        id: &gix::hash::oid,
+        buffer: &'b mut Vec<u8>,
+    ) -> Result<Option<gix::objs::Data<'b>>, gix::Error> {
+        use gix::objs::FindHeader as _;
+        self.charge()?;
+        let Some(header) = self.odb.try_header(id)? else {
+            return Ok(None);
+        };
+        if header.size > self.limit(header.kind) {
+            return Err(self.stopping(Stop::TooLarge(header.kind, header.size)));
+        }
+        self.odb.try_find(id, buffer)
+    }
+}
+
+impl gix::objs::FindHeader for Objects<'_> {
+    fn try_header(&self, id: &gix::hash::oid) -> Result<Option<gix::objs::Header>, gix::Error> {
+        self.charge()?;
+        self.odb.try_header(id)
+    }
 }
 
 /// A failure inside gix, as an error result.
@@ -72,7 +264,7 @@ fn resolves_inside(path: &Path, root: &Path) -> bool {
 
 /// Opens the repository of the run's workspace, refusing anything that is not a `.git` folder
 /// directly in the root, or that reaches outside it.
-fn open(context: &ToolContext) -> Result<Repo, ToolResult> {
+fn open(context: &ToolContext) -> Result<Opened, ToolResult> {
     let workspace = Workspace::open(context)?;
     let root = context
         .extension::<WorkspaceRoot>()
@@ -108,7 +300,19 @@ fn open(context: &ToolContext) -> Result<Repo, ToolResult> {
             return Err(refusal(GIT_OUTSIDE));
         }
     }
-    let repo = gix::open_opts(&root, gix::open::Options::isolated())
+    check_plain(&dot_git, context)?;
+    if let Ok(index) = std::fs::symlink_metadata(dot_git.join("index"))
+        && index.len() > INDEX_LIMIT
+    {
+        return Err(refusal(format!(
+            "Refused: the repository's index is {} bytes; the git tools read an index of at most {INDEX_LIMIT} bytes.",
+            index.len()
+        )));
+    }
+    // No configuration section is trusted for programs or paths: no filter, textconv or diff
+    // command, credential helper or editor it names is ever started.
+    let options = gix::open::Options::isolated().filter_config_section(|_| false);
+    let repo = gix::open_opts(&root, options)
         .map_err(|error| failed("the repository cannot be opened", error))?;
     let inside = std::fs::canonicalize(repo.git_dir()).is_ok_and(|real| real == dot_git)
         && std::fs::canonicalize(repo.common_dir()).is_ok_and(|real| real == dot_git)
@@ -127,12 +331,81 @@ fn open(context: &ToolContext) -> Result<Repo, ToolResult> {
             )));
         }
     }
-    Ok(Repo { workspace, repo })
+    Ok(Opened {
+        workspace,
+        root,
+        repo,
+    })
 }
 
-/// The commit a revision names, refused when there is none.
+/// Refuses a git folder holding anything but plain files and folders: a link (to another
+/// repository's objects or packs, to an ignore or attributes file elsewhere), a FIFO that would
+/// block a read forever, a socket or a device. Walked without following links, iteratively.
+fn check_plain(dot_git: &Path, context: &ToolContext) -> Result<(), ToolResult> {
+    let mut folders: Vec<PathBuf> = vec![PathBuf::new()];
+    let mut seen = 0_usize;
+    while let Some(relative) = folders.pop() {
+        if context.is_cancelled() {
+            return Err(ToolResult::error(
+                "Error: the call was cancelled before it finished.",
+            ));
+        }
+        let entries = std::fs::read_dir(dot_git.join(&relative))
+            .map_err(|error| failed("the git folder cannot be read", error))?;
+        for entry in entries {
+            let entry = entry.map_err(|error| failed("the git folder cannot be read", error))?;
+            seen += 1;
+            if seen > GIT_FOLDER_LIMIT {
+                return Err(refusal(format!(
+                    "Refused: the git folder holds more than {GIT_FOLDER_LIMIT} files and folders; the git tools stop there."
+                )));
+            }
+            let kind = entry
+                .file_type()
+                .map_err(|error| failed("the git folder cannot be read", error))?;
+            let path = relative.join(entry.file_name());
+            if kind.is_dir() {
+                folders.push(path);
+            } else if !kind.is_file() {
+                let what = if kind.is_symlink() {
+                    "a symbolic link"
+                } else {
+                    special_kind(kind)
+                };
+                return Err(not_plain(&Path::new(".git").join(path), what));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a file that is neither a regular file, a folder nor a link is.
+#[cfg(unix)]
+fn special_kind(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a device"
+    }
+}
+
+/// What a file that is neither a regular file, a folder nor a link is.
+#[cfg(not(unix))]
+fn special_kind(_: std::fs::FileType) -> &'static str {
+    "not a regular file"
+}
+
+/// Annotated tags followed from a revision to its commit.
+const TAG_HOPS: usize = 16;
+
+/// The commit a revision names, refused when there is none; every object on the way checked
+/// for its size before it is read.
 fn commit_of<'repo>(
     repo: &'repo gix::Repository,
+    objects: &Objects<'_>,
     revision: &str,
 ) -> Result<gix::Commit<'repo>, ToolResult> {
     if revision.is_empty() || revision.len() > REVISION_LIMIT || revision.contains('\0') {
@@ -141,18 +414,38 @@ fn commit_of<'repo>(
             cut(&revision.escape_debug().to_string(), 40)
         )));
     }
-    let id = repo.rev_parse_single(revision).map_err(|_| {
-        ToolResult::error(format!(
-            "Error: the revision \"{revision}\" does not exist in the repository."
-        ))
-    })?;
-    id.object()
-        .and_then(gix::Object::peel_to_commit)
+    let mut id = repo
+        .rev_parse_single(revision)
         .map_err(|_| {
             ToolResult::error(format!(
-                "Error: the revision \"{revision}\" is not a commit."
+                "Error: the revision \"{revision}\" does not exist in the repository."
             ))
-        })
+        })?
+        .detach();
+    let not_a_commit = || {
+        ToolResult::error(format!(
+            "Error: the revision \"{revision}\" is not a commit."
+        ))
+    };
+    for _ in 0..TAG_HOPS {
+        match objects.fits(&id)? {
+            gix::objs::Kind::Commit => {
+                return repo
+                    .find_commit(id)
+                    .map_err(|error| objects.failure("a commit cannot be read", error));
+            }
+            gix::objs::Kind::Tag => {
+                id = repo
+                    .find_tag(id)
+                    .map_err(|error| objects.failure("a tag cannot be read", error))?
+                    .target_id()
+                    .map_err(|_| not_a_commit())?
+                    .detach();
+            }
+            _ => return Err(not_a_commit()),
+        }
+    }
+    Err(not_a_commit())
 }
 
 /// A commit id, shortened.
@@ -230,23 +523,135 @@ fn branch(repo: &gix::Repository) -> Result<String, ToolResult> {
     Ok(format!("at detached HEAD {}", short(&id)))
 }
 
+/// The call stopped because its caller stopped waiting.
+fn cancelled() -> ToolResult {
+    ToolResult::error("Error: the call was cancelled before it finished.")
+}
+
+/// The index, refused past [`ENTRY_LIMIT`] entries.
+fn bounded_index(repo: &gix::Repository) -> Result<gix::worktree::Index, ToolResult> {
+    let index = repo
+        .index_or_empty()
+        .map_err(|error| failed("the index cannot be read", error))?;
+    if index.entries().len() > ENTRY_LIMIT {
+        return Err(refusal(format!(
+            "Refused: the index has {} entries; the git tools read an index of at most {ENTRY_LIMIT}.",
+            index.entries().len()
+        )));
+    }
+    Ok(index)
+}
+
+/// What comparing the work tree with the index needs bounded first: HEAD's tree (which gix
+/// makes into an index whole), the index, and every tracked file gix may read to compare it (a
+/// regular file of the size the index records, past [`WORK_FILE_LIMIT`], is refused).
+fn check_status_inputs(
+    repo: &gix::Repository,
+    objects: &Objects<'_>,
+    root: &Path,
+    with_head: bool,
+) -> Result<(), ToolResult> {
+    if with_head {
+        let head = repo
+            .head_tree_id_or_empty()
+            .map_err(|error| failed("HEAD cannot be read", error))?;
+        tree_files(objects, &head, None, "HEAD")?;
+    }
+    let index = bounded_index(repo)?;
+    for entry in index.entries() {
+        if objects.context.is_cancelled() {
+            return Err(cancelled());
+        }
+        if entry.mode != gix::index::entry::Mode::FILE
+            && entry.mode != gix::index::entry::Mode::FILE_EXECUTABLE
+        {
+            continue;
+        }
+        let path = entry.path(&index).to_str_lossy();
+        let Ok(metadata) = std::fs::symlink_metadata(root.join(path.as_ref())) else {
+            continue;
+        };
+        // The index keeps sizes modulo 2^32; gix reads a file whose size agrees.
+        #[expect(clippy::cast_possible_truncation, reason = "as the index records it")]
+        let recorded = metadata.len() as u32;
+        if metadata.is_file() && metadata.len() > WORK_FILE_LIMIT && recorded == entry.stat.size {
+            return Err(refusal(format!(
+                "Refused: \"{path}\" in the work tree is {} bytes; the git tools compare files of at most {WORK_FILE_LIMIT} bytes.",
+                metadata.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn status_in(context: &ToolContext, offset: usize, limit: usize) -> Result<ToolResult, ToolResult> {
-    let Repo { repo, .. } = open(context)?;
+    let Opened { repo, root, .. } = open(context)?;
+    let objects = Objects::new(&repo, context);
+    check_status_inputs(&repo, &objects, &root, true)?;
     let unreadable = |error: gix::Error| failed("the status cannot be computed", error);
     let items = repo
         .status(gix::progress::Discard)
         .map_err(unreadable)?
+        .should_interrupt_owned(context.cancel_flag())
         .untracked_files(gix::status::UntrackedFiles::Files)
         .index_worktree_rewrites(None)
         .index_worktree_submodules(None)
+        // Renames whose content is unchanged: finding similar content would read both sides
+        // of every pair whole, whatever their size.
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Given(
-            gix::diff::Rewrites::default(),
+            gix::diff::Rewrites {
+                percentage: None,
+                ..gix::diff::Rewrites::default()
+            },
         ))
         .into_iter(Vec::new())
         .map_err(unreadable)?;
+    let rows = status_rows(items)?;
+    // Interrupted, gix ends early: what it gave is not the whole status.
+    if context.is_cancelled() {
+        return Err(cancelled());
+    }
+    let branch = branch(&repo)?;
+    if rows.is_empty() {
+        return Ok(ToolResult::text(format!(
+            "The work tree is clean ({branch})."
+        )));
+    }
+    let head = format!(
+        "{} {branch}:",
+        plural(rows.len(), "changed path", "changed paths")
+    );
+    let mut listing = Listing::page(["path", "staged", "unstaged"], offset, limit);
+    for (path, [staged, unstaged]) in rows {
+        listing
+            .push(
+                vec![path, staged.to_owned(), unstaged.to_owned()],
+                |cells| {
+                    let states: Vec<String> = [("staged", &cells[1]), ("unstaged", &cells[2])]
+                        .into_iter()
+                        .filter(|(_, state)| !state.is_empty())
+                        .map(|(side, state)| format!("{side}: {state}"))
+                        .collect();
+                    format!("- {} ({})", cells[0], states.join(", "))
+                },
+            )
+            .map_err(|error| table_error(&error))?;
+    }
+    Ok(listing.finish(&head, "Git status"))
+}
+
+/// The status's items as rows: path to its staged and unstaged state.
+fn status_rows(
+    items: gix::status::Iter,
+) -> Result<BTreeMap<String, [&'static str; 2]>, ToolResult> {
     let mut rows: BTreeMap<String, [&str; 2]> = BTreeMap::new();
     for item in items {
-        let item = item.map_err(unreadable)?;
+        let item = item.map_err(|error| failed("the status cannot be computed", error))?;
+        if rows.len() > ENTRY_LIMIT {
+            return Err(refusal(format!(
+                "Refused: more than {ENTRY_LIMIT} paths changed; the git tools list at most that many."
+            )));
+        }
         match item {
             gix::status::Item::TreeIndex(change) => {
                 use gix::diff::index::ChangeRef;
@@ -294,33 +699,7 @@ fn status_in(context: &ToolContext, offset: usize, limit: usize) -> Result<ToolR
             }
         }
     }
-    let branch = branch(&repo)?;
-    if rows.is_empty() {
-        return Ok(ToolResult::text(format!(
-            "The work tree is clean ({branch})."
-        )));
-    }
-    let head = format!(
-        "{} {branch}:",
-        plural(rows.len(), "changed path", "changed paths")
-    );
-    let mut listing = Listing::page(["path", "staged", "unstaged"], offset, limit);
-    for (path, [staged, unstaged]) in rows {
-        listing
-            .push(
-                vec![path, staged.to_owned(), unstaged.to_owned()],
-                |cells| {
-                    let states: Vec<String> = [("staged", &cells[1]), ("unstaged", &cells[2])]
-                        .into_iter()
-                        .filter(|(_, state)| !state.is_empty())
-                        .map(|(side, state)| format!("{side}: {state}"))
-                        .collect();
-                    format!("- {} ({})", cells[0], states.join(", "))
-                },
-            )
-            .map_err(|error| table_error(&error))?;
-    }
-    Ok(listing.finish(&head, "Git status"))
+    Ok(rows)
 }
 
 /// The commits reachable from a revision, newest first: short id, author, date (UTC) and
@@ -351,19 +730,36 @@ pub fn git_log(
 
 /// The id of what `path` names in a commit's tree, or `None` when the commit has no such path.
 fn entry_at(
-    repo: &gix::Repository,
+    objects: &Objects<'_>,
     commit: ObjectId,
     path: &Path,
 ) -> Result<Option<ObjectId>, ToolResult> {
-    let unreadable = |error: gix::Error| failed("a commit cannot be read", error);
-    let commit = repo
-        .find_commit(commit)
-        .map_err(|error| failed("a commit cannot be read", error))?;
-    let tree = commit.tree().map_err(unreadable)?;
-    Ok(tree
-        .lookup_entry_by_path(path)
+    use gix::objs::FindExt as _;
+    let mut buffer = Vec::new();
+    let tree = objects
+        .find_commit(&commit, &mut buffer)
+        .map_err(|error| objects.failure("a commit cannot be read", error))?
+        .tree();
+    Ok(lookup(objects, &tree, path)?.map(|entry| entry.oid))
+}
+
+/// The entry `path` names in a tree, or `None` when there is none.
+fn lookup(
+    objects: &Objects<'_>,
+    tree: &gix::hash::oid,
+    path: &Path,
+) -> Result<Option<gix::objs::tree::Entry>, ToolResult> {
+    use gix::objs::FindExt as _;
+    if tree.is_empty_tree() {
+        return Ok(None);
+    }
+    let unreadable = |error: gix::Error| objects.failure("a tree cannot be read", error);
+    let (mut tree_buffer, mut lookup_buffer) = (Vec::new(), Vec::new());
+    objects
+        .find_tree_iter(tree, &mut tree_buffer)
         .map_err(unreadable)?
-        .map(|entry| entry.object_id()))
+        .lookup_entry_by_path(objects, &mut lookup_buffer, path)
+        .map_err(unreadable)
 }
 
 fn log_in(
@@ -374,15 +770,14 @@ fn log_in(
     limit: usize,
 ) -> Result<ToolResult, ToolResult> {
     let filter = path_filter(path)?;
-    let Repo { repo, .. } = open(context)?;
-    let start = commit_of(&repo, revision)?;
-    let unreadable = |error: gix::Error| failed("the history cannot be walked", error);
-    let walk = repo
-        .rev_walk([start.id])
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+    let Opened { repo, .. } = open(context)?;
+    let objects = Objects::new(&repo, context);
+    let start = commit_of(&repo, &objects, revision)?;
+    let unreadable = |error: gix::Error| objects.failure("the history cannot be walked", error);
+    let walk = gix::traverse::commit::Simple::new([start.id], &objects)
+        .sorting(gix::traverse::commit::simple::Sorting::ByCommitTime(
             gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
         ))
-        .all()
         .map_err(unreadable)?;
     let mut listing = Listing::page(["commit", "author", "date", "subject"], offset, limit);
     let mut walked = 0;
@@ -393,10 +788,10 @@ fn log_in(
         walked += 1;
         let info = info.map_err(unreadable)?;
         if let Some(filter) = &filter {
-            let here = entry_at(&repo, info.id, filter.as_path())?;
+            let here = entry_at(&objects, info.id, filter.as_path())?;
             let mut changed = here.is_some();
             for parent in &info.parent_ids {
-                if entry_at(&repo, *parent, filter.as_path())? == here {
+                if entry_at(&objects, *parent, filter.as_path())? == here {
                     changed = false;
                 }
             }
@@ -404,7 +799,7 @@ fn log_in(
                 continue;
             }
         }
-        let commit = info.object().map_err(unreadable)?;
+        let commit = repo.find_commit(info.id).map_err(unreadable)?;
         let (name, _, date) = author_and_date(&commit)?;
         let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
         let subject = cut(message.lines().next().unwrap_or("").trim(), SUBJECT_LIMIT);
@@ -488,16 +883,95 @@ struct FileChange {
     new: Option<Side>,
 }
 
-/// The files of a tree, path to side, below `filter`.
+/// A tree's entries as they are visited, up to [`ENTRY_LIMIT`] of them.
+#[derive(Default)]
+struct Bounded {
+    recorder: gix::traverse::tree::Recorder,
+    entries: usize,
+}
+
+impl Bounded {
+    /// Counts an entry: whether the walk may go on.
+    fn count(&mut self) -> bool {
+        self.entries += 1;
+        self.entries <= ENTRY_LIMIT
+    }
+}
+
+impl gix::traverse::tree::Visit for Bounded {
+    fn pop_back_tracked_path_and_set_current(&mut self) {
+        self.recorder.pop_back_tracked_path_and_set_current();
+    }
+
+    fn pop_front_tracked_path_and_set_current(&mut self) {
+        self.recorder.pop_front_tracked_path_and_set_current();
+    }
+
+    fn push_back_tracked_path_component(&mut self, component: &BStr) {
+        self.recorder.push_back_tracked_path_component(component);
+    }
+
+    fn push_path_component(&mut self, component: &BStr) {
+        self.recorder.push_path_component(component);
+    }
+
+    fn pop_path_component(&mut self) {
+        self.recorder.pop_path_component();
+    }
+
+    fn visit_tree(
+        &mut self,
+        entry: &gix::objs::tree::EntryRef<'_>,
+    ) -> gix::traverse::tree::visit::Action {
+        if !self.count() {
+            return std::ops::ControlFlow::Break(());
+        }
+        self.recorder.visit_tree(entry)
+    }
+
+    fn visit_nontree(
+        &mut self,
+        entry: &gix::objs::tree::EntryRef<'_>,
+    ) -> gix::traverse::tree::visit::Action {
+        if !self.count() {
+            return std::ops::ControlFlow::Break(());
+        }
+        self.recorder.visit_nontree(entry)
+    }
+}
+
+/// The files of a tree, path to side, below `filter`; a tree of more than [`ENTRY_LIMIT`]
+/// files and folders (`what`'s) is refused.
 fn tree_files(
-    tree: &gix::Tree<'_>,
+    objects: &Objects<'_>,
+    tree: &gix::hash::oid,
     filter: Option<&RelativePath>,
+    what: &str,
 ) -> Result<BTreeMap<String, Side>, ToolResult> {
-    let mut recorder = gix::traverse::tree::Recorder::default();
-    tree.traverse()
-        .breadthfirst(&mut recorder)
-        .map_err(|error| failed("a tree cannot be read", error))?;
-    Ok(recorder
+    use gix::objs::FindExt as _;
+    if tree.is_empty_tree() {
+        return Ok(BTreeMap::new());
+    }
+    let unreadable = |error: gix::Error| objects.failure("a tree cannot be read", error);
+    let mut buffer = Vec::new();
+    let root = objects
+        .find_tree_iter(tree, &mut buffer)
+        .map_err(unreadable)?;
+    let mut visited = Bounded::default();
+    let walked = gix::traverse::tree::breadthfirst(
+        root,
+        gix::traverse::tree::breadthfirst::State::default(),
+        objects,
+        &mut visited,
+    );
+    if visited.entries > ENTRY_LIMIT {
+        return Err(refusal(format!(
+            "Refused: the tree of {what} has more than {ENTRY_LIMIT} files and folders; the git tools read trees of at most that many."
+        )));
+    }
+    walked.map_err(unreadable)?;
+    Ok(visited
+        .recorder
         .records
         .into_iter()
         .filter_map(|entry| {
@@ -519,9 +993,7 @@ fn index_files(
     repo: &gix::Repository,
     filter: Option<&RelativePath>,
 ) -> Result<BTreeMap<String, Side>, ToolResult> {
-    let index = repo
-        .index_or_empty()
-        .map_err(|error| failed("the index cannot be read", error))?;
+    let index = bounded_index(repo)?;
     Ok(index
         .entries()
         .iter()
@@ -560,21 +1032,39 @@ fn compare(old: &BTreeMap<String, Side>, new: &BTreeMap<String, Side>) -> Vec<Fi
 
 /// The changes of the tree of `new` against `old` (the empty tree when `None`).
 fn commit_changes(
+    objects: &Objects<'_>,
     old: Option<&gix::Commit<'_>>,
     new: &gix::Commit<'_>,
     filter: Option<&RelativePath>,
 ) -> Result<Vec<FileChange>, ToolResult> {
-    fn tree_of<'repo>(commit: &gix::Commit<'repo>) -> Result<gix::Tree<'repo>, ToolResult> {
-        commit
-            .tree()
-            .map_err(|error| failed("a commit's tree cannot be read", error))
-    }
+    let files = |commit: &gix::Commit<'_>| {
+        let tree = commit
+            .tree_id()
+            .map_err(|error| failed("a commit's tree cannot be read", error))?;
+        tree_files(
+            objects,
+            &tree,
+            filter,
+            &format!("commit {}", short(&commit.id)),
+        )
+    };
     let before = match old {
-        Some(commit) => tree_files(&tree_of(commit)?, filter)?,
+        Some(commit) => files(commit)?,
         None => BTreeMap::new(),
     };
-    let after = tree_files(&tree_of(new)?, filter)?;
+    let after = files(new)?;
     Ok(compare(&before, &after))
+}
+
+/// A commit by its id, refused when larger than a commit may be.
+fn commit_by_id<'repo>(
+    repo: &'repo gix::Repository,
+    objects: &Objects<'_>,
+    id: ObjectId,
+) -> Result<gix::Commit<'repo>, ToolResult> {
+    objects.fits(&id)?;
+    repo.find_commit(id)
+        .map_err(|error| objects.failure("a commit cannot be read", error))
 }
 
 /// The content of one side, or why it is not shown as text.
@@ -586,7 +1076,7 @@ enum Content {
 }
 
 fn content_of(
-    repo: &gix::Repository,
+    objects: &Objects<'_>,
     workspace: &Workspace,
     path: &str,
     side: Option<&Side>,
@@ -596,9 +1086,20 @@ fn content_of(
     };
     let bytes = match (&side.source, side.kind) {
         (Source::Object(id), Kind::Submodule) => format!("Subproject commit {id}\n").into_bytes(),
-        (Source::Object(id), _) => match repo.find_object(*id) {
-            Ok(object) => object.detach().data,
-            Err(error) => return Content::Unreadable(error.to_string()),
+        (Source::Object(id), _) => match objects.header(id) {
+            // Said to be too large from its header: a large blob is never decompressed.
+            Ok(header) if header.size > BLOB_LIMIT as u64 => {
+                return Content::TooLarge(usize::try_from(header.size).unwrap_or(usize::MAX));
+            }
+            Ok(_) => {
+                use gix::objs::FindExt as _;
+                let mut buffer = Vec::new();
+                match objects.find_blob(id, &mut buffer) {
+                    Ok(blob) => blob.data.to_vec(),
+                    Err(error) => return Content::Unreadable(error.to_string()),
+                }
+            }
+            Err(result) => return Content::Unreadable(result.content().to_owned()),
         },
         (Source::WorkTree, kind) => match read_work_tree(workspace, path, kind) {
             Ok(bytes) => bytes,
@@ -722,7 +1223,7 @@ fn text_section(
 }
 
 fn render(
-    repo: &gix::Repository,
+    objects: &Objects<'_>,
     workspace: &Workspace,
     changes: &[FileChange],
     context_lines: usize,
@@ -756,8 +1257,8 @@ fn render(
             }
             _ => {}
         }
-        let old = content_of(repo, workspace, path, change.old.as_ref());
-        let new = content_of(repo, workspace, path, change.new.as_ref());
+        let old = content_of(objects, workspace, path, change.old.as_ref());
+        let new = content_of(objects, workspace, path, change.new.as_ref());
         let (added, removed) = match (old, new) {
             (Content::Text(old), Content::Text(new)) => {
                 let (added, removed) =
@@ -801,6 +1302,10 @@ fn render(
             rendered.diff.push_str(&section);
         }
         rendered.sections.push((summary, section));
+        // Stopped (the caller gave up, or the budget is spent): no half-made diff.
+        if objects.stopped().is_some() {
+            return Err(objects.failure("the diff cannot be made", "stopped"));
+        }
     }
     Ok(rendered)
 }
@@ -885,19 +1390,17 @@ fn show_in(
     revision: &str,
     context_lines: usize,
 ) -> Result<ToolResult, ToolResult> {
-    let Repo { repo, workspace } = open(context)?;
-    let commit = commit_of(&repo, revision)?;
+    let Opened {
+        repo, workspace, ..
+    } = open(context)?;
+    let objects = Objects::new(&repo, context);
+    let commit = commit_of(&repo, &objects, revision)?;
     let parent = match commit.parent_ids().next() {
-        Some(parent) => Some(
-            parent
-                .object()
-                .and_then(gix::Object::peel_to_commit)
-                .map_err(|error| failed("the parent commit cannot be read", error))?,
-        ),
+        Some(parent) => Some(commit_by_id(&repo, &objects, parent.detach())?),
         None => None,
     };
-    let changes = commit_changes(parent.as_ref(), &commit, None)?;
-    let rendered = render(&repo, &workspace, &changes, context_lines)?;
+    let changes = commit_changes(&objects, parent.as_ref(), &commit, None)?;
+    let rendered = render(&objects, &workspace, &changes, context_lines)?;
     let (name, email, date) = author_and_date(&commit)?;
     let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
     let mut head = format!(
@@ -959,14 +1462,17 @@ pub fn git_diff(
 /// The unstaged changes: tracked files whose work tree content or mode differs from the index.
 fn unstaged_changes(
     repo: &gix::Repository,
-    workspace: &Workspace,
+    objects: &Objects<'_>,
+    (workspace, root): (&Workspace, &Path),
     filter: Option<&RelativePath>,
 ) -> Result<Vec<FileChange>, ToolResult> {
     let unreadable = |error: gix::Error| failed("the work tree cannot be compared", error);
+    check_status_inputs(repo, objects, root, false)?;
     let index = index_files(repo, filter)?;
     let items = repo
         .status(gix::progress::Discard)
         .map_err(unreadable)?
+        .should_interrupt_owned(objects.context.cancel_flag())
         .untracked_files(gix::status::UntrackedFiles::None)
         .index_worktree_rewrites(None)
         .index_worktree_submodules(None)
@@ -994,6 +1500,9 @@ fn unstaged_changes(
             new,
         });
     }
+    if objects.context.is_cancelled() {
+        return Err(cancelled());
+    }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }
@@ -1007,16 +1516,21 @@ fn diff_in(
     context_lines: usize,
 ) -> Result<ToolResult, ToolResult> {
     let filter = path_filter(path)?;
-    let Repo { repo, workspace } = open(context)?;
+    let Opened {
+        repo,
+        workspace,
+        root,
+    } = open(context)?;
+    let objects = Objects::new(&repo, context);
     let scope = match &filter {
         Some(filter) => format!(" in \"{}\"", filter.shown()),
         None => String::new(),
     };
     let (changes, head, label) = if !from.is_empty() {
         let to = if to.is_empty() { "HEAD" } else { to };
-        let old = commit_of(&repo, from)?;
-        let new = commit_of(&repo, to)?;
-        let changes = commit_changes(Some(&old), &new, filter.as_ref())?;
+        let old = commit_of(&repo, &objects, from)?;
+        let new = commit_of(&repo, &objects, to)?;
+        let changes = commit_changes(&objects, Some(&old), &new, filter.as_ref())?;
         (
             changes,
             format!(
@@ -1029,10 +1543,8 @@ fn diff_in(
     } else if staged {
         let head_tree = repo
             .head_tree_id_or_empty()
-            .and_then(|id| id.object())
-            .map(gix::Object::into_tree)
             .map_err(|error| failed("HEAD cannot be read", error))?;
-        let before = tree_files(&head_tree, filter.as_ref())?;
+        let before = tree_files(&objects, &head_tree, filter.as_ref(), "HEAD")?;
         let after = index_files(&repo, filter.as_ref())?;
         (
             compare(&before, &after),
@@ -1041,7 +1553,7 @@ fn diff_in(
         )
     } else {
         (
-            unstaged_changes(&repo, &workspace, filter.as_ref())?,
+            unstaged_changes(&repo, &objects, (&workspace, &root), filter.as_ref())?,
             format!("Unstaged changes (the work tree against the index){scope}:"),
             "the unstaged changes".to_owned(),
         )
@@ -1049,7 +1561,7 @@ fn diff_in(
     if changes.is_empty() {
         return Ok(refusal(format!("{head} no differences.")));
     }
-    let rendered = render(&repo, &workspace, &changes, context_lines)?;
+    let rendered = render(&objects, &workspace, &changes, context_lines)?;
     Ok(diff_result(&head, rendered, &label))
 }
 
@@ -1089,47 +1601,65 @@ fn blame_in(
             "Refused: blame needs a file, not the workspace root.",
         ));
     }
-    let Repo { repo, .. } = open(context)?;
-    let commit = commit_of(&repo, revision)?;
+    let Opened { repo, .. } = open(context)?;
+    // Each version of the file blame compares is read whole, and a commit's tree is compared
+    // with its parent's until the file is found: reads are bounded so that neither a long
+    // history nor a tree of billions of paths outgrows the call.
+    let objects = Objects::new(&repo, context).reading_at_most(BLAME_READ_LIMIT);
+    let commit = commit_of(&repo, &objects, revision)?;
+    let not_a_file = || refusal(format!("\"{}\" is not a file in {revision}.", path.shown()));
     let tree = commit
-        .tree()
+        .tree_id()
         .map_err(|error| failed("the commit's tree cannot be read", error))?;
-    let entry = tree
-        .lookup_entry_by_path(path.as_path())
-        .map_err(|error| failed("the commit's tree cannot be read", error))?
-        .ok_or_else(|| refusal(format!("\"{}\" is not a file in {revision}.", path.shown())))?;
-    if !entry.mode().is_blob() {
+    let entry = lookup(&objects, &tree, path.as_path())?.ok_or_else(not_a_file)?;
+    if !entry.mode.is_blob() {
+        return Err(not_a_file());
+    }
+    let size = objects.header(&entry.oid)?.size;
+    if size > BLOB_LIMIT as u64 {
         return Err(refusal(format!(
-            "\"{}\" is not a file in {revision}.",
+            "Refused: \"{}\" is {size} bytes in {revision}; blame reads files of at most {BLOB_LIMIT} bytes.",
             path.shown()
         )));
     }
-    let blob = repo
-        .find_object(entry.object_id())
-        .map_err(|error| failed("the file cannot be read", error))?;
-    if looks_binary(&blob.data) {
+    let binary = {
+        use gix::objs::FindExt as _;
+        let mut buffer = Vec::new();
+        let blob = objects
+            .find_blob(&entry.oid, &mut buffer)
+            .map_err(|error| objects.failure("the file cannot be read", error))?;
+        looks_binary(blob.data)
+    };
+    if binary {
         return Err(refusal(format!(
             "\"{}\" is a binary file; blame reads text.",
             path.shown()
         )));
     }
-    drop(blob);
-    let outcome = repo
-        .blame_file(
-            BStr::new(path.shown().as_bytes()),
-            commit.id,
-            gix::repository::blame_file::Options::default(),
-        )
-        .map_err(|error| failed("the blame cannot be computed", error))?;
+    let unreadable = |error: gix::Error| objects.failure("the blame cannot be computed", error);
+    let mut resource_cache = repo
+        .diff_resource_cache_for_tree_diff()
+        .map_err(unreadable)?;
+    let options = gix::blame::Options {
+        diff_algorithm: repo.diff_algorithm().map_err(unreadable)?,
+        ..gix::blame::Options::default()
+    };
+    let outcome = gix::blame::file(
+        &objects,
+        gix::blame::Start::Commit(commit.id),
+        repo.commit_graph_if_enabled().map_err(unreadable)?,
+        &mut resource_cache,
+        BStr::new(path.shown().as_bytes()),
+        options,
+    )
+    .map_err(unreadable)?;
     let mut authors: HashMap<ObjectId, String> = HashMap::new();
     let mut lines = Vec::new();
     for (entry, texts) in outcome.entries_with_lines() {
         let author = if let Some(author) = authors.get(&entry.commit_id) {
             author.clone()
         } else {
-            let source = repo
-                .find_commit(entry.commit_id)
-                .map_err(|error| failed("a commit cannot be read", error))?;
+            let source = commit_by_id(&repo, &objects, entry.commit_id)?;
             let (name, _, _) = author_and_date(&source)?;
             authors.insert(entry.commit_id, name.clone());
             name

@@ -182,6 +182,6 @@ impl fmt::Debug for ToolContext {
             .field("artifacts_unseen", &self.artifacts_unseen)
             .field("extensions", &names)
             .field("filtered", &self.filter.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
