@@ -16,10 +16,17 @@
 //! assert!(context.extension::<NetworkPolicy>().is_some_and(|policy| policy.allows("intranet.local")));
 //! ```
 
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use html5ever::interface::{NodeOrText, TreeSink};
 use reqwest::redirect;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, tool};
 use url::{Host, Url};
@@ -405,9 +412,17 @@ const LENGTH_LIMIT: usize = 12_000;
 const TEXT_WIDTH: usize = 100;
 /// The stack of the thread that lays HTML out: its layout recurses as deep as elements nest.
 const LAYOUT_STACK: usize = 64 * 1024 * 1024;
-/// Deepest nesting of elements laid out as text; deeper pages (hostile ones: layout time grows
-/// faster than the depth) are refused and can be read with `raw`.
+/// Deepest nesting of elements laid out as text, below `<html>` and `<body>`; deeper pages
+/// (hostile ones: parsing and layout time grow faster than the depth) are refused and can be
+/// read with `raw`.
 const NESTING_LIMIT: usize = 1_000;
+/// Most elements, texts and comments of a page laid out as text: laying out takes about a
+/// kilobyte of memory for each, so a page of more (hostile ones: two megabytes of `<p>a</p>`
+/// make 520 000) is refused and can be read with `raw`.
+const NODE_LIMIT: usize = 100_000;
+/// Bytes of HTML parsed between two checks of the depth, the count of nodes and whether the
+/// caller still waits.
+const PARSE_CHUNK: usize = 16 * 1024;
 
 /// Fetches a web page with HTTP(S) GET and gives its text, `max_length` characters from
 /// `start_index`: HTML laid out as readable text (links numbered, their addresses listed at the
@@ -595,16 +610,21 @@ impl Page {
         let (decoded, _, _) = self.encoding.decode(&self.body);
         let source = decoded.into_owned();
         let text = if self.kind == Kind::Html && !raw {
-            let depth = nesting(&source);
-            if depth > NESTING_LIMIT {
-                return ToolResult::error(format!(
-                    "Error: the HTML of {} nests elements more than {NESTING_LIMIT} deep (about {depth}), too deep to lay out as text; fetch it with raw set to true.",
-                    self.url
-                ));
-            }
             match layout(source).await {
                 Ok(text) => text,
-                Err(why) => {
+                Err(Unlaid::TooDeep) => {
+                    return ToolResult::error(format!(
+                        "Error: the HTML of {} nests elements more than {NESTING_LIMIT} deep, too deep to lay out as text; fetch it with raw set to true.",
+                        self.url
+                    ));
+                }
+                Err(Unlaid::TooMany) => {
+                    return ToolResult::error(format!(
+                        "Error: the HTML of {} has more than {NODE_LIMIT} elements, texts and comments, too many to lay out as text; fetch it with raw set to true.",
+                        self.url
+                    ));
+                }
+                Err(Unlaid::Failed(why)) => {
                     return ToolResult::error(format!(
                         "Error: the HTML of {} could not be laid out as text ({why}); fetch it with raw set to true.",
                         self.url
@@ -726,63 +746,314 @@ fn kind_of(mime: &str, body: &[u8]) -> Option<Kind> {
     }
 }
 
-/// About how deep `html`'s elements nest: opening tags less closing tags, leaving out elements
-/// that never hold others (`<br>`, `<img>`, ...) and those whose end tag may be left out (`<p>`,
-/// `<li>`, `<td>`, ...), so that well-formed and sloppy pages alike count what really nests.
-fn nesting(html: &str) -> usize {
-    const FLAT: &[&str] = &[
-        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead",
-        "tbody", "tfoot", "colgroup", "rb", "rt", "rp", "html", "head", "body", "!doctype",
-    ];
-    let (mut depth, mut deepest) = (0_usize, 0_usize);
+/// Why HTML was not laid out as text.
+enum Unlaid {
+    /// Its elements nest deeper than [`NESTING_LIMIT`].
+    TooDeep,
+    /// It has more than [`NODE_LIMIT`] nodes.
+    TooMany,
+    /// The layout failed, or could not start.
+    Failed(String),
+}
+
+/// HTML laid out as text, on a thread of its own with a large stack (the layout recurses as
+/// deep as the page's elements nest). The page is parsed a chunk at a time into a tree whose
+/// depth and size are watched as it grows: a page nesting deeper than [`NESTING_LIMIT`],
+/// however its tags are spelled, or holding more than [`NODE_LIMIT`] nodes, is refused as soon
+/// as the parser gets there, and the thread stops between chunks once this future is dropped
+/// (the call's timeout), so no work outlives the call.
+async fn layout(html: String) -> Result<String, Unlaid> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = Arc::clone(&stop);
+    let started = std::thread::Builder::new()
+        .name("toolkit-fetch-page-layout".to_owned())
+        .stack_size(LAYOUT_STACK)
+        .spawn(move || {
+            let _ = sender.send(lay_out(&html, &stopped));
+        });
+    if let Err(error) = started {
+        return Err(Unlaid::Failed(format!(
+            "no thread could be started: {error}"
+        )));
+    }
+    let _stop = RaiseOnDrop(stop);
+    receiver
+        .await
+        .unwrap_or_else(|_| Err(Unlaid::Failed("the layout stopped".to_owned())))
+}
+
+/// Raises its flag when dropped.
+struct RaiseOnDrop(Arc<AtomicBool>);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// [`layout`]'s work, on its thread.
+fn lay_out(html: &str, stop: &AtomicBool) -> Result<String, Unlaid> {
+    use html5ever::tendril::{StrTendril, TendrilSink as _};
+    let deepest = Rc::new(Cell::new(0));
+    let nodes = Rc::new(Cell::new(0));
+    let sink = Watched {
+        dom: html2text::RcDom::default(),
+        depths: RefCell::new(HashMap::new()),
+        deepest: Rc::clone(&deepest),
+        nodes: Rc::clone(&nodes),
+    };
+    let options = html5ever::ParseOpts {
+        tree_builder: html5ever::tree_builder::TreeBuilderOpts {
+            scripting_enabled: false,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut parser = html5ever::parse_document(sink, options);
+    // `<html>` and `<body>` add two levels every page has.
+    let limit = NESTING_LIMIT + 2;
     let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        rest = &rest[open + 1..];
-        let closing = rest.starts_with('/');
-        let name: String = rest[usize::from(closing)..]
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '!')
-            .take(16)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        if name.is_empty() || FLAT.contains(&name.as_str()) {
-            continue;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(PARSE_CHUNK);
+        while !rest.is_char_boundary(end) {
+            end += 1;
         }
-        // The tag ends at the first `>`, unless a `<` comes first (then it never closed): the
-        // search stops where the next tag's starts, so the whole scan stays linear.
-        let self_closing = rest
-            .find(['<', '>'])
-            .is_some_and(|end| rest[end..].starts_with('>') && rest[..end].ends_with('/'));
-        if closing {
-            depth = depth.saturating_sub(1);
-        } else if !self_closing {
-            depth += 1;
-            deepest = deepest.max(depth);
+        parser.process(StrTendril::from_slice(&rest[..end]));
+        rest = &rest[end..];
+        if deepest.get() > limit {
+            return Err(Unlaid::TooDeep);
+        }
+        if nodes.get() > NODE_LIMIT {
+            return Err(Unlaid::TooMany);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err(Unlaid::Failed("the call stopped".to_owned()));
+        }
+    }
+    let dom = parser.finish();
+    // What the parser moved after inserting it is measured on the finished tree.
+    if depth_of(&dom.document) > limit {
+        return Err(Unlaid::TooDeep);
+    }
+    let config = html2text::config::plain();
+    let tree = config
+        .dom_to_render_tree(&dom)
+        .map_err(|error| Unlaid::Failed(error.to_string()))?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(Unlaid::Failed("the call stopped".to_owned()));
+    }
+    config
+        .render_to_string(tree, TEXT_WIDTH)
+        .map_err(|error| Unlaid::Failed(error.to_string()))
+}
+
+/// How deep elements nest under `root`, walked without recursion.
+fn depth_of(root: &html2text::Handle) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(root.clone(), 0)];
+    while let Some((node, depth)) = pending.pop() {
+        deepest = deepest.max(depth);
+        for child in node.children.borrow().iter() {
+            if matches!(child.data, html2text::Element { .. }) {
+                pending.push((child.clone(), depth + 1));
+            }
         }
     }
     deepest
 }
 
-/// HTML laid out as text, on a thread of its own with a large stack: the layout recurses as
-/// deep as the page's elements nest, and a hostile page may nest them very deep.
-async fn layout(html: String) -> Result<String, String> {
-    let (sender, receiver) = tokio::sync::oneshot::channel();
-    let started = std::thread::Builder::new()
-        .name("toolkit-fetch-page-layout".to_owned())
-        .stack_size(LAYOUT_STACK)
-        .spawn(move || {
-            let text = html2text::config::plain()
-                .string_from_read(html.as_bytes(), TEXT_WIDTH)
-                .map_err(|error| error.to_string());
-            let _ = sender.send(text);
-        });
-    if let Err(error) = started {
-        return Err(format!("no thread could be started: {error}"));
+/// A DOM being built that knows how deep each element was put, the deepest so far, and how many
+/// nodes were made (every text appended counts, though adjacent texts merge).
+struct Watched {
+    dom: html2text::RcDom,
+    /// Depth of each element put in the tree, by its address.
+    depths: RefCell<HashMap<usize, usize>>,
+    deepest: Rc<Cell<usize>>,
+    nodes: Rc<Cell<usize>>,
+}
+
+impl Watched {
+    fn key(node: &html2text::Handle) -> usize {
+        Rc::as_ptr(node).cast::<()>() as usize
     }
-    receiver
-        .await
-        .unwrap_or_else(|_| Err("the layout stopped".to_owned()))
+
+    fn depth(&self, node: &html2text::Handle) -> usize {
+        self.depths
+            .borrow()
+            .get(&Self::key(node))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Records `child` put at `depth`.
+    fn put(&self, child: &NodeOrText<html2text::Handle>, depth: usize) {
+        match child {
+            NodeOrText::AppendNode(node) => {
+                self.depths.borrow_mut().insert(Self::key(node), depth);
+                self.deepest.set(self.deepest.get().max(depth));
+            }
+            NodeOrText::AppendText(_) => self.count(),
+        }
+    }
+
+    fn count(&self) {
+        self.nodes.set(self.nodes.get() + 1);
+    }
+}
+
+impl TreeSink for Watched {
+    type Handle = html2text::Handle;
+    type Output = html2text::RcDom;
+    type ElemName<'a>
+        = <html2text::RcDom as TreeSink>::ElemName<'a>
+    where
+        Self: 'a;
+
+    fn finish(self) -> html2text::RcDom {
+        self.dom
+    }
+
+    fn parse_error(&self, message: Cow<'static, str>) {
+        self.dom.parse_error(message);
+    }
+
+    fn get_document(&self) -> Self::Handle {
+        self.dom.get_document()
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Self::Handle) -> Self::ElemName<'a> {
+        self.dom.elem_name(target)
+    }
+
+    fn create_element(
+        &self,
+        name: html5ever::QualName,
+        attributes: Vec<html5ever::Attribute>,
+        flags: html5ever::tree_builder::ElementFlags,
+    ) -> Self::Handle {
+        self.count();
+        self.dom.create_element(name, attributes, flags)
+    }
+
+    fn create_comment(&self, text: html5ever::tendril::StrTendril) -> Self::Handle {
+        self.count();
+        self.dom.create_comment(text)
+    }
+
+    fn create_pi(
+        &self,
+        target: html5ever::tendril::StrTendril,
+        data: html5ever::tendril::StrTendril,
+    ) -> Self::Handle {
+        self.dom.create_pi(target, data)
+    }
+
+    fn append(&self, parent: &Self::Handle, child: NodeOrText<Self::Handle>) {
+        self.put(&child, self.depth(parent) + 1);
+        self.dom.append(parent, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &Self::Handle,
+        previous: &Self::Handle,
+        child: NodeOrText<Self::Handle>,
+    ) {
+        self.put(&child, self.depth(element).max(self.depth(previous) + 1));
+        self.dom
+            .append_based_on_parent_node(element, previous, child);
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: html5ever::tendril::StrTendril,
+        public_id: html5ever::tendril::StrTendril,
+        system_id: html5ever::tendril::StrTendril,
+    ) {
+        self.dom
+            .append_doctype_to_document(name, public_id, system_id);
+    }
+
+    fn mark_script_already_started(&self, node: &Self::Handle) {
+        self.dom.mark_script_already_started(node);
+    }
+
+    fn pop(&self, node: &Self::Handle) {
+        self.dom.pop(node);
+    }
+
+    fn get_template_contents(&self, target: &Self::Handle) -> Self::Handle {
+        let contents = self.dom.get_template_contents(target);
+        self.depths
+            .borrow_mut()
+            .insert(Self::key(&contents), self.depth(target) + 1);
+        contents
+    }
+
+    fn same_node(&self, x: &Self::Handle, y: &Self::Handle) -> bool {
+        self.dom.same_node(x, y)
+    }
+
+    fn set_quirks_mode(&self, mode: html5ever::tree_builder::QuirksMode) {
+        self.dom.set_quirks_mode(mode);
+    }
+
+    fn append_before_sibling(&self, sibling: &Self::Handle, new_node: NodeOrText<Self::Handle>) {
+        self.put(&new_node, self.depth(sibling));
+        self.dom.append_before_sibling(sibling, new_node);
+    }
+
+    fn add_attrs_if_missing(&self, target: &Self::Handle, attributes: Vec<html5ever::Attribute>) {
+        self.dom.add_attrs_if_missing(target, attributes);
+    }
+
+    fn associate_with_form(
+        &self,
+        target: &Self::Handle,
+        form: &Self::Handle,
+        nodes: (&Self::Handle, Option<&Self::Handle>),
+    ) {
+        self.dom.associate_with_form(target, form, nodes);
+    }
+
+    fn remove_from_parent(&self, target: &Self::Handle) {
+        self.dom.remove_from_parent(target);
+    }
+
+    fn reparent_children(&self, node: &Self::Handle, new_parent: &Self::Handle) {
+        let depth = self.depth(new_parent) + 1;
+        for child in node.children.borrow().iter() {
+            self.put(&NodeOrText::AppendNode(child.clone()), depth);
+        }
+        self.dom.reparent_children(node, new_parent);
+    }
+
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Self::Handle) -> bool {
+        self.dom.is_mathml_annotation_xml_integration_point(handle)
+    }
+
+    fn set_current_line(&self, line: u64) {
+        self.dom.set_current_line(line);
+    }
+
+    fn allow_declarative_shadow_roots(&self, parent: &Self::Handle) -> bool {
+        self.dom.allow_declarative_shadow_roots(parent)
+    }
+
+    fn attach_declarative_shadow(
+        &self,
+        location: &Self::Handle,
+        template: &Self::Handle,
+        attributes: &[html5ever::Attribute],
+    ) -> bool {
+        self.dom
+            .attach_declarative_shadow(location, template, attributes)
+    }
+
+    fn maybe_clone_an_option_into_selectedcontent(&self, option: &Self::Handle) {
+        self.dom.maybe_clone_an_option_into_selectedcontent(option);
+    }
 }
 
 /// An error with its causes, `: `-separated.
@@ -795,23 +1066,4 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::nesting;
-
-    #[test]
-    fn nesting_counts_what_nests_and_reads_each_byte_a_bounded_number_of_times() {
-        assert_eq!(
-            nesting("<div><span>x</span><br><img src=x/><p>a<p>b</div>"),
-            2
-        );
-        assert_eq!(nesting("<div/><div />"), 0);
-        assert_eq!(nesting(&"<div>".repeat(1_500)), 1_500);
-        // Two megabytes of tags that never close: read once each (a search for `>` from every
-        // tag to the end of the text would read about 10^12 bytes here).
-        let hostile = "<a".repeat(1024 * 1024);
-        assert_eq!(nesting(&hostile), 1024 * 1024);
-    }
 }

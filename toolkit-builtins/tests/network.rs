@@ -91,6 +91,21 @@ const PAGE: &str = "<!DOCTYPE html><html><head><title>Release notes</title><styl
 <script>alert('not text')</script></head><body><h1>Version 2</h1><p>Faster <b>and</b> safer.</p>\
 <ul><li>one</li><li>two</li></ul><p>See <a href=\"https://example.com/docs\">the docs</a>.</p></body></html>";
 
+/// 100 000 repeats of a tag soup that nests one level deeper each time, though no tag in it
+/// looks like it opens a level: self-closing divs, divs closed by a stray end tag, formatting
+/// elements (reopened by the parser's adoption agency) closed by a stray end tag, and a script
+/// of end tags before each.
+fn tag_soup(style: &str) -> String {
+    let unit = match style {
+        "self-closing" => "<div/>",
+        "stray-end" => "<div></x>",
+        "formatting" => "<b></x>",
+        "script" => "<script></i></script><i>",
+        _ => panic!("no such soup: {style}"),
+    };
+    unit.repeat(100_000)
+}
+
 /// What the responder answers for `path`; `port` is its own.
 fn respond(path: &str, port: u16) -> Vec<u8> {
     let redirect = |status: &str, to: &str| reply(status, &[("Location", to)], b"");
@@ -127,6 +142,11 @@ fn respond(path: &str, port: u16) -> Vec<u8> {
             "200 OK",
             &[("Content-Type", "text/html")],
             format!("{}deep{}", "<div>".repeat(100_000), "</div>".repeat(100_000)).as_bytes(),
+        ),
+        path if path.starts_with("/soup/") => reply(
+            "200 OK",
+            &[("Content-Type", "text/html")],
+            tag_soup(&path["/soup/".len()..]).as_bytes(),
         ),
         "/nested" => reply(
             "200 OK",
@@ -689,17 +709,26 @@ async fn fetch_page_reads_at_most_two_megabytes_and_survives_deep_nesting() {
             server.url("/big")
         )
     );
-    // 100 000 nested elements are refused at once, before any layout.
-    assert_eq!(
-        fixture
-            .call("fetch_page", json!({"url": server.url("/deep")}))
-            .await
-            .error(),
-        format!(
-            "Error: the HTML of {} nests elements more than 1000 deep (about 100000), too deep to lay out as text; fetch it with raw set to true.",
-            server.url("/deep")
-        )
-    );
+    // 100 000 nested elements are refused as the parser gets past 1 000, before any layout;
+    // so are four tag soups that nest as deep without a closing tag in sight.
+    for path in [
+        "/deep",
+        "/soup/self-closing",
+        "/soup/stray-end",
+        "/soup/formatting",
+        "/soup/script",
+    ] {
+        assert_eq!(
+            fixture
+                .call("fetch_page", json!({"url": server.url(path)}))
+                .await
+                .error(),
+            format!(
+                "Error: the HTML of {} nests elements more than 1000 deep, too deep to lay out as text; fetch it with raw set to true.",
+                server.url(path)
+            )
+        );
+    }
     // 1 000 nested elements (after 5 000 paragraphs that never close, breaks and images, none
     // of which nest) are laid out.
     let nested = fixture
