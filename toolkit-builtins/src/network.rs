@@ -514,7 +514,7 @@ pub async fn fetch_page(
         };
     };
     match page {
-        Ok(page) => page.answer(start_index, max_length, raw).await,
+        Ok(page) => page.answer(start_index, max_length, raw, context).await,
         Err(result) => result,
     }
 }
@@ -604,8 +604,16 @@ impl Page {
         })
     }
 
-    /// The part of the page's text the model asked for, and the whole text for people.
-    async fn answer(self, start_index: usize, max_length: usize, raw: bool) -> ToolResult {
+    /// The part of the page's text the model asked for, and the whole text for people. The
+    /// part is cut from the text as the run's content filter passes it, so that no part, however
+    /// small, shows a piece of what the filter hides (a secret rebuilt from slices).
+    async fn answer(
+        self,
+        start_index: usize,
+        max_length: usize,
+        raw: bool,
+        context: &ToolContext,
+    ) -> ToolResult {
         // A byte order mark overrides the declared charset; a cut may split the last character.
         let (decoded, _, _) = self.encoding.decode(&self.body);
         let source = decoded.into_owned();
@@ -634,15 +642,16 @@ impl Page {
         } else {
             source
         };
-        let total = text.chars().count();
+        let shown = context.filter_content(&text);
+        let total = shown.chars().count();
         if start_index > 0 && start_index >= total {
             return ToolResult::error(format!(
                 "Error: start_index {start_index} is past the end of the text ({total} characters)."
             ));
         }
-        let start = byte_at(&text, start_index);
-        let end = byte_at(&text[start..], max_length) + start;
-        let shown_end = start_index + text[start..end].chars().count();
+        let start = byte_at(&shown, start_index);
+        let end = byte_at(&shown[start..], max_length) + start;
+        let shown_end = start_index + shown[start..end].chars().count();
         let reason = self.status.canonical_reason().unwrap_or("");
         let mut content = format!(
             "GET {} -> {} {reason} ({}, {} bytes{}{})",
@@ -672,15 +681,17 @@ impl Page {
             let _ = write!(
                 content,
                 "\n{what} characters {start_index} to {shown_end} of {total}; call fetch_page with start_index {shown_end} for the next part.\n\n{}",
-                &text[start..end]
+                &shown[start..end]
             );
         } else {
             let _ = write!(
                 content,
                 "\n{what} characters {start_index} to {shown_end} of {total} (the end).\n\n{}",
-                &text[start..end]
+                &shown[start..end]
             );
         }
+        let artifact_label = format!("Page {what} ({} characters)", text.chars().count());
+        drop(shown);
         let mut artifacts = Vec::new();
         if !self.hops.is_empty() {
             match Table::from_rows(["status", "from"], self.hops) {
@@ -688,10 +699,7 @@ impl Page {
                 Err(error) => return ToolResult::error(format!("Error: {error}")),
             }
         }
-        artifacts.push(ToolArtifact::text(
-            format!("Page {what} ({total} characters)"),
-            text,
-        ));
+        artifacts.push(ToolArtifact::text(artifact_label, text));
         ToolResult::text_with(content, artifacts)
     }
 }

@@ -106,6 +106,17 @@ fn tag_soup(style: &str) -> String {
     unit.repeat(100_000)
 }
 
+/// A page holding secrets of three shapes, between ordinary words.
+const SECRET_PAGE: &str = "config: password=hunter2-correct-horse and the key \
+sk-proj-Qx7Lm2Np8Rt4Vw6Yz1Ab3Cd5Ef7Gh9Jk then token ghp_R4nd0mT0k3nV4lu3Th4tL00ksR34l1234 end";
+
+/// The secrets of [`SECRET_PAGE`].
+const PAGE_SECRETS: [&str; 3] = [
+    "hunter2-correct-horse",
+    "sk-proj-Qx7Lm2Np8Rt4Vw6Yz1Ab3Cd5Ef7Gh9Jk",
+    "ghp_R4nd0mT0k3nV4lu3Th4tL00ksR34l1234",
+];
+
 /// What the responder answers for `path`; `port` is its own.
 fn respond(path: &str, port: u16) -> Vec<u8> {
     let redirect = |status: &str, to: &str| reply(status, &[("Location", to)], b"");
@@ -147,6 +158,11 @@ fn respond(path: &str, port: u16) -> Vec<u8> {
             "200 OK",
             &[("Content-Type", "text/html")],
             tag_soup(&path["/soup/".len()..]).as_bytes(),
+        ),
+        "/secrets" => reply(
+            "200 OK",
+            &[("Content-Type", "text/plain")],
+            SECRET_PAGE.as_bytes(),
         ),
         "/nested" => reply(
             "200 OK",
@@ -739,4 +755,51 @@ async fn fetch_page_reads_at_most_two_megabytes_and_survives_deep_nesting() {
         .await;
     assert!(!nested.is_error, "{}", nested.content);
     assert!(nested.content.ends_with("deep\n"), "{}", nested.content);
+}
+
+/// Reads a page 8 characters at a time, as a model rebuilding a masked secret from slices
+/// would: with the run's secret filter on, no slice holds a piece of a secret that the pieces
+/// could be joined into; without it (the control), the slices rebuild every secret.
+#[tokio::test]
+async fn fetch_page_slices_are_cut_from_the_masked_text() {
+    let server = Responder::start();
+    for filtered in [true, false] {
+        let service = toolkit::ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let context =
+            toolkit::ToolContext::new().with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
+        let mut scope = service
+            .scope(context)
+            .unwrap()
+            .offer(["fetch_page"])
+            .unwrap();
+        if filtered {
+            scope = scope.with_content_filter(Arc::new(toolkit::SecretFilter));
+        }
+        let mut joined = String::new();
+        let mut start = 0;
+        loop {
+            let arguments =
+                json!({"url": server.url("/secrets"), "start_index": start, "max_length": 8});
+            let result = service
+                .invoke(&scope, "fetch_page", &arguments.to_string())
+                .await;
+            let content = result.content().as_str();
+            assert!(!result.is_error(), "{content}");
+            let (_, slice) = content.split_once("\n\n").expect("a slice after the head");
+            joined.push_str(slice);
+            if content.contains("(the end)") {
+                break;
+            }
+            start += 8;
+        }
+        for secret in PAGE_SECRETS {
+            assert_eq!(joined.contains(secret), !filtered, "{secret} in {joined}");
+        }
+        if filtered {
+            assert_eq!(
+                joined,
+                "config: password=[REDACTED] and the key [REDACTED] then token [REDACTED] end"
+            );
+        }
+    }
 }
