@@ -653,7 +653,7 @@ impl Page {
         let end = byte_at(&shown[start..], max_length) + start;
         let shown_end = start_index + shown[start..end].chars().count();
         let reason = self.status.canonical_reason().unwrap_or("");
-        let mut content = format!(
+        let mut reply = format!(
             "GET {} -> {} {reason} ({}, {} bytes{}{})",
             self.url,
             self.status.as_u16(),
@@ -676,16 +676,16 @@ impl Page {
             "source"
         };
         if total == 0 {
-            let _ = write!(content, "\nThe page has no {what}.");
+            let _ = write!(reply, "\nThe page has no {what}.");
         } else if shown_end < total {
             let _ = write!(
-                content,
+                reply,
                 "\n{what} characters {start_index} to {shown_end} of {total}; call fetch_page with start_index {shown_end} for the next part.\n\n{}",
                 &shown[start..end]
             );
         } else {
             let _ = write!(
-                content,
+                reply,
                 "\n{what} characters {start_index} to {shown_end} of {total} (the end).\n\n{}",
                 &shown[start..end]
             );
@@ -700,7 +700,7 @@ impl Page {
             }
         }
         artifacts.push(ToolArtifact::text(artifact_label, text));
-        ToolResult::text_with(content, artifacts)
+        ToolResult::text_with(reply, artifacts)
     }
 }
 

@@ -5,6 +5,7 @@
 #![cfg_attr(not(all(feature = "records", feature = "writers")), allow(dead_code))]
 
 use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rusqlite::limits::Limit;
@@ -129,7 +130,12 @@ pub(crate) fn open(context: &ToolContext, access: Access) -> Result<Connection, 
         .extension::<QueryTimeLimit>()
         .map_or(DEFAULT_QUERY_TIME, |limit| limit.0);
     let deadline = Instant::now() + limit;
-    connection.progress_handler(1_000, Some(move || Instant::now() >= deadline))?;
+    // Also interrupted once the caller stops waiting (the call's own timeout, if sooner).
+    let cancel = context.cancel_flag();
+    connection.progress_handler(
+        1_000,
+        Some(move || Instant::now() >= deadline || cancel.load(Ordering::Relaxed)),
+    )?;
     connection.set_limit(Limit::SQLITE_LIMIT_LENGTH, VALUE_BYTES_LIMIT)?;
     connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
     connection.execute_batch("PRAGMA trusted_schema = OFF;")?;

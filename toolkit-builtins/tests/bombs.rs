@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use git_fixture::{ADA, commit, git};
 use serde_json::{Value, json};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins::WorkspaceRoot;
 use toolkit_builtins::network::NetworkPolicy;
+use toolkit_builtins::{Database, WorkspaceRoot};
 
 /// The per-call timeout the bombs run under.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,13 +39,21 @@ const IDLE_CPU: Duration = Duration::from_millis(100);
 const BOMB: &str = "TOOLKIT_BOMB";
 const BOMB_DIR: &str = "TOOLKIT_BOMB_DIR";
 
+/// Where a bomb is planted.
+#[derive(Clone, Copy)]
+enum Place {
+    /// The workspace: a folder of the prepared folder.
+    Workspace(&'static str),
+    /// A page the child serves on loopback, for `fetch_page`.
+    Page(fn() -> String),
+    /// The sample database.
+    Database,
+}
+
 /// One bomb: where it is planted, the call that sets it off, and the answers that end it well.
 struct Bomb {
     name: &'static str,
-    /// The folder (in the prepared folder) that is the workspace; `None` for a page.
-    workspace: Option<&'static str>,
-    /// A page the child serves on loopback, for `fetch_page`.
-    page: Option<fn() -> String>,
+    place: Place,
     tool: &'static str,
     arguments: fn() -> Value,
     /// The call's timeout.
@@ -64,8 +72,7 @@ fn bombs() -> Vec<Bomb> {
     vec![
         Bomb {
             name: "tree bomb: git_show of the commit adding it",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_show",
             arguments: || json!({"revision": "HEAD~1"}),
             timeout: TIMEOUT,
@@ -73,8 +80,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tree bomb: git_diff --staged",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_diff",
             arguments: || json!({"staged": true}),
             timeout: TIMEOUT,
@@ -84,8 +90,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tree bomb: git_diff from the commit before it",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_diff",
             arguments: || json!({"from": "HEAD~2"}),
             timeout: TIMEOUT,
@@ -93,8 +98,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tree bomb: git_status",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_status",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -104,8 +108,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tree bomb: git_blame across it",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_blame",
             arguments: || json!({"path": DEEP_FILE}),
             timeout: TIMEOUT,
@@ -116,8 +119,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tree bomb: git_blame across it, cut at 1 s",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_blame",
             arguments: || json!({"path": DEEP_FILE}),
             timeout: Duration::from_secs(1),
@@ -125,8 +127,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tree bomb: git_log of a file beside it",
-            workspace: Some("tree-bomb"),
-            page: None,
+            place: Place::Workspace("tree-bomb"),
             tool: "git_log",
             arguments: || json!({"path": "README.md"}),
             timeout: TIMEOUT,
@@ -134,8 +135,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "1 GiB zero blob: git_show",
-            workspace: Some("zero-blob"),
-            page: None,
+            place: Place::Workspace("zero-blob"),
             tool: "git_show",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -143,8 +143,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "1 GiB zero blob: git_blame",
-            workspace: Some("zero-blob"),
-            page: None,
+            place: Place::Workspace("zero-blob"),
             tool: "git_blame",
             arguments: || json!({"path": "big.bin"}),
             timeout: TIMEOUT,
@@ -154,8 +153,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "1 GiB zero blob: git_diff from the commit before it",
-            workspace: Some("zero-blob"),
-            page: None,
+            place: Place::Workspace("zero-blob"),
             tool: "git_diff",
             arguments: || json!({"from": "HEAD~1"}),
             timeout: TIMEOUT,
@@ -163,8 +161,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "1 GiB work tree file: git_status",
-            workspace: Some("zero-blob"),
-            page: None,
+            place: Place::Workspace("zero-blob"),
             tool: "git_status",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -174,8 +171,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "1 GiB work tree file: git_diff",
-            workspace: Some("zero-blob"),
-            page: None,
+            place: Place::Workspace("zero-blob"),
             tool: "git_diff",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -185,8 +181,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "<div/> x 100 000: fetch_page",
-            workspace: None,
-            page: Some(|| "<div/>".repeat(100_000)),
+            place: Place::Page(|| "<div/>".repeat(100_000)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -194,8 +189,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "<div></x> x 100 000: fetch_page",
-            workspace: None,
-            page: Some(|| "<div></x>".repeat(100_000)),
+            place: Place::Page(|| "<div></x>".repeat(100_000)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -203,8 +197,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "<b></x> x 100 000: fetch_page",
-            workspace: None,
-            page: Some(|| "<b></x>".repeat(100_000)),
+            place: Place::Page(|| "<b></x>".repeat(100_000)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -212,8 +205,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "</i> in a script, <i> x 100 000: fetch_page",
-            workspace: None,
-            page: Some(|| "<script></i></script><i>".repeat(100_000)),
+            place: Place::Page(|| "<script></i></script><i>".repeat(100_000)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -221,8 +213,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "tables nested 240 deep: fetch_page",
-            workspace: None,
-            page: Some(|| {
+            place: Place::Page(|| {
                 format!(
                     "{}cell{}",
                     "<table><tr><td>".repeat(240),
@@ -236,8 +227,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "2 MB of one-letter paragraphs: fetch_page",
-            workspace: None,
-            page: Some(|| "<p>a</p>".repeat(260_000)),
+            place: Place::Page(|| "<p>a</p>".repeat(260_000)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -245,8 +235,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "2 MB of one-letter table cells: fetch_page",
-            workspace: None,
-            page: Some(|| {
+            place: Place::Page(|| {
                 format!(
                     "<table>{}</table>",
                     "<tr><td>a</td><td>b</td></tr>".repeat(70_000)
@@ -259,8 +248,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "99 000 nodes of paragraphs: fetch_page",
-            workspace: None,
-            page: Some(|| "<p>word word word word</p>".repeat(49_500)),
+            place: Place::Page(|| "<p>word word word word</p>".repeat(49_500)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -268,8 +256,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "99 000 nodes of one-letter paragraphs: fetch_page",
-            workspace: None,
-            page: Some(|| "<p>a</p>".repeat(49_500)),
+            place: Place::Page(|| "<p>a</p>".repeat(49_500)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -277,8 +264,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "99 000 nodes of inline elements: fetch_page",
-            workspace: None,
-            page: Some(|| "<i>a</i>".repeat(49_500)),
+            place: Place::Page(|| "<i>a</i>".repeat(49_500)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -286,8 +272,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "99 000 nodes of table: fetch_page",
-            workspace: None,
-            page: Some(|| {
+            place: Place::Page(|| {
                 format!(
                     "<table>{}</table>",
                     "<tr><td>a</td><td>b</td></tr>".repeat(19_800)
@@ -300,8 +285,7 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "99 000 nodes of links: fetch_page",
-            workspace: None,
-            page: Some(|| "<a href=\"/x\">y</a>".repeat(49_500)),
+            place: Place::Page(|| "<a href=\"/x\">y</a>".repeat(49_500)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: TIMEOUT,
@@ -309,12 +293,19 @@ fn bombs() -> Vec<Bomb> {
         },
         Bomb {
             name: "99 000 nodes of links, cut at 300 ms: fetch_page",
-            workspace: None,
-            page: Some(|| "<a href=\"/x\">y</a>".repeat(49_500)),
+            place: Place::Page(|| "<a href=\"/x\">y</a>".repeat(49_500)),
             tool: "fetch_page",
             arguments: || json!({}),
             timeout: Duration::from_millis(300),
             answers: &["Error: tool \"fetch_page\" failed."],
+        },
+        Bomb {
+            name: "a query that never ends, cut at 300 ms: query_sql",
+            place: Place::Database,
+            tool: "query_sql",
+            arguments: || json!({"sql": "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"}),
+            timeout: Duration::from_millis(300),
+            answers: &["Error: tool \"query_sql\" failed."],
         },
     ]
 }
@@ -337,6 +328,10 @@ fn every_bomb_ends_within_its_timeout_under_the_memory_ceiling_with_no_work_left
     let folder = tempfile::tempdir().expect("a temporary folder");
     plant_tree_bomb(&folder.path().join("tree-bomb"));
     plant_zero_blob(&folder.path().join("zero-blob"));
+    assert!(
+        toolkit_builtins::sample::create_sample_database(&folder.path().join("sample.db"))
+            .expect("the sample database")
+    );
     let reports: Vec<Report> = bombs()
         .iter()
         .map(|bomb| set_off(bomb, folder.path()))
@@ -438,14 +433,19 @@ fn bomb_child() {
     let mut context = ToolContext::new();
     let mut arguments = (bomb.arguments)();
     let mut url = None;
-    if let Some(workspace) = bomb.workspace {
-        context = context.with_extension(WorkspaceRoot::new(folder.join(workspace)));
-    }
-    if let Some(page) = bomb.page {
-        let served = serve(page());
-        arguments["url"] = Value::String(served.clone());
-        url = Some(served);
-        context = context.with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
+    match bomb.place {
+        Place::Workspace(workspace) => {
+            context = context.with_extension(WorkspaceRoot::new(folder.join(workspace)));
+        }
+        Place::Page(page) => {
+            let served = serve(page());
+            arguments["url"] = Value::String(served.clone());
+            url = Some(served);
+            context = context.with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
+        }
+        Place::Database => {
+            context = context.with_extension(Database::new(folder.join("sample.db")));
+        }
     }
     let scope = service
         .scope(context)

@@ -765,10 +765,10 @@ async fn fetch_page_slices_are_cut_from_the_masked_text() {
     let server = Responder::start();
     for filtered in [true, false] {
         let service = toolkit::ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
-        let context =
+        let allowing =
             toolkit::ToolContext::new().with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
         let mut scope = service
-            .scope(context)
+            .scope(allowing)
             .unwrap()
             .offer(["fetch_page"])
             .unwrap();
