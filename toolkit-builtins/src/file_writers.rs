@@ -4,15 +4,19 @@
 // `content` (what to write) and `context` (the run's) are each the natural name.
 #![allow(clippy::similar_names)]
 
+use std::ffi::{OsStr, OsString};
 use std::io::{Read as _, Seek as _, Write as _};
+use std::path::Path;
 
-use cap_std::fs::OpenOptions;
+use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolkit::{ToolArtifact, ToolContext, ToolResult, tool};
 
 use crate::shared::{line_diff, plural, refusal, settle};
-use crate::workspace::{RelativePath, Workspace, io_refusal, not_regular};
+use crate::workspace::{
+    DEPTH_LIMIT, RelativePath, Workspace, io_refusal, not_regular, open_folder,
+};
 
 /// Largest text written in one call, in bytes.
 const WRITE_LIMIT: usize = 1_000_000;
@@ -285,8 +289,12 @@ fn delete_path_in(
     let shown = path.shown();
     let text = match entry_at(&workspace, &path)?.ok_or_else(|| missing(&path))? {
         Entry::Folder if recursive => {
-            dir.remove_dir_all(path.as_path())
-                .map_err(|error| io_refusal(&path, &error))?;
+            remove_tree(dir, path.as_path()).map_err(|removal| match removal {
+                Removal::TooDeep => refusal(format!(
+                    "Refused: \"{shown}\" holds entries more than {DEPTH_LIMIT} levels below it; delete_path deletes folders at most {DEPTH_LIMIT} levels deep, and nothing was deleted."
+                )),
+                Removal::Failed(error) => io_refusal(&path, &error),
+            })?;
             format!("Deleted the folder \"{shown}\" and everything in it.")
         }
         Entry::Folder => {
@@ -313,6 +321,91 @@ fn delete_path_in(
         }
     };
     Ok(ToolResult::text(text))
+}
+
+/// Why a recursive delete stopped.
+enum Removal {
+    /// Something lies more than [`DEPTH_LIMIT`] levels down; nothing was deleted.
+    TooDeep,
+    Failed(std::io::Error),
+}
+
+impl From<std::io::Error> for Removal {
+    fn from(error: std::io::Error) -> Self {
+        Self::Failed(error)
+    }
+}
+
+/// Deletes the folder at `path` and everything in it. Every folder is opened from its parent's
+/// handle without following a link, and every entry is deleted by name through the handle of
+/// its folder (a link is deleted itself), so a folder swapped for a link meanwhile cannot lead
+/// the delete anywhere. It keeps its place on the heap and holds at most [`DEPTH_LIMIT`] + 1
+/// handles: a folder with anything deeper is refused before anything is deleted.
+fn remove_tree(dir: &Dir, path: &Path) -> Result<(), Removal> {
+    visit_tree(open_folder(dir, path)?, &mut |_, _| Ok(()), &mut |_, _| {
+        Ok(())
+    })?;
+    visit_tree(
+        open_folder(dir, path)?,
+        &mut |folder, name| folder.remove_file(name),
+        &mut |parent, name| parent.remove_dir(name),
+    )?;
+    dir.remove_dir(path)?;
+    Ok(())
+}
+
+/// One folder of a tree being visited: its handle, its name in its parent, and the entries
+/// (name, whether a folder) it has yet to visit.
+struct Level {
+    folder: Dir,
+    name: OsString,
+    entries: std::vec::IntoIter<(OsString, bool)>,
+}
+
+/// Visits everything below `top`, depth first: `file` for each entry that is not a folder,
+/// with the handle of its folder, and `done` for each folder once its entries are visited, with
+/// the handle of its parent. Fails with [`Removal::TooDeep`] on meeting an entry more than
+/// [`DEPTH_LIMIT`] levels below `top`.
+fn visit_tree(
+    top: Dir,
+    file: &mut dyn FnMut(&Dir, &OsStr) -> std::io::Result<()>,
+    done: &mut dyn FnMut(&Dir, &OsStr) -> std::io::Result<()>,
+) -> Result<(), Removal> {
+    let listing = |folder: Dir, name: OsString| -> std::io::Result<Level> {
+        let mut entries = Vec::new();
+        for entry in folder.entries()? {
+            let entry = entry?;
+            let is_folder = entry.file_type()?.is_dir();
+            entries.push((entry.file_name(), is_folder));
+        }
+        Ok(Level {
+            folder,
+            name,
+            entries: entries.into_iter(),
+        })
+    };
+    let mut stack = vec![listing(top, OsString::new())?];
+    while let Some(level) = stack.last_mut() {
+        match level.entries.next() {
+            Some((name, true)) => {
+                let below = listing(open_folder(&level.folder, Path::new(&name))?, name)?;
+                // The new folder's entries are `stack.len() + 1` levels below `top`.
+                if stack.len() >= DEPTH_LIMIT && below.entries.len() > 0 {
+                    return Err(Removal::TooDeep);
+                }
+                stack.push(below);
+            }
+            Some((name, false)) => file(&level.folder, &name)?,
+            None => {
+                if let Some(finished) = stack.pop()
+                    && let Some(parent) = stack.last()
+                {
+                    done(&parent.folder, &finished.name)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn bytes(size: u64) -> String {

@@ -9,6 +9,9 @@
 //! Walks (`tree`, `find_files`, `search_files`) descend through directory handles, each folder
 //! opened from its parent's handle without following a link, so a folder swapped for a link
 //! while a walk runs cannot lead it anywhere: it lists only what the handles it holds contain.
+//! A walk keeps its place in a list on the heap, not on the stack, and goes at most
+//! [`DEPTH_LIMIT`] levels down (each level holds one open handle): a chain of folders thousands
+//! deep costs it neither stack nor descriptors, and the answer says what it did not enter.
 //! Ignore files (`.gitignore`, `.ignore`) are read through the same handles, only when they are
 //! regular files of at most [`IGNORE_FILE_LIMIT`] bytes. Every file is opened as a regular file
 //! or refused: a FIFO, a device or a socket is never read (opening does not wait for a writer).
@@ -33,7 +36,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use toolkit::{ToolContext, ToolResult};
 
 use crate::resources::{NO_WORKSPACE, WorkspaceRoot};
-use crate::shared::refusal;
+use crate::shared::{plural, refusal};
 
 /// Longest path accepted, in bytes.
 const PATH_LIMIT: usize = 4_096;
@@ -42,15 +45,22 @@ const PATH_LIMIT: usize = 4_096;
 /// skipped as if absent.
 pub(crate) const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
 
+/// Deepest a walk goes below the folder it starts from: folders at this depth are listed, not
+/// entered. Each level holds one open directory handle, so this also bounds the descriptors a
+/// walk holds.
+pub(crate) const DEPTH_LIMIT: usize = 64;
+
 /// The workspace root of a run, opened as a capability.
 pub(crate) struct Workspace {
     dir: Dir,
 }
 
 /// One entry a walk met, below the folder it started from.
-pub(crate) struct Walked {
+pub(crate) struct Walked<'walk> {
     /// The path relative to the root.
     pub(crate) relative: PathBuf,
+    /// The handle of the folder the walk listed it in.
+    pub(crate) folder: &'walk Dir,
     /// `folder`, `file`, `symlink` or `other`, as listed (links are never followed).
     pub(crate) kind: &'static str,
     /// A file's size, as listed.
@@ -59,8 +69,71 @@ pub(crate) struct Walked {
     pub(crate) depth: usize,
 }
 
+impl Walked<'_> {
+    /// Opens the entry as a file through the handle of its folder, without following a link
+    /// (the path from the root may be longer than the system takes).
+    pub(crate) fn open(&self) -> io::Result<cap_std::fs::File> {
+        let name = self.relative.file_name().unwrap_or_default();
+        let mut options = OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use cap_std::fs::OpenOptionsExt as _;
+            options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW);
+        }
+        self.folder.open_with(name, &options)
+    }
+}
+
+/// What a walk left out because of [`DEPTH_LIMIT`].
+#[derive(Debug, Default)]
+pub(crate) struct WalkEnd {
+    /// Folders at the limit the walk listed but did not enter.
+    pub(crate) not_entered: usize,
+}
+
+impl WalkEnd {
+    /// The note an answer ends with when the walk left folders out: empty when it did not.
+    pub(crate) fn note(&self, start: &str) -> String {
+        if self.not_entered == 0 {
+            return String::new();
+        }
+        format!(
+            "\n… {} {DEPTH_LIMIT} levels below \"{start}\" {} not entered: walks go no deeper.",
+            plural(self.not_entered, "folder", "folders"),
+            if self.not_entered == 1 { "was" } else { "were" }
+        )
+    }
+}
+
 /// The ignore rules of the folders from the root down to one being walked, innermost last.
 type Rules = Vec<Gitignore>;
+
+/// A folder a walk is in: its handle, its path from the root, its level below the start and
+/// the entries it has yet to visit.
+struct Frame {
+    folder: Dir,
+    at: PathBuf,
+    level: usize,
+    entries: std::vec::IntoIter<cap_std::fs::DirEntry>,
+}
+
+impl Frame {
+    /// The folder with its entries listed by name; one that cannot be listed has none.
+    fn listing(folder: Dir, at: PathBuf, level: usize) -> Self {
+        let mut entries: Vec<_> = folder
+            .entries()
+            .map(|entries| entries.filter_map(Result::ok).collect())
+            .unwrap_or_default();
+        entries.sort_by_key(cap_std::fs::DirEntry::file_name);
+        Self {
+            folder,
+            at,
+            level,
+            entries: entries.into_iter(),
+        }
+    }
+}
 
 /// A path the model gave, checked as text: relative, no `..`, `/`-separated, `.` parts dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,13 +300,14 @@ impl Workspace {
     ///
     /// It descends from the root through directory handles, never following a link, so the
     /// `.gitignore` and `.ignore` files of the root and of every folder on the way apply (a
-    /// deeper one wins); it shows dot files and skips `.git`.
+    /// deeper one wins); it shows dot files and skips `.git`. It keeps its place on the heap
+    /// and enters no folder [`DEPTH_LIMIT`] levels below `start`: the [`WalkEnd`] counts those.
     pub(crate) fn walk(
         &self,
         start: &Path,
         depth: Option<usize>,
-        mut visit: impl FnMut(Walked) -> ControlFlow<()>,
-    ) -> Result<(), ToolResult> {
+        mut visit: impl FnMut(Walked<'_>) -> ControlFlow<()>,
+    ) -> Result<WalkEnd, ToolResult> {
         let unreadable = |error: &io::Error| {
             ToolResult::error(format!("Error: cannot walk \"{}\": {error}.", shown(start)))
         };
@@ -247,70 +321,68 @@ impl Workspace {
                 .map_err(|error| unreadable(&error))?;
             rules.push(ignore_rules(&here, &at));
         }
-        let _ = walk_folder(&here, &at, 1, depth, &mut rules, &mut visit);
-        Ok(())
-    }
-}
-
-/// Lists one folder by name, gives `visit` each entry not ignored, and walks each sub-folder
-/// through a handle opened from this one.
-fn walk_folder(
-    folder: &Dir,
-    at: &Path,
-    level: usize,
-    depth: Option<usize>,
-    rules: &mut Rules,
-    visit: &mut impl FnMut(Walked) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    let Ok(entries) = folder.entries() else {
-        return ControlFlow::Continue(());
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(cap_std::fs::DirEntry::file_name);
-    for entry in entries {
-        let name = entry.file_name();
-        if name == ".git" {
-            continue;
-        }
-        let Ok(file_type) = entry.file_type() else {
-            continue;
-        };
-        let relative = at.join(&name);
-        let is_dir = file_type.is_dir();
-        if is_ignored(rules, &relative, is_dir) {
-            continue;
-        }
-        let kind = if file_type.is_symlink() {
-            "symlink"
-        } else if is_dir {
-            "folder"
-        } else if file_type.is_file() {
-            "file"
-        } else {
-            "other"
-        };
-        let size = (kind == "file")
-            .then(|| entry.metadata().ok().map(|metadata| metadata.len()))
-            .flatten();
-        visit(Walked {
-            relative: relative.clone(),
-            kind,
-            size,
-            depth: level,
-        })?;
-        if is_dir && depth.is_none_or(|depth| level < depth) {
+        let mut end = WalkEnd::default();
+        // The folders from the start down to the one being listed, innermost last; `rules`
+        // holds one more set for each folder above the start.
+        let mut stack = vec![Frame::listing(here, at, 1)];
+        while let Some(frame) = stack.last_mut() {
+            let Some(entry) = frame.entries.next() else {
+                stack.pop();
+                rules.pop();
+                continue;
+            };
+            let name = entry.file_name();
+            if name == ".git" {
+                continue;
+            }
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let relative = frame.at.join(&name);
+            let is_dir = file_type.is_dir();
+            if is_ignored(&rules, &relative, is_dir) {
+                continue;
+            }
+            let kind = if file_type.is_symlink() {
+                "symlink"
+            } else if is_dir {
+                "folder"
+            } else if file_type.is_file() {
+                "file"
+            } else {
+                "other"
+            };
+            let size = (kind == "file")
+                .then(|| entry.metadata().ok().map(|metadata| metadata.len()))
+                .flatten();
+            let level = frame.level;
+            let walked = visit(Walked {
+                relative: relative.clone(),
+                folder: &frame.folder,
+                kind,
+                size,
+                depth: level,
+            });
+            if walked.is_break() {
+                break;
+            }
+            if !is_dir || depth.is_some_and(|depth| level >= depth) {
+                continue;
+            }
+            if level >= DEPTH_LIMIT {
+                end.not_entered += 1;
+                continue;
+            }
             // Opened by name from this handle, without following a link: a folder swapped
             // for a link since it was listed does not open.
-            let Ok(sub) = open_folder(folder, Path::new(&name)) else {
+            let Ok(sub) = open_folder(&frame.folder, Path::new(&name)) else {
                 continue;
             };
             rules.push(ignore_rules(&sub, &relative));
-            let walked = walk_folder(&sub, &relative, level + 1, depth, rules, visit);
-            rules.pop();
-            walked?;
+            stack.push(Frame::listing(sub, relative, level + 1));
         }
+        Ok(end)
     }
-    ControlFlow::Continue(())
 }
 
 /// Whether the innermost rule that says anything about `relative` ignores it.
@@ -373,7 +445,7 @@ pub(crate) fn open_reading(dir: &Dir, path: &Path) -> io::Result<cap_std::fs::Fi
 }
 
 /// Opens the folder `name` of `dir` as a handle, refusing a link.
-fn open_folder(dir: &Dir, name: &Path) -> io::Result<Dir> {
+pub(crate) fn open_folder(dir: &Dir, name: &Path) -> io::Result<Dir> {
     #[cfg(unix)]
     {
         use cap_std::fs::OpenOptionsExt as _;
