@@ -1,7 +1,7 @@
 //! Tools over the workspace folder, confined to it (see [`crate::workspace`]).
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -14,7 +14,9 @@ use crate::shared::{
     Listing, PAGE_LIMIT, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
 };
 use crate::text::HashAlgorithm;
-use crate::workspace::{RelativePath, Walked, Workspace, io_refusal, shown, timestamp};
+use crate::workspace::{
+    LineReader, RelativePath, Walked, Workspace, cut_lines_note, io_refusal, shown, timestamp,
+};
 
 /// Entries `list_directory` reports; a folder with more says so.
 const DIRECTORY_LIMIT: usize = 1_000;
@@ -209,10 +211,8 @@ fn read_file_in(
 ) -> Result<ToolResult, ToolResult> {
     let path = RelativePath::parse(path)?;
     let file = workspace.open_file(&path)?;
-    let mut reader = BufReader::new(file);
-    let head = reader
-        .fill_buf()
-        .map_err(|error| io_refusal(&path, &error))?;
+    let mut reader = LineReader::new(file);
+    let head = reader.head().map_err(|error| io_refusal(&path, &error))?;
     if looks_binary(head) {
         return Ok(refusal(format!(
             "\"{}\" looks like a binary file; read_file shows text only (file_info and file_hash \
@@ -222,18 +222,16 @@ fn read_file_in(
     }
     let last = from_line.saturating_add(lines - 1);
     let mut shown_lines = String::new();
-    // The same lines for people, whole: the content cuts long lines, the artifact does not.
+    // The same lines for people, whole: the content cuts long lines, the artifact does not
+    // (beyond what the reader keeps of a line).
     let mut raw_lines = String::new();
     let mut total = 0_usize;
+    let mut cut_lines = Vec::new();
     let mut buffer = Vec::new();
-    loop {
-        buffer.clear();
-        let read = reader
-            .read_until(b'\n', &mut buffer)
-            .map_err(|error| io_refusal(&path, &error))?;
-        if read == 0 {
-            break;
-        }
+    while let Some(read) = reader
+        .read_line(&mut buffer)
+        .map_err(|error| io_refusal(&path, &error))?
+    {
         total += 1;
         if (from_line..=last).contains(&total) {
             let line = String::from_utf8_lossy(&buffer);
@@ -243,6 +241,9 @@ fn read_file_in(
                 raw_lines.push('\n');
             }
             raw_lines.push_str(line);
+            if read.cut {
+                cut_lines.push((total, read.length));
+            }
         }
     }
     if total == 0 {
@@ -261,7 +262,10 @@ fn read_file_in(
         last.min(total)
     );
     Ok(ToolResult::text_with(
-        format!("{window} of {total}:{shown_lines}"),
+        format!(
+            "{window} of {total}:{shown_lines}{}",
+            cut_lines_note(&cut_lines)
+        ),
         [toolkit::ToolArtifact::text(window, raw_lines)],
     ))
 }

@@ -26,7 +26,7 @@
     allow(dead_code)
 )]
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
@@ -49,6 +49,10 @@ pub(crate) const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
 /// entered. Each level holds one open directory handle, so this also bounds the descriptors a
 /// walk holds.
 pub(crate) const DEPTH_LIMIT: usize = 64;
+
+/// Most bytes of one line the line readers keep; the rest of a longer line is read past and
+/// counted, never held.
+pub(crate) const LINE_BYTES: usize = 64 * 1024;
 
 /// The workspace root of a run, opened as a capability.
 pub(crate) struct Workspace {
@@ -280,15 +284,23 @@ impl Workspace {
     /// The text of a file of at most `limit` bytes.
     pub(crate) fn read_text(&self, path: &RelativePath, limit: u64) -> Result<String, ToolResult> {
         let file = self.open_file(path)?;
+        let too_large = || {
+            ToolResult::error(format!(
+                "Error: \"{}\" is larger than {limit} bytes.",
+                path.shown()
+            ))
+        };
+        // Known too large without reading it; the read below still stops past the limit, for a
+        // file that grows meanwhile.
+        if file.metadata().is_ok_and(|metadata| metadata.len() > limit) {
+            return Err(too_large());
+        }
         let mut bytes = Vec::new();
         file.take(limit + 1)
             .read_to_end(&mut bytes)
             .map_err(|error| io_refusal(path, &error))?;
         if bytes.len() as u64 > limit {
-            return Err(ToolResult::error(format!(
-                "Error: \"{}\" is larger than {limit} bytes.",
-                path.shown()
-            )));
+            return Err(too_large());
         }
         String::from_utf8(bytes)
             .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))
@@ -442,6 +454,126 @@ pub(crate) fn open_reading(dir: &Dir, path: &Path) -> io::Result<cap_std::fs::Fi
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     dir.open_with(path, &options)
+}
+
+/// Reads a file line by line within a byte budget, whatever its shape: it keeps at most
+/// [`LINE_BYTES`] of each line and reads past the rest of a longer line in chunks, counting it,
+/// so a file of one line of gigabytes costs what a short one does.
+pub(crate) struct LineReader<R> {
+    reader: BufReader<R>,
+    skipped: Vec<u8>,
+}
+
+/// One line a [`LineReader`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The line's length in bytes, its `\n` not counted.
+    pub(crate) length: u64,
+    /// Whether only its first bytes were kept.
+    pub(crate) cut: bool,
+}
+
+/// Bytes read at a time past the kept part of a long line.
+const SKIP_CHUNK: u64 = 64 * 1024;
+
+impl<R: Read> LineReader<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        Self {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The first bytes of what is left, without consuming them.
+    pub(crate) fn head(&mut self) -> io::Result<&[u8]> {
+        self.reader.fill_buf()
+    }
+
+    /// Reads the next line into `line` (cleared first): the whole line with its `\n`, or, for
+    /// a line longer than [`LINE_BYTES`], its first bytes up to a character boundary. `None`
+    /// at the end.
+    pub(crate) fn read_line(&mut self, line: &mut Vec<u8>) -> io::Result<Option<Line>> {
+        line.clear();
+        let keep = LINE_BYTES as u64;
+        let read = (&mut self.reader).take(keep + 1).read_until(b'\n', line)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if line.last() == Some(&b'\n') {
+            return Ok(Some(Line {
+                length: read as u64 - 1,
+                cut: false,
+            }));
+        }
+        if (read as u64) <= keep {
+            // The last line, without a `\n`.
+            return Ok(Some(Line {
+                length: read as u64,
+                cut: false,
+            }));
+        }
+        let mut length = read as u64;
+        loop {
+            self.skipped.clear();
+            let read = (&mut self.reader)
+                .take(SKIP_CHUNK)
+                .read_until(b'\n', &mut self.skipped)?;
+            if self.skipped.last() == Some(&b'\n') {
+                length += read as u64 - 1;
+                break;
+            }
+            length += read as u64;
+            if (read as u64) < SKIP_CHUNK {
+                break;
+            }
+        }
+        line.truncate(LINE_BYTES);
+        drop_partial_character(line);
+        Ok(Some(Line {
+            length,
+            cut: length > line.len() as u64,
+        }))
+    }
+}
+
+/// Drops the bytes of a UTF-8 character cut short at the end of `bytes`.
+fn drop_partial_character(bytes: &mut Vec<u8>) {
+    // A character is at most four bytes: its start is among the last four.
+    for back in 1..=bytes.len().min(4) {
+        let at = bytes.len() - back;
+        let byte = bytes[at];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue;
+        }
+        let width = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        if width > back {
+            bytes.truncate(at);
+        }
+        return;
+    }
+}
+
+/// The note an answer ends with for the lines (1-based numbers, and lengths in bytes) a
+/// [`LineReader`] cut: empty when it cut none.
+pub(crate) fn cut_lines_note(cut: &[(usize, u64)]) -> String {
+    match cut {
+        [] => String::new(),
+        [(number, length)] => format!(
+            "\n… line {number} is {length} bytes long; only its first {LINE_BYTES} bytes were read."
+        ),
+        [rest @ .., (last, _)] => {
+            let rest: Vec<String> = rest.iter().map(|(number, _)| number.to_string()).collect();
+            format!(
+                "\n… lines {} and {last} are longer than {LINE_BYTES} bytes; only the first {LINE_BYTES} bytes of each were read.",
+                rest.join(", ")
+            )
+        }
+    }
 }
 
 /// Opens the folder `name` of `dir` as a handle, refusing a link.
