@@ -274,3 +274,32 @@ async fn ordinary_writes_beside_a_git_folder_are_unchanged() {
         "Deleted the folder \"vendored\" and everything in it."
     );
 }
+
+#[tokio::test]
+async fn a_hard_link_to_a_file_in_a_git_folder_is_not_written_through() {
+    let fixture = fixture();
+    let root = &fixture.root;
+    fs::hard_link(root.join(".git/config"), root.join("hl")).expect("a hard link");
+    let before = snapshot(root);
+    let edits = json!([{"old_text": "bare", "new_text": "hooksPath"}]);
+    for (tool, arguments) in [
+        (
+            "write_file",
+            json!({"path": "hl", "content": "x", "overwrite": true}),
+        ),
+        ("append_file", json!({"path": "hl", "content": "x"})),
+        ("edit_file", json!({"path": "hl", "edits": edits})),
+        (
+            "copy_path",
+            json!({"from": "notes.txt", "to": "hl", "overwrite": true}),
+        ),
+    ] {
+        let outcome = fixture.call(tool, arguments).await;
+        assert_eq!(
+            outcome.text(),
+            "Refused: \"hl\" has 2 hard links, so writing it could change a file outside the workspace; it was not written.",
+            "{tool}"
+        );
+    }
+    assert_eq!(snapshot(root), before);
+}
