@@ -1,18 +1,34 @@
 //! Tools that change the workspace folder. Each needs an operator's approval and is off unless a
-//! run offers it; each is confined to the workspace like the files group.
+//! run offers it; each is confined to the workspace like the files group, and none touches a
+//! `.git` folder (see [`GIT_FOLDER_REFUSAL`]).
 
 // `content` (what to write) and `context` (the run's) are each the natural name.
 #![allow(clippy::similar_names)]
 
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
 use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Component, Path, PathBuf};
 
-use cap_std::fs::OpenOptions;
+use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolkit::{ToolArtifact, ToolContext, ToolResult, tool};
 
 use crate::shared::{line_diff, plural, refusal, settle};
-use crate::workspace::{RelativePath, Workspace, io_refusal, not_regular};
+use crate::workspace::{
+    DEPTH_LIMIT, RelativePath, Workspace, io_refusal, not_regular, open_folder,
+};
+
+/// What every writer answers, after `Refused: "PATH" `, for a path that is a `.git` folder, is
+/// in one, or leads into one through links; nothing is touched first. The git tools read the
+/// workspace's repository, and what a writer could put there (`.git/config`, `.git/hooks/*`,
+/// `.git/info/attributes`) would make them run commands.
+///
+/// ```
+/// assert!(toolkit_builtins::file_writers::GIT_FOLDER_REFUSAL.starts_with("is or leads into"));
+/// ```
+pub const GIT_FOLDER_REFUSAL: &str = "is or leads into a .git folder; the file tools do not touch a repository's own files, and nothing was changed.";
 
 /// Largest text written in one call, in bytes.
 const WRITE_LIMIT: usize = 1_000_000;
@@ -27,15 +43,105 @@ fn check_size(content: &str) -> Result<(), ToolResult> {
     Ok(())
 }
 
-/// The path of a file to create or change; the workspace root itself is not one.
-fn file_path(raw: &str) -> Result<RelativePath, ToolResult> {
+/// The path of a file to create or change; the workspace root itself is not one, and neither
+/// is a path that is or leads into a `.git` folder (see [`GIT_FOLDER_REFUSAL`]): as written, or
+/// through the links on its way, and through its last component too when the writer follows
+/// it (`follow_last`).
+fn file_path(
+    workspace: &Workspace,
+    raw: &str,
+    follow_last: bool,
+) -> Result<RelativePath, ToolResult> {
     let path = RelativePath::parse(raw)?;
     if path.is_root() {
         return Err(refusal(
             "Refused: give the path of a file, not the workspace folder.",
         ));
     }
+    let written = path
+        .as_path()
+        .components()
+        .any(|part| is_git_name(part.as_os_str()));
+    if written || leads_into_git(workspace.dir(), path.as_path(), follow_last) {
+        return Err(refusal(format!(
+            "Refused: \"{}\" {GIT_FOLDER_REFUSAL}",
+            path.shown()
+        )));
+    }
     Ok(path)
+}
+
+/// Whether a name is `.git` as some file system reads it: in any case (a case-insensitive file
+/// system), with the trailing dots and spaces or the `:stream` suffix NTFS drops, as NTFS's
+/// short name `git~1`, or with the invisible characters HFS+ ignores; git itself refuses each.
+fn is_git_name(name: &OsStr) -> bool {
+    /// Code points HFS+ ignores when it compares names (git's `is_hfs_dotgit`).
+    fn ignored_by_hfs(c: char) -> bool {
+        matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
+    }
+    let name = name.to_string_lossy();
+    let visible: String = name.chars().filter(|c| !ignored_by_hfs(*c)).collect();
+    let stem = visible
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(['.', ' ']);
+    stem.eq_ignore_ascii_case(".git") || stem.eq_ignore_ascii_case("git~1")
+}
+
+/// Most links followed while resolving one path, as Linux's own limit.
+const LINK_HOPS: usize = 40;
+
+/// Whether `path`, resolved beneath the root as the file system would (each link on its way
+/// replaced by its target, the last component's too with `follow_last`), passes through a
+/// `.git` folder; the parts that do not exist yet count as written. A link that leads out of
+/// the root, or that cannot be read, ends the search: the capability refuses such a path when
+/// it is used.
+fn leads_into_git(dir: &Dir, path: &Path, follow_last: bool) -> bool {
+    let mut real = PathBuf::new();
+    let mut left: VecDeque<OsString> = path
+        .components()
+        .map(|part| part.as_os_str().to_owned())
+        .collect();
+    let mut hops = 0;
+    while let Some(part) = left.pop_front() {
+        match Path::new(&part).components().next() {
+            Some(Component::Normal(_)) => {}
+            Some(Component::ParentDir) => {
+                if !real.pop() {
+                    return false;
+                }
+                continue;
+            }
+            Some(Component::RootDir | Component::Prefix(_)) => return false,
+            Some(Component::CurDir) | None => continue,
+        }
+        if is_git_name(&part) {
+            return true;
+        }
+        let candidate = real.join(&part);
+        if left.is_empty() && !follow_last {
+            return false;
+        }
+        match dir.symlink_metadata(&candidate) {
+            Ok(metadata) if metadata.is_symlink() => {
+                hops += 1;
+                let Ok(target) = dir.read_link_contents(&candidate) else {
+                    return false;
+                };
+                if hops > LINK_HOPS {
+                    return false;
+                }
+                for part in target.components().rev() {
+                    left.push_front(part.as_os_str().to_owned());
+                }
+            }
+            Ok(_) => real = candidate,
+            // Missing from here on: what is left will be made as written.
+            Err(_) => return left.iter().any(|part| is_git_name(part)),
+        }
+    }
+    false
 }
 
 /// Writes a text file in the workspace. Its folder must exist (see `create_directory`); an
@@ -62,7 +168,7 @@ fn write_file_in(
 ) -> Result<ToolResult, ToolResult> {
     check_size(content)?;
     let workspace = Workspace::open(context)?;
-    let path = file_path(path)?;
+    let path = file_path(&workspace, path, true)?;
     let mut file = open_target(&workspace, &path, overwrite)?;
     file.set_len(0)
         .and_then(|()| file.write_all(content.as_bytes()))
@@ -94,7 +200,7 @@ fn append_file_in(
 ) -> Result<ToolResult, ToolResult> {
     check_size(content)?;
     let workspace = Workspace::open(context)?;
-    let path = file_path(path)?;
+    let path = file_path(&workspace, path, true)?;
     let mut options = writing();
     options.append(true).create(true);
     let mut file = workspace
@@ -213,7 +319,7 @@ pub fn create_directory(
 
 fn create_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, ToolResult> {
     let workspace = Workspace::open(context)?;
-    let path = file_path(path)?;
+    let path = file_path(&workspace, path, true)?;
     match workspace.dir().metadata(path.as_path()) {
         Ok(metadata) => {
             return Ok(refusal(if metadata.is_dir() {
@@ -280,13 +386,17 @@ fn delete_path_in(
     recursive: bool,
 ) -> Result<ToolResult, ToolResult> {
     let workspace = Workspace::open(context)?;
-    let path = file_path(path)?;
+    let path = file_path(&workspace, path, false)?;
     let dir = workspace.dir();
     let shown = path.shown();
     let text = match entry_at(&workspace, &path)?.ok_or_else(|| missing(&path))? {
         Entry::Folder if recursive => {
-            dir.remove_dir_all(path.as_path())
-                .map_err(|error| io_refusal(&path, &error))?;
+            remove_tree(dir, path.as_path()).map_err(|removal| match removal {
+                Removal::TooDeep => refusal(format!(
+                    "Refused: \"{shown}\" holds entries more than {DEPTH_LIMIT} levels below it; delete_path deletes folders at most {DEPTH_LIMIT} levels deep, and nothing was deleted."
+                )),
+                Removal::Failed(error) => io_refusal(&path, &error),
+            })?;
             format!("Deleted the folder \"{shown}\" and everything in it.")
         }
         Entry::Folder => {
@@ -313,6 +423,91 @@ fn delete_path_in(
         }
     };
     Ok(ToolResult::text(text))
+}
+
+/// Why a recursive delete stopped.
+enum Removal {
+    /// Something lies more than [`DEPTH_LIMIT`] levels down; nothing was deleted.
+    TooDeep,
+    Failed(std::io::Error),
+}
+
+impl From<std::io::Error> for Removal {
+    fn from(error: std::io::Error) -> Self {
+        Self::Failed(error)
+    }
+}
+
+/// Deletes the folder at `path` and everything in it. Every folder is opened from its parent's
+/// handle without following a link, and every entry is deleted by name through the handle of
+/// its folder (a link is deleted itself), so a folder swapped for a link meanwhile cannot lead
+/// the delete anywhere. It keeps its place on the heap and holds at most [`DEPTH_LIMIT`] + 1
+/// handles: a folder with anything deeper is refused before anything is deleted.
+fn remove_tree(dir: &Dir, path: &Path) -> Result<(), Removal> {
+    visit_tree(open_folder(dir, path)?, &mut |_, _| Ok(()), &mut |_, _| {
+        Ok(())
+    })?;
+    visit_tree(
+        open_folder(dir, path)?,
+        &mut |folder, name| folder.remove_file(name),
+        &mut |parent, name| parent.remove_dir(name),
+    )?;
+    dir.remove_dir(path)?;
+    Ok(())
+}
+
+/// One folder of a tree being visited: its handle, its name in its parent, and the entries
+/// (name, whether a folder) it has yet to visit.
+struct Level {
+    folder: Dir,
+    name: OsString,
+    entries: std::vec::IntoIter<(OsString, bool)>,
+}
+
+/// Visits everything below `top`, depth first: `file` for each entry that is not a folder,
+/// with the handle of its folder, and `done` for each folder once its entries are visited, with
+/// the handle of its parent. Fails with [`Removal::TooDeep`] on meeting an entry more than
+/// [`DEPTH_LIMIT`] levels below `top`.
+fn visit_tree(
+    top: Dir,
+    file: &mut dyn FnMut(&Dir, &OsStr) -> std::io::Result<()>,
+    done: &mut dyn FnMut(&Dir, &OsStr) -> std::io::Result<()>,
+) -> Result<(), Removal> {
+    let listing = |folder: Dir, name: OsString| -> std::io::Result<Level> {
+        let mut entries = Vec::new();
+        for entry in folder.entries()? {
+            let entry = entry?;
+            let is_folder = entry.file_type()?.is_dir();
+            entries.push((entry.file_name(), is_folder));
+        }
+        Ok(Level {
+            folder,
+            name,
+            entries: entries.into_iter(),
+        })
+    };
+    let mut stack = vec![listing(top, OsString::new())?];
+    while let Some(level) = stack.last_mut() {
+        match level.entries.next() {
+            Some((name, true)) => {
+                let below = listing(open_folder(&level.folder, Path::new(&name))?, name)?;
+                // The new folder's entries are `stack.len() + 1` levels below `top`.
+                if stack.len() >= DEPTH_LIMIT && below.entries.len() > 0 {
+                    return Err(Removal::TooDeep);
+                }
+                stack.push(below);
+            }
+            Some((name, false)) => file(&level.folder, &name)?,
+            None => {
+                if let Some(finished) = stack.pop()
+                    && let Some(parent) = stack.last()
+                {
+                    done(&parent.folder, &finished.name)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn bytes(size: u64) -> String {
@@ -346,8 +541,9 @@ fn move_path_in(
     overwrite: bool,
 ) -> Result<ToolResult, ToolResult> {
     let workspace = Workspace::open(context)?;
-    let from = file_path(from)?;
-    let to = file_path(to)?;
+    // A rename moves a last link itself, never what it points to.
+    let from = file_path(&workspace, from, false)?;
+    let to = file_path(&workspace, to, false)?;
     let source = entry_at(&workspace, &from)?.ok_or_else(|| missing(&from))?;
     if let Some(target) = entry_at(&workspace, &to)? {
         if matches!(target, Entry::Folder) || matches!(source, Entry::Folder) {
@@ -402,8 +598,8 @@ fn copy_path_in(
     overwrite: bool,
 ) -> Result<ToolResult, ToolResult> {
     let workspace = Workspace::open(context)?;
-    let from = file_path(from)?;
-    let to = file_path(to)?;
+    let from = file_path(&workspace, from, true)?;
+    let to = file_path(&workspace, to, true)?;
     let source = workspace.open_file(&from).map_err(|refused| {
         if matches!(entry_at(&workspace, &from), Ok(Some(Entry::Folder))) {
             refusal(format!(
@@ -517,7 +713,7 @@ fn edit_file_in(
         )));
     }
     let workspace = Workspace::open(context)?;
-    let path = file_path(path)?;
+    let path = file_path(&workspace, path, true)?;
     let mut options = writing();
     options.read(true);
     let mut file = workspace

@@ -1,7 +1,7 @@
 //! Tools over the workspace folder, confined to it (see [`crate::workspace`]).
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -14,7 +14,9 @@ use crate::shared::{
     Listing, PAGE_LIMIT, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
 };
 use crate::text::HashAlgorithm;
-use crate::workspace::{RelativePath, Workspace, io_refusal, open_reading, shown, timestamp};
+use crate::workspace::{
+    LineReader, RelativePath, Walked, Workspace, cut_lines_note, io_refusal, shown, timestamp,
+};
 
 /// Entries `list_directory` reports; a folder with more says so.
 const DIRECTORY_LIMIT: usize = 1_000;
@@ -209,10 +211,8 @@ fn read_file_in(
 ) -> Result<ToolResult, ToolResult> {
     let path = RelativePath::parse(path)?;
     let file = workspace.open_file(&path)?;
-    let mut reader = BufReader::new(file);
-    let head = reader
-        .fill_buf()
-        .map_err(|error| io_refusal(&path, &error))?;
+    let mut reader = LineReader::new(file);
+    let head = reader.head().map_err(|error| io_refusal(&path, &error))?;
     if looks_binary(head) {
         return Ok(refusal(format!(
             "\"{}\" looks like a binary file; read_file shows text only (file_info and file_hash \
@@ -222,18 +222,16 @@ fn read_file_in(
     }
     let last = from_line.saturating_add(lines - 1);
     let mut shown_lines = String::new();
-    // The same lines for people, whole: the content cuts long lines, the artifact does not.
+    // The same lines for people, whole: the content cuts long lines, the artifact does not
+    // (beyond what the reader keeps of a line).
     let mut raw_lines = String::new();
     let mut total = 0_usize;
+    let mut cut_lines = Vec::new();
     let mut buffer = Vec::new();
-    loop {
-        buffer.clear();
-        let read = reader
-            .read_until(b'\n', &mut buffer)
-            .map_err(|error| io_refusal(&path, &error))?;
-        if read == 0 {
-            break;
-        }
+    while let Some(read) = reader
+        .read_line(&mut buffer)
+        .map_err(|error| io_refusal(&path, &error))?
+    {
         total += 1;
         if (from_line..=last).contains(&total) {
             let line = String::from_utf8_lossy(&buffer);
@@ -243,6 +241,9 @@ fn read_file_in(
                 raw_lines.push('\n');
             }
             raw_lines.push_str(line);
+            if read.cut {
+                cut_lines.push((total, read.length));
+            }
         }
     }
     if total == 0 {
@@ -261,7 +262,10 @@ fn read_file_in(
         last.min(total)
     );
     Ok(ToolResult::text_with(
-        format!("{window} of {total}:{shown_lines}"),
+        format!(
+            "{window} of {total}:{shown_lines}{}",
+            cut_lines_note(&cut_lines)
+        ),
         [toolkit::ToolArtifact::text(window, raw_lines)],
     ))
 }
@@ -451,7 +455,7 @@ fn find_files_in(
     let mut listing = Listing::page(["path", "type", "size"], offset, FIND_IN_CONTENT);
     let mut failed = None;
     let mut walked = 0;
-    workspace.walk(&start, None, |entry| {
+    let end = workspace.walk(&start, None, |entry| {
         walked += 1;
         if walked > WALK_LIMIT {
             return ControlFlow::Break(());
@@ -484,9 +488,10 @@ fn find_files_in(
     if let Some(failed) = failed {
         return Err(failed);
     }
+    let note = end.note(path.shown());
     if listing.len() == 0 {
         return Ok(refusal(format!(
-            "Nothing matches \"{pattern}\" in \"{}\".",
+            "Nothing matches \"{pattern}\" in \"{}\".{note}",
             path.shown()
         )));
     }
@@ -501,7 +506,7 @@ fn find_files_in(
         plural(found, "match", "matches"),
         path.shown()
     );
-    Ok(listing.finish(&head, "Files found"))
+    Ok(listing.finish_noted(&head, &note, "Files found"))
 }
 
 /// Searches the text files under a folder for a literal string or a regular expression (Rust
@@ -591,7 +596,7 @@ impl Search {
         let mut files_with_matches = 0;
         let mut failed = None;
         let mut walked = 0;
-        workspace.walk(&start, None, |entry| {
+        let end = workspace.walk(&start, None, |entry| {
             walked += 1;
             if walked > WALK_LIMIT {
                 return ControlFlow::Break(());
@@ -608,7 +613,7 @@ impl Search {
             {
                 return ControlFlow::Continue(());
             }
-            let Some(text) = searchable_text(workspace, &entry.relative) else {
+            let Some(text) = searchable_text(&entry) else {
                 return ControlFlow::Continue(());
             };
             let shown_path = shown(&entry.relative);
@@ -642,9 +647,10 @@ impl Search {
         if let Some(failed) = failed {
             return Err(failed);
         }
+        let note = end.note(path.shown());
         if listing.len() == 0 {
             return Ok(refusal(format!(
-                "No match for \"{}\" in \"{}\".",
+                "No match for \"{}\" in \"{}\".{note}",
                 self.query,
                 path.shown()
             )));
@@ -661,14 +667,14 @@ impl Search {
             self.query,
             plural(files_with_matches, "file", "files")
         );
-        Ok(listing.finish(&head, "Matches"))
+        Ok(listing.finish_noted(&head, &note, "Matches"))
     }
 }
 
-/// The text of a walked file, through the capability; `None` for files too large, binary, not
-/// UTF-8 or not readable (a link out of the root among them).
-fn searchable_text(workspace: &Workspace, relative: &Path) -> Option<String> {
-    let file = open_reading(workspace.dir(), relative).ok()?;
+/// The text of a walked file, opened through its folder's handle; `None` for files too large,
+/// binary, not UTF-8 or not readable (a link among them).
+fn searchable_text(entry: &Walked<'_>) -> Option<String> {
+    let file = entry.open().ok()?;
     let metadata = file.metadata().ok()?;
     if !metadata.is_file() || metadata.len() > SEARCH_FILE_LIMIT {
         return None;
@@ -710,7 +716,7 @@ fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult
     let mut table = toolkit::Table::new(["path", "type", "size"]);
     let (mut folders, mut files, mut others, mut total) = (0, 0, 0, 0);
     let mut failed = None;
-    workspace.walk(&start, Some(depth), |entry| {
+    let end = workspace.walk(&start, Some(depth), |entry| {
         total += 1;
         if total > WALK_LIMIT {
             return ControlFlow::Break(());
@@ -766,6 +772,7 @@ fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult
     } else {
         summary.push('.');
     }
+    summary.push_str(&end.note(path.shown()));
     Ok(ToolResult::text_with(
         format!("{drawing}{summary}"),
         [toolkit::ToolArtifact::table("Tree", table)],

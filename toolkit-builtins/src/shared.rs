@@ -92,6 +92,11 @@ impl Listing {
     /// The result: `head`, the content lines, how to get the rows after them (the model reads
     /// only the content), and the table labelled `label`.
     pub(crate) fn finish(self, head: &str, label: &str) -> ToolResult {
+        self.finish_noted(head, "", label)
+    }
+
+    /// The result as [`finish`](Self::finish) makes it, its content ending with `note`.
+    pub(crate) fn finish_noted(self, head: &str, note: &str, label: &str) -> ToolResult {
         if !self.paged {
             let more = if self.rows > self.in_content {
                 format!("\n… {} more in the artifact.", self.rows - self.in_content)
@@ -99,7 +104,7 @@ impl Listing {
                 String::new()
             };
             return ToolResult::text_with(
-                format!("{head}{}{more}", self.lines),
+                format!("{head}{}{more}{note}", self.lines),
                 [ToolArtifact::table(label, self.table)],
             );
         }
@@ -131,7 +136,7 @@ impl Listing {
             format!("{shown}{}{more}", self.lines)
         };
         ToolResult::text_with(
-            format!("{head}{tail}"),
+            format!("{head}{tail}{note}"),
             [ToolArtifact::table(label, self.table)],
         )
     }

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{Read as _, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
@@ -18,7 +18,7 @@ use toolkit::secrets;
 
 use crate::resources::WorkspaceRoot;
 use crate::shared::{Listing, PAGE_LIMIT, check_range, cut, plural, refusal, settle, table_error};
-use crate::workspace::{RelativePath, Workspace, io_refusal};
+use crate::workspace::{LINE_BYTES, LineReader, RelativePath, Workspace, io_refusal};
 
 /// Longest value shown, in characters.
 const VALUE_LIMIT: usize = 300;
@@ -461,25 +461,33 @@ impl LogFilter {
         let skipped = size.saturating_sub(LOG_TAIL_BYTES);
         file.seek(SeekFrom::Start(skipped))
             .map_err(|error| io_refusal(&path, &error))?;
-        let mut reader = BufReader::new(file);
+        let tail = size - skipped;
+        // Only the tail measured: a log that grows meanwhile is not read past it.
+        let mut reader = LineReader::new(file.take(tail));
         let mut buffer = Vec::new();
         if skipped > 0 {
             // The first line read is probably cut: drop it.
-            reader
-                .read_until(b'\n', &mut buffer)
+            let dropped = reader
+                .read_line(&mut buffer)
                 .map_err(|error| io_refusal(&path, &error))?;
+            if dropped.is_some_and(|line| line.length >= tail) {
+                return Ok(refusal(format!(
+                    "The last {tail} bytes of \"{}\" hold no whole line (its last line is at least that long); fetch_logs reads only the end of a log.",
+                    path.shown()
+                )));
+            }
         }
         let mut kept: VecDeque<[String; 3]> = VecDeque::with_capacity(self.lines);
         let mut total = 0_usize;
-        loop {
-            buffer.clear();
-            let read = reader
-                .read_until(b'\n', &mut buffer)
-                .map_err(|error| io_refusal(&path, &error))?;
-            if read == 0 {
-                break;
-            }
+        let mut cut_lines = 0_usize;
+        while let Some(read) = reader
+            .read_line(&mut buffer)
+            .map_err(|error| io_refusal(&path, &error))?
+        {
             total += 1;
+            if read.cut {
+                cut_lines += 1;
+            }
             let raw = String::from_utf8_lossy(&buffer);
             let raw = raw.trim_end_matches(['\n', '\r']);
             let level = level_of(raw);
@@ -518,9 +526,18 @@ impl LogFilter {
         } else {
             plural(total, "line", "lines")
         };
+        let note = match cut_lines {
+            0 => String::new(),
+            1 => format!(
+                "\n… 1 line is longer than {LINE_BYTES} bytes; only its first {LINE_BYTES} bytes were read."
+            ),
+            many => format!(
+                "\n… {many} lines are longer than {LINE_BYTES} bytes; only the first {LINE_BYTES} bytes of each were read."
+            ),
+        };
         if kept.is_empty() {
             return Ok(refusal(format!(
-                "None of {of_what} of \"{}\"{filters}.",
+                "None of {of_what} of \"{}\"{filters}.{note}",
                 path.shown()
             )));
         }
@@ -535,7 +552,7 @@ impl LogFilter {
             "Last {found} of {of_what} of \"{}\"{filters}:",
             path.shown()
         );
-        Ok(listing.finish(&head, "Log lines"))
+        Ok(listing.finish_noted(&head, &note, "Log lines"))
     }
 }
 

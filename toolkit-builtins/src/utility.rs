@@ -99,7 +99,42 @@ fn calculator() -> Result<Context, EvalexprError<DefaultNumericTypes>> {
             other => Ok(Value::Float(other.as_number()?.abs())),
         }),
     )?;
+    // evalexpr's own `str::substring` slices at byte offsets: inside a character, a panic.
+    context.set_function(
+        "str::substring".to_owned(),
+        Function::new(|arguments: &Value<DefaultNumericTypes>| {
+            let arguments = arguments.as_ranged_len_tuple(2..=3)?;
+            let text = arguments[0].as_string()?;
+            let offset = |value: &Value<DefaultNumericTypes>| {
+                let offset = value.as_int()?;
+                usize::try_from(offset).map_err(|_| EvalexprError::OutOfBoundsAccess)
+            };
+            let start = offset(&arguments[1])?;
+            let end = match arguments.get(2) {
+                Some(end) => offset(end)?,
+                None => text.len(),
+            };
+            if start > end || end > text.len() {
+                return Err(EvalexprError::OutOfBoundsAccess);
+            }
+            match text.get(start..end) {
+                Some(part) => Ok(Value::from(part)),
+                None => Err(EvalexprError::CustomMessage(format!(
+                    "str::substring takes byte offsets on character boundaries; {start}..{end} cuts a character of {text:?}."
+                ))),
+            }
+        }),
+    )?;
     Ok(context)
+}
+
+/// The first number in `value` that is not finite (infinite or NaN), tuples searched in order.
+fn not_finite(value: &Value<DefaultNumericTypes>) -> Option<f64> {
+    match value {
+        Value::Float(float) if !float.is_finite() => Some(*float),
+        Value::Tuple(values) => values.iter().find_map(not_finite),
+        _ => None,
+    }
 }
 
 /// Evaluates an arithmetic or logical expression: `+ - * / % ^`, comparisons, `&& || !`,
@@ -144,7 +179,17 @@ pub fn calculate(
     };
     match evalexpr::eval_with_context(trimmed, &context) {
         Ok(Value::Empty) => ToolResult::error("Error: the expression has no value."),
-        Ok(value) => ToolResult::text(format!("{trimmed} = {}", show_value(&value))),
+        Ok(value) => match not_finite(&value) {
+            None => ToolResult::text(format!("{trimmed} = {}", show_value(&value))),
+            Some(float) => ToolResult::error(if float.is_nan() {
+                "Error: cannot evaluate: the result is not a finite number (NaN).".to_owned()
+            } else {
+                format!(
+                    "Error: cannot evaluate: the result is not a finite number ({}; floats reach about ±1.8e308).",
+                    number(float)
+                )
+            }),
+        },
         Err(EvalexprError::ContextNotMutable) => ToolResult::error(
             "Error: cannot evaluate: assignments are not allowed; write the value itself.",
         ),

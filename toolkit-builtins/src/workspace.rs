@@ -9,6 +9,9 @@
 //! Walks (`tree`, `find_files`, `search_files`) descend through directory handles, each folder
 //! opened from its parent's handle without following a link, so a folder swapped for a link
 //! while a walk runs cannot lead it anywhere: it lists only what the handles it holds contain.
+//! A walk keeps its place in a list on the heap, not on the stack, and goes at most
+//! [`DEPTH_LIMIT`] levels down (each level holds one open handle): a chain of folders thousands
+//! deep costs it neither stack nor descriptors, and the answer says what it did not enter.
 //! Ignore files (`.gitignore`, `.ignore`) are read through the same handles, only when they are
 //! regular files of at most [`IGNORE_FILE_LIMIT`] bytes. Every file is opened as a regular file
 //! or refused: a FIFO, a device or a socket is never read (opening does not wait for a writer).
@@ -23,7 +26,7 @@
     allow(dead_code)
 )]
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
@@ -33,7 +36,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use toolkit::{ToolContext, ToolResult};
 
 use crate::resources::{NO_WORKSPACE, WorkspaceRoot};
-use crate::shared::refusal;
+use crate::shared::{plural, refusal};
 
 /// Longest path accepted, in bytes.
 const PATH_LIMIT: usize = 4_096;
@@ -42,15 +45,26 @@ const PATH_LIMIT: usize = 4_096;
 /// skipped as if absent.
 pub(crate) const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
 
+/// Deepest a walk goes below the folder it starts from: folders at this depth are listed, not
+/// entered. Each level holds one open directory handle, so this also bounds the descriptors a
+/// walk holds.
+pub(crate) const DEPTH_LIMIT: usize = 64;
+
+/// Most bytes of one line the line readers keep; the rest of a longer line is read past and
+/// counted, never held.
+pub(crate) const LINE_BYTES: usize = 64 * 1024;
+
 /// The workspace root of a run, opened as a capability.
 pub(crate) struct Workspace {
     dir: Dir,
 }
 
 /// One entry a walk met, below the folder it started from.
-pub(crate) struct Walked {
+pub(crate) struct Walked<'walk> {
     /// The path relative to the root.
     pub(crate) relative: PathBuf,
+    /// The handle of the folder the walk listed it in.
+    pub(crate) folder: &'walk Dir,
     /// `folder`, `file`, `symlink` or `other`, as listed (links are never followed).
     pub(crate) kind: &'static str,
     /// A file's size, as listed.
@@ -59,8 +73,71 @@ pub(crate) struct Walked {
     pub(crate) depth: usize,
 }
 
+impl Walked<'_> {
+    /// Opens the entry as a file through the handle of its folder, without following a link
+    /// (the path from the root may be longer than the system takes).
+    pub(crate) fn open(&self) -> io::Result<cap_std::fs::File> {
+        let name = self.relative.file_name().unwrap_or_default();
+        let mut options = OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use cap_std::fs::OpenOptionsExt as _;
+            options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW);
+        }
+        self.folder.open_with(name, &options)
+    }
+}
+
+/// What a walk left out because of [`DEPTH_LIMIT`].
+#[derive(Debug, Default)]
+pub(crate) struct WalkEnd {
+    /// Folders at the limit the walk listed but did not enter.
+    pub(crate) not_entered: usize,
+}
+
+impl WalkEnd {
+    /// The note an answer ends with when the walk left folders out: empty when it did not.
+    pub(crate) fn note(&self, start: &str) -> String {
+        if self.not_entered == 0 {
+            return String::new();
+        }
+        format!(
+            "\n… {} {DEPTH_LIMIT} levels below \"{start}\" {} not entered: walks go no deeper.",
+            plural(self.not_entered, "folder", "folders"),
+            if self.not_entered == 1 { "was" } else { "were" }
+        )
+    }
+}
+
 /// The ignore rules of the folders from the root down to one being walked, innermost last.
 type Rules = Vec<Gitignore>;
+
+/// A folder a walk is in: its handle, its path from the root, its level below the start and
+/// the entries it has yet to visit.
+struct Frame {
+    folder: Dir,
+    at: PathBuf,
+    level: usize,
+    entries: std::vec::IntoIter<cap_std::fs::DirEntry>,
+}
+
+impl Frame {
+    /// The folder with its entries listed by name; one that cannot be listed has none.
+    fn listing(folder: Dir, at: PathBuf, level: usize) -> Self {
+        let mut entries: Vec<_> = folder
+            .entries()
+            .map(|entries| entries.filter_map(Result::ok).collect())
+            .unwrap_or_default();
+        entries.sort_by_key(cap_std::fs::DirEntry::file_name);
+        Self {
+            folder,
+            at,
+            level,
+            entries: entries.into_iter(),
+        }
+    }
+}
 
 /// A path the model gave, checked as text: relative, no `..`, `/`-separated, `.` parts dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,15 +284,23 @@ impl Workspace {
     /// The text of a file of at most `limit` bytes.
     pub(crate) fn read_text(&self, path: &RelativePath, limit: u64) -> Result<String, ToolResult> {
         let file = self.open_file(path)?;
+        let too_large = || {
+            ToolResult::error(format!(
+                "Error: \"{}\" is larger than {limit} bytes.",
+                path.shown()
+            ))
+        };
+        // Known too large without reading it; the read below still stops past the limit, for a
+        // file that grows meanwhile.
+        if file.metadata().is_ok_and(|metadata| metadata.len() > limit) {
+            return Err(too_large());
+        }
         let mut bytes = Vec::new();
         file.take(limit + 1)
             .read_to_end(&mut bytes)
             .map_err(|error| io_refusal(path, &error))?;
         if bytes.len() as u64 > limit {
-            return Err(ToolResult::error(format!(
-                "Error: \"{}\" is larger than {limit} bytes.",
-                path.shown()
-            )));
+            return Err(too_large());
         }
         String::from_utf8(bytes)
             .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))
@@ -227,13 +312,14 @@ impl Workspace {
     ///
     /// It descends from the root through directory handles, never following a link, so the
     /// `.gitignore` and `.ignore` files of the root and of every folder on the way apply (a
-    /// deeper one wins); it shows dot files and skips `.git`.
+    /// deeper one wins); it shows dot files and skips `.git`. It keeps its place on the heap
+    /// and enters no folder [`DEPTH_LIMIT`] levels below `start`: the [`WalkEnd`] counts those.
     pub(crate) fn walk(
         &self,
         start: &Path,
         depth: Option<usize>,
-        mut visit: impl FnMut(Walked) -> ControlFlow<()>,
-    ) -> Result<(), ToolResult> {
+        mut visit: impl FnMut(Walked<'_>) -> ControlFlow<()>,
+    ) -> Result<WalkEnd, ToolResult> {
         let unreadable = |error: &io::Error| {
             ToolResult::error(format!("Error: cannot walk \"{}\": {error}.", shown(start)))
         };
@@ -247,70 +333,68 @@ impl Workspace {
                 .map_err(|error| unreadable(&error))?;
             rules.push(ignore_rules(&here, &at));
         }
-        let _ = walk_folder(&here, &at, 1, depth, &mut rules, &mut visit);
-        Ok(())
-    }
-}
-
-/// Lists one folder by name, gives `visit` each entry not ignored, and walks each sub-folder
-/// through a handle opened from this one.
-fn walk_folder(
-    folder: &Dir,
-    at: &Path,
-    level: usize,
-    depth: Option<usize>,
-    rules: &mut Rules,
-    visit: &mut impl FnMut(Walked) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    let Ok(entries) = folder.entries() else {
-        return ControlFlow::Continue(());
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(cap_std::fs::DirEntry::file_name);
-    for entry in entries {
-        let name = entry.file_name();
-        if name == ".git" {
-            continue;
-        }
-        let Ok(file_type) = entry.file_type() else {
-            continue;
-        };
-        let relative = at.join(&name);
-        let is_dir = file_type.is_dir();
-        if is_ignored(rules, &relative, is_dir) {
-            continue;
-        }
-        let kind = if file_type.is_symlink() {
-            "symlink"
-        } else if is_dir {
-            "folder"
-        } else if file_type.is_file() {
-            "file"
-        } else {
-            "other"
-        };
-        let size = (kind == "file")
-            .then(|| entry.metadata().ok().map(|metadata| metadata.len()))
-            .flatten();
-        visit(Walked {
-            relative: relative.clone(),
-            kind,
-            size,
-            depth: level,
-        })?;
-        if is_dir && depth.is_none_or(|depth| level < depth) {
+        let mut end = WalkEnd::default();
+        // The folders from the start down to the one being listed, innermost last; `rules`
+        // holds one more set for each folder above the start.
+        let mut stack = vec![Frame::listing(here, at, 1)];
+        while let Some(frame) = stack.last_mut() {
+            let Some(entry) = frame.entries.next() else {
+                stack.pop();
+                rules.pop();
+                continue;
+            };
+            let name = entry.file_name();
+            if name == ".git" {
+                continue;
+            }
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let relative = frame.at.join(&name);
+            let is_dir = file_type.is_dir();
+            if is_ignored(&rules, &relative, is_dir) {
+                continue;
+            }
+            let kind = if file_type.is_symlink() {
+                "symlink"
+            } else if is_dir {
+                "folder"
+            } else if file_type.is_file() {
+                "file"
+            } else {
+                "other"
+            };
+            let size = (kind == "file")
+                .then(|| entry.metadata().ok().map(|metadata| metadata.len()))
+                .flatten();
+            let level = frame.level;
+            let walked = visit(Walked {
+                relative: relative.clone(),
+                folder: &frame.folder,
+                kind,
+                size,
+                depth: level,
+            });
+            if walked.is_break() {
+                break;
+            }
+            if !is_dir || depth.is_some_and(|depth| level >= depth) {
+                continue;
+            }
+            if level >= DEPTH_LIMIT {
+                end.not_entered += 1;
+                continue;
+            }
             // Opened by name from this handle, without following a link: a folder swapped
             // for a link since it was listed does not open.
-            let Ok(sub) = open_folder(folder, Path::new(&name)) else {
+            let Ok(sub) = open_folder(&frame.folder, Path::new(&name)) else {
                 continue;
             };
             rules.push(ignore_rules(&sub, &relative));
-            let walked = walk_folder(&sub, &relative, level + 1, depth, rules, visit);
-            rules.pop();
-            walked?;
+            stack.push(Frame::listing(sub, relative, level + 1));
         }
+        Ok(end)
     }
-    ControlFlow::Continue(())
 }
 
 /// Whether the innermost rule that says anything about `relative` ignores it.
@@ -372,8 +456,128 @@ pub(crate) fn open_reading(dir: &Dir, path: &Path) -> io::Result<cap_std::fs::Fi
     dir.open_with(path, &options)
 }
 
+/// Reads a file line by line within a byte budget, whatever its shape: it keeps at most
+/// [`LINE_BYTES`] of each line and reads past the rest of a longer line in chunks, counting it,
+/// so a file of one line of gigabytes costs what a short one does.
+pub(crate) struct LineReader<R> {
+    reader: BufReader<R>,
+    skipped: Vec<u8>,
+}
+
+/// One line a [`LineReader`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The line's length in bytes, its `\n` not counted.
+    pub(crate) length: u64,
+    /// Whether only its first bytes were kept.
+    pub(crate) cut: bool,
+}
+
+/// Bytes read at a time past the kept part of a long line.
+const SKIP_CHUNK: u64 = 64 * 1024;
+
+impl<R: Read> LineReader<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        Self {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The first bytes of what is left, without consuming them.
+    pub(crate) fn head(&mut self) -> io::Result<&[u8]> {
+        self.reader.fill_buf()
+    }
+
+    /// Reads the next line into `line` (cleared first): the whole line with its `\n`, or, for
+    /// a line longer than [`LINE_BYTES`], its first bytes up to a character boundary. `None`
+    /// at the end.
+    pub(crate) fn read_line(&mut self, line: &mut Vec<u8>) -> io::Result<Option<Line>> {
+        line.clear();
+        let keep = LINE_BYTES as u64;
+        let read = (&mut self.reader).take(keep + 1).read_until(b'\n', line)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if line.last() == Some(&b'\n') {
+            return Ok(Some(Line {
+                length: read as u64 - 1,
+                cut: false,
+            }));
+        }
+        if (read as u64) <= keep {
+            // The last line, without a `\n`.
+            return Ok(Some(Line {
+                length: read as u64,
+                cut: false,
+            }));
+        }
+        let mut length = read as u64;
+        loop {
+            self.skipped.clear();
+            let read = (&mut self.reader)
+                .take(SKIP_CHUNK)
+                .read_until(b'\n', &mut self.skipped)?;
+            if self.skipped.last() == Some(&b'\n') {
+                length += read as u64 - 1;
+                break;
+            }
+            length += read as u64;
+            if (read as u64) < SKIP_CHUNK {
+                break;
+            }
+        }
+        line.truncate(LINE_BYTES);
+        drop_partial_character(line);
+        Ok(Some(Line {
+            length,
+            cut: length > line.len() as u64,
+        }))
+    }
+}
+
+/// Drops the bytes of a UTF-8 character cut short at the end of `bytes`.
+fn drop_partial_character(bytes: &mut Vec<u8>) {
+    // A character is at most four bytes: its start is among the last four.
+    for back in 1..=bytes.len().min(4) {
+        let at = bytes.len() - back;
+        let byte = bytes[at];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue;
+        }
+        let width = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        if width > back {
+            bytes.truncate(at);
+        }
+        return;
+    }
+}
+
+/// The note an answer ends with for the lines (1-based numbers, and lengths in bytes) a
+/// [`LineReader`] cut: empty when it cut none.
+pub(crate) fn cut_lines_note(cut: &[(usize, u64)]) -> String {
+    match cut {
+        [] => String::new(),
+        [(number, length)] => format!(
+            "\n… line {number} is {length} bytes long; only its first {LINE_BYTES} bytes were read."
+        ),
+        [rest @ .., (last, _)] => {
+            let rest: Vec<String> = rest.iter().map(|(number, _)| number.to_string()).collect();
+            format!(
+                "\n… lines {} and {last} are longer than {LINE_BYTES} bytes; only the first {LINE_BYTES} bytes of each were read.",
+                rest.join(", ")
+            )
+        }
+    }
+}
+
 /// Opens the folder `name` of `dir` as a handle, refusing a link.
-fn open_folder(dir: &Dir, name: &Path) -> io::Result<Dir> {
+pub(crate) fn open_folder(dir: &Dir, name: &Path) -> io::Result<Dir> {
     #[cfg(unix)]
     {
         use cap_std::fs::OpenOptionsExt as _;

@@ -568,3 +568,59 @@ async fn csv_tools_refuse_more_columns_than_the_limit() {
         &outcome.content[..60]
     );
 }
+
+/// Arrays nested `depth` deep, the innermost empty.
+fn nested(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+#[tokio::test]
+async fn json_tools_on_documents_nested_past_the_parsers_limit_answer_exactly() {
+    let fixture = Fixture::new();
+    // serde_json reads at most 127 levels, so nothing after it recurses deeper than that.
+    for (tool, arguments) in [
+        ("json_query", json!({"query": "$", "text": nested(10_000)})),
+        ("json_infer_schema", json!({"text": nested(10_000)})),
+    ] {
+        let outcome = fixture.call(tool, arguments).await;
+        assert_eq!(
+            outcome.error(),
+            "Error: the text is not valid JSON: recursion limit exceeded at line 1 column 128.",
+            "{tool}"
+        );
+    }
+    std::fs::write(fixture.root.join("deep.json"), nested(100_000)).expect("a deep document");
+    let outcome = fixture
+        .call("json_query", json!({"query": "$", "path": "deep.json"}))
+        .await;
+    assert_eq!(
+        outcome.error(),
+        "Error: \"deep.json\" is not valid JSON: recursion limit exceeded at line 1 column 128."
+    );
+
+    // 127 levels are read and described, on a worker's stack.
+    let deepest = nested(127);
+    let outcome = fixture
+        .call("json_query", json!({"query": "$", "text": deepest}))
+        .await;
+    let value: serde_json::Value = serde_json::from_str(&deepest).expect("127 levels parse");
+    let pretty = serde_json::to_string_pretty(&value).expect("pretty");
+    let head: String = pretty.chars().take(4_000).collect();
+    assert_eq!(
+        outcome.text(),
+        format!("$ in the text is an array of 1 item:\n{head}…")
+    );
+    let outcome = fixture
+        .call("json_infer_schema", json!({"text": deepest}))
+        .await;
+    let (_, rows) = outcome.table();
+    assert_eq!(rows.len(), 127);
+    assert_eq!(rows[126][0], format!("${}", "[]".repeat(126)));
+    assert!(
+        outcome
+            .ok()
+            .starts_with("Schema of the text (127 places):\n{\n  \"$schema\""),
+        "{}",
+        &outcome.content[..80]
+    );
+}

@@ -510,3 +510,315 @@ fn calculate_shifts_and_absolute_values_out_of_range_are_errors_not_panics() {
         ("shr(-16, 2) = -4".to_owned(), false)
     );
 }
+
+#[tokio::test]
+async fn calculate_answers_a_result_that_is_not_a_finite_number_with_an_error() {
+    let fixture = Fixture::new();
+    let infinite = "Error: cannot evaluate: the result is not a finite number (infinity; floats reach about ±1.8e308).";
+    for (expression, answer) in [
+        ("2^100000", infinite),
+        ("2.0 ^ 1024", infinite),
+        ("1.0 / 0", infinite),
+        ("exp(1000)", infinite),
+        ("(1, 2^100000)", infinite),
+        (
+            "-(2^100000)",
+            "Error: cannot evaluate: the result is not a finite number (-infinity; floats reach about ±1.8e308).",
+        ),
+        (
+            "ln(0)",
+            "Error: cannot evaluate: the result is not a finite number (-infinity; floats reach about ±1.8e308).",
+        ),
+        (
+            "0.0 / 0",
+            "Error: cannot evaluate: the result is not a finite number (NaN).",
+        ),
+        (
+            "sqrt(-1)",
+            "Error: cannot evaluate: the result is not a finite number (NaN).",
+        ),
+    ] {
+        let outcome = fixture
+            .call("calculate", json!({"expression": expression}))
+            .await;
+        assert_eq!(outcome.error(), answer, "{expression}");
+    }
+    // Finite results, even of infinite parts, are answers as before.
+    for (expression, answer) in [
+        ("2^1023", "2^1023 = 8.98846567431158e307"),
+        ("1 / 2^100000", "1 / 2^100000 = 0"),
+        ("2^100000 > 1", "2^100000 > 1 = true"),
+        ("min(2^100000, 3)", "min(2^100000, 3) = 3"),
+    ] {
+        let outcome = fixture
+            .call("calculate", json!({"expression": expression}))
+            .await;
+        assert_eq!(outcome.text(), answer, "{expression}");
+    }
+}
+
+#[tokio::test]
+async fn calculate_substring_inside_a_character_is_an_error_not_a_panic() {
+    let fixture = Fixture::new();
+    let call =
+        |expression: &str| fixture.call("calculate", json!({"expression": expression.to_owned()}));
+    assert_eq!(
+        call("str::substring(\"é\", 0, 1)").await.error(),
+        "Error: cannot evaluate: str::substring takes byte offsets on character boundaries; 0..1 cuts a character of \"é\"."
+    );
+    assert_eq!(
+        call("str::substring(\"日本\", 4)").await.error(),
+        "Error: cannot evaluate: str::substring takes byte offsets on character boundaries; 4..6 cuts a character of \"日本\"."
+    );
+    assert_eq!(
+        call("str::substring(\"héllo\", 0, 3)").await.text(),
+        "str::substring(\"héllo\", 0, 3) = \"hé\""
+    );
+    assert_eq!(
+        call("str::substring(\"héllo\", 3)").await.text(),
+        "str::substring(\"héllo\", 3) = \"llo\""
+    );
+    for expression in [
+        "str::substring(\"abc\", 2, 1)",
+        "str::substring(\"abc\", 0, 4)",
+        "str::substring(\"abc\", -1)",
+    ] {
+        assert_eq!(
+            call(expression).await.error(),
+            "Error: cannot evaluate: Tried to access a tuple or string at an invalid index",
+            "{expression}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn calculate_evaluates_the_longest_chains_of_unary_operators_on_a_worker() {
+    let fixture = Fixture::new();
+    for (expression, value) in [
+        (format!("{}1", "-".repeat(499)), "-1"),
+        (format!("{}true", "!".repeat(496)), "true"),
+        (format!("{}1", "-!".repeat(249)), ""),
+        (format!("{}1", "- ".repeat(249)), "-1"),
+    ] {
+        assert!(
+            expression.len() >= 499 && expression.len() <= 500,
+            "{expression}"
+        );
+        let outcome = fixture
+            .call("calculate", json!({"expression": expression}))
+            .await;
+        if value.is_empty() {
+            assert!(
+                outcome.error().starts_with("Error: cannot evaluate: "),
+                "{}",
+                outcome.content
+            );
+        } else {
+            assert_eq!(outcome.text(), format!("{expression} = {value}"));
+        }
+    }
+}
+
+/// Every function evalexpr knows (its builtins and the calculator's own), for the property
+/// test below.
+const FUNCTIONS: &[&str] = &[
+    "math::ln",
+    "math::log",
+    "math::log2",
+    "math::log10",
+    "math::exp",
+    "math::exp2",
+    "math::pow",
+    "math::cos",
+    "math::acos",
+    "math::cosh",
+    "math::acosh",
+    "math::sin",
+    "math::asin",
+    "math::sinh",
+    "math::asinh",
+    "math::tan",
+    "math::atan",
+    "math::tanh",
+    "math::atanh",
+    "math::atan2",
+    "math::sqrt",
+    "math::cbrt",
+    "math::hypot",
+    "math::is_nan",
+    "math::is_finite",
+    "math::is_infinite",
+    "math::is_normal",
+    "math::abs",
+    "floor",
+    "round",
+    "ceil",
+    "typeof",
+    "min",
+    "max",
+    "if",
+    "contains",
+    "contains_any",
+    "len",
+    "str::regex_matches",
+    "str::regex_replace",
+    "str::to_lowercase",
+    "str::to_uppercase",
+    "str::trim",
+    "str::from",
+    "str::substring",
+    "random",
+    "bitand",
+    "bitor",
+    "bitxor",
+    "bitnot",
+    "shl",
+    "shr",
+    "sqrt",
+    "cbrt",
+    "abs",
+    "ln",
+    "log10",
+    "log2",
+    "exp",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "trunc",
+];
+
+/// Expressions calling any function with 0 to 3 arguments: strings of multibyte characters
+/// (escapes included), integers and floats at every size and sign, booleans, tuples, and such
+/// calls nested, joined by any operator.
+fn calls() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let text = proptest::collection::vec(
+        proptest::sample::select(vec![
+            "a", "é", "日", "😀", "ß", "İ", " ", "\\\"", "\\\\", "\u{301}",
+        ]),
+        0..6,
+    )
+    .prop_map(|pieces| format!("\"{}\"", pieces.concat()));
+    // A text function of a text and small offsets: where a multibyte character is cut.
+    let text_call = (
+        proptest::sample::select(vec![
+            "str::substring",
+            "str::from",
+            "str::trim",
+            "str::to_uppercase",
+            "len",
+            "str::regex_matches",
+            "str::regex_replace",
+        ]),
+        text.clone(),
+        proptest::collection::vec((-1_i64..12).prop_map(|number| number.to_string()), 0..3),
+    )
+        .prop_map(|(function, text, offsets)| {
+            let mut arguments = vec![text];
+            arguments.extend(offsets);
+            format!("{function}({})", arguments.join(", "))
+        });
+    let leaf = prop_oneof![
+        text_call,
+        text,
+        (-3_i64..9).prop_map(|number| number.to_string()),
+        any::<i64>().prop_map(|number| number.to_string()),
+        any::<f64>().prop_map(|number| format!("{number:?}")),
+        proptest::sample::select(vec![
+            "1e308",
+            "-1e308",
+            "2^100000",
+            "0.0",
+            "-0.0",
+            "true",
+            "false",
+            "()",
+            "(1, \"é\")",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    let function = proptest::sample::select(FUNCTIONS.to_vec());
+    let operator = proptest::sample::select(vec![
+        "+", "-", "*", "/", "%", "^", "==", "!=", "<", ">=", "&&", "||", ",",
+    ]);
+    leaf.prop_recursive(3, 24, 3, move |inner| {
+        prop_oneof![
+            (
+                function.clone(),
+                proptest::collection::vec(inner.clone(), 0..4)
+            )
+                .prop_map(|(function, arguments)| format!("{function}({})", arguments.join(", "))),
+            (inner.clone(), operator.clone(), inner)
+                .prop_map(|(a, operator, b)| format!("({a} {operator} {b})")),
+        ]
+    })
+}
+
+/// Chains of unary operators and calls without parentheses, as long as an expression may be.
+fn chains() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    (
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                "-",
+                "!",
+                "- ",
+                "! ",
+                "-!",
+                "abs ",
+                "sqrt ",
+                "str::from ",
+            ]),
+            0..250,
+        ),
+        proptest::sample::select(vec!["1", "true", "\"é\"", "1e308"]),
+    )
+        .prop_map(|(pieces, leaf)| {
+            let mut expression = pieces.concat();
+            let room = 500 - leaf.len();
+            while expression.len() > room {
+                expression.pop();
+            }
+            expression + leaf
+        })
+}
+
+/// `calculate` neither panics nor answers a number that is not finite.
+fn check_calculate(expression: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+    let result =
+        std::panic::catch_unwind(|| toolkit_builtins::utility::calculate(expression.to_owned()));
+    proptest::prop_assert!(result.is_ok(), "calculate panicked on {:?}", expression);
+    let Ok(result) = result else { return Ok(()) };
+    if !result.is_error()
+        && let Some(value) = result
+            .content()
+            .strip_prefix(expression.trim())
+            .and_then(|rest| rest.strip_prefix(" = "))
+        && !value.starts_with('"')
+    {
+        proptest::prop_assert!(
+            !value.contains("infinity") && !value.contains("NaN"),
+            "calculate answered {:?} for {:?}",
+            value,
+            expression
+        );
+    }
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn calculate_never_panics_on_any_function_of_any_arguments(expression in calls()) {
+        check_calculate(&expression)?;
+    }
+
+    #[test]
+    fn calculate_never_panics_on_chains_as_long_as_allowed(expression in chains()) {
+        check_calculate(&expression)?;
+    }
+}
