@@ -626,8 +626,10 @@ fn copy_path_in(
     #[cfg(unix)]
     {
         use cap_std::fs::MetadataExt as _;
-        let same = |file: &cap_std::fs::File| file.metadata().map(|data| (data.dev(), data.ino()));
-        if same(&source).ok() == same(&target).ok() {
+        let identity = |metadata: std::io::Result<cap_std::fs::Metadata>| {
+            metadata.map(|data| (data.dev(), data.ino())).ok()
+        };
+        if identity(source.metadata()) == identity(target.metadata()) {
             return Err(refusal(format!(
                 "\"{}\" and \"{}\" are the same file; nothing was copied.",
                 from.shown(),

@@ -37,8 +37,8 @@ use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, tool};
 
 use crate::resources::WorkspaceRoot;
 use crate::shared::{
-    Listing, PAGE_LIMIT, check_range, cut, line_diff, looks_binary, plural, refusal, settle,
-    table_error,
+    Listing, PAGE_LIMIT, cancelled, check_range, cut, line_diff, looks_binary, plural, refusal,
+    settle, table_error,
 };
 use crate::workspace::{RelativePath, Workspace};
 
@@ -77,6 +77,31 @@ const READ_LIMIT: usize = 4_000_000;
 const BLAME_READ_LIMIT: usize = 100_000;
 /// Most entries of the git folder looked at when it is checked.
 const GIT_FOLDER_LIMIT: usize = 1_000_000;
+
+/// The stack of the thread that compares the work tree with the index: gix walks the work
+/// tree recursively, a frame per folder level, and a chain of 2 000 folders (as deep as paths
+/// go) needs more than a worker's 2 MiB.
+const WORK_TREE_STACK: usize = 16 * 1024 * 1024;
+
+/// `work`'s result, worked out on a thread of its own with [`WORK_TREE_STACK`] bytes of
+/// stack (the calling worker waits for it; the call's cancellation reaches it through the
+/// context it borrows).
+fn on_large_stack(work: impl FnOnce() -> Result<ToolResult, ToolResult> + Send) -> ToolResult {
+    std::thread::scope(|scope| {
+        let started = std::thread::Builder::new()
+            .name("toolkit-git-work-tree".to_owned())
+            .stack_size(WORK_TREE_STACK)
+            .spawn_scoped(scope, work);
+        match started {
+            Ok(thread) => settle(
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            ),
+            Err(error) => failed("no thread could be started", error),
+        }
+    })
+}
 
 /// Longest revision accepted, in bytes.
 const REVISION_LIMIT: usize = 256;
@@ -202,9 +227,7 @@ impl<'a> Objects<'a> {
     fn failure(&self, what: &str, error: impl std::fmt::Display) -> ToolResult {
         match self.stopped() {
             None => failed(what, error),
-            Some(Stop::Cancelled) => {
-                ToolResult::error("Error: the call was cancelled before it finished.")
-            }
+            Some(Stop::Cancelled) => cancelled(),
             Some(Stop::Reads) => refusal(format!(
                 "Refused: this needs more than {} reads of the repository's objects; the git tools stop there.",
                 self.read_limit
@@ -346,9 +369,7 @@ fn check_plain(dot_git: &Path, context: &ToolContext) -> Result<(), ToolResult> 
     let mut seen = 0_usize;
     while let Some(relative) = folders.pop() {
         if context.is_cancelled() {
-            return Err(ToolResult::error(
-                "Error: the call was cancelled before it finished.",
-            ));
+            return Err(cancelled());
         }
         let entries = std::fs::read_dir(dot_git.join(&relative))
             .map_err(|error| failed("the git folder cannot be read", error))?;
@@ -506,7 +527,7 @@ pub fn git_status(
     if let Err(result) = check_range("limit", limit, 1, PAGE_LIMIT) {
         return result;
     }
-    settle(status_in(context, offset, limit))
+    on_large_stack(|| status_in(context, offset, limit))
 }
 
 /// The branch HEAD is on, or `detached HEAD at <id>`.
@@ -521,11 +542,6 @@ fn branch(repo: &gix::Repository) -> Result<String, ToolResult> {
         .head_id()
         .map_err(|error| failed("HEAD cannot be read", error))?;
     Ok(format!("at detached HEAD {}", short(&id)))
-}
-
-/// The call stopped because its caller stopped waiting.
-fn cancelled() -> ToolResult {
-    ToolResult::error("Error: the call was cancelled before it finished.")
 }
 
 /// The index, refused past [`ENTRY_LIMIT`] entries.
@@ -1456,7 +1472,7 @@ pub fn git_diff(
             "Error: `staged` compares the index with HEAD; it does not take `from` or `to`.",
         );
     }
-    settle(diff_in(context, &from, &to, staged, &path, context_lines))
+    on_large_stack(|| diff_in(context, &from, &to, staged, &path, context_lines))
 }
 
 /// The unstaged changes: tracked files whose work tree content or mode differs from the index.

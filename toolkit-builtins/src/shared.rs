@@ -22,6 +22,13 @@ pub(crate) fn settle(outcome: Result<ToolResult, ToolResult>) -> ToolResult {
     outcome.unwrap_or_else(|result| result)
 }
 
+/// What a call answers when it stopped because its caller stopped waiting (nobody reads it:
+/// the seam has already answered that the call failed).
+#[cfg(any(feature = "git", feature = "workspace"))]
+pub(crate) fn cancelled() -> ToolResult {
+    ToolResult::error("Error: the call was cancelled before it finished.")
+}
+
 /// A text result for something the model should reason about (not found, not allowed).
 pub(crate) fn refusal(message: impl Into<String>) -> ToolResult {
     ToolResult::text(message)

@@ -26,9 +26,11 @@
     allow(dead_code)
 )]
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions};
@@ -36,7 +38,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use toolkit::{ToolContext, ToolResult};
 
 use crate::resources::{NO_WORKSPACE, WorkspaceRoot};
-use crate::shared::{plural, refusal};
+use crate::shared::{cancelled, plural, refusal};
 
 /// Longest path accepted, in bytes.
 const PATH_LIMIT: usize = 4_096;
@@ -57,6 +59,8 @@ pub(crate) const LINE_BYTES: usize = 64 * 1024;
 /// The workspace root of a run, opened as a capability.
 pub(crate) struct Workspace {
     dir: Dir,
+    /// Raised when the call's caller stops waiting: walks and reads stop.
+    cancel: Arc<AtomicBool>,
 }
 
 /// One entry a walk met, below the folder it started from.
@@ -220,7 +224,9 @@ impl Workspace {
         let Some(root) = context.extension::<WorkspaceRoot>() else {
             return Err(no_workspace());
         };
-        Self::open_root(root.path())
+        let mut workspace = Self::open_root(root.path())?;
+        workspace.cancel = context.cancel_flag();
+        Ok(workspace)
     }
 
     /// The workspace at `root`.
@@ -235,7 +241,10 @@ impl Workspace {
                 "Error: the workspace folder cannot be opened: {error}."
             ))
         })?;
-        Ok(Self { dir })
+        Ok(Self {
+            dir,
+            cancel: Arc::default(),
+        })
     }
 
     /// The root capability.
@@ -265,7 +274,7 @@ impl Workspace {
     }
 
     /// Opens a regular file for reading; refused when missing, outside or not a regular file.
-    pub(crate) fn open_file(&self, path: &RelativePath) -> Result<cap_std::fs::File, ToolResult> {
+    pub(crate) fn open_file(&self, path: &RelativePath) -> Result<CallFile, ToolResult> {
         let file =
             open_reading(&self.dir, path.as_path()).map_err(|error| io_refusal(path, &error))?;
         let metadata = file.metadata().map_err(|error| io_refusal(path, &error))?;
@@ -278,7 +287,10 @@ impl Workspace {
         if !metadata.is_file() {
             return Err(not_regular(path));
         }
-        Ok(file)
+        Ok(CallFile {
+            file,
+            cancel: Arc::clone(&self.cancel),
+        })
     }
 
     /// The text of a file of at most `limit` bytes.
@@ -338,6 +350,9 @@ impl Workspace {
         // holds one more set for each folder above the start.
         let mut stack = vec![Frame::listing(here, at, 1)];
         while let Some(frame) = stack.last_mut() {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(cancelled());
+            }
             let Some(entry) = frame.entries.next() else {
                 stack.pop();
                 rules.pop();
@@ -454,6 +469,35 @@ pub(crate) fn open_reading(dir: &Dir, path: &Path) -> io::Result<cap_std::fs::Fi
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     dir.open_with(path, &options)
+}
+
+/// A workspace file read for a call: a read fails once the call's caller stops waiting, so
+/// that reading a file of any size (a sparse file of a hundred gigabytes) ends with the call.
+pub(crate) struct CallFile {
+    file: cap_std::fs::File,
+    cancel: Arc<AtomicBool>,
+}
+
+impl CallFile {
+    pub(crate) fn metadata(&self) -> io::Result<cap_std::fs::Metadata> {
+        self.file.metadata()
+    }
+}
+
+impl Read for CallFile {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            // Not `Interrupted`, which readers retry.
+            return Err(io::Error::other("the call was cancelled"));
+        }
+        self.file.read(buffer)
+    }
+}
+
+impl Seek for CallFile {
+    fn seek(&mut self, position: SeekFrom) -> io::Result<u64> {
+        self.file.seek(position)
+    }
 }
 
 /// Reads a file line by line within a byte budget, whatever its shape: it keeps at most

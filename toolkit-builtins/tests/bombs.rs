@@ -307,6 +307,30 @@ fn bombs() -> Vec<Bomb> {
             timeout: Duration::from_millis(300),
             answers: &["Error: tool \"query_sql\" failed."],
         },
+        Bomb {
+            name: "10 KB then a 3 GiB line: read_file",
+            place: Place::Workspace("big-files"),
+            tool: "read_file",
+            arguments: || json!({"path": "long-line.txt"}),
+            timeout: Duration::from_secs(30),
+            answers: &["\"long-line.txt\", lines 1-"],
+        },
+        Bomb {
+            name: "100 GiB sparse file, cut at 1 s: read_file",
+            place: Place::Workspace("big-files"),
+            tool: "read_file",
+            arguments: || json!({"path": "huge.txt"}),
+            timeout: Duration::from_secs(1),
+            answers: &["Error: tool \"read_file\" failed."],
+        },
+        Bomb {
+            name: "100 GiB sparse file, cut at 1 s: file_hash",
+            place: Place::Workspace("big-files"),
+            tool: "file_hash",
+            arguments: || json!({"path": "huge.txt"}),
+            timeout: Duration::from_secs(1),
+            answers: &["Error: tool \"file_hash\" failed."],
+        },
     ]
 }
 
@@ -328,6 +352,7 @@ fn every_bomb_ends_within_its_timeout_under_the_memory_ceiling_with_no_work_left
     let folder = tempfile::tempdir().expect("a temporary folder");
     plant_tree_bomb(&folder.path().join("tree-bomb"));
     plant_zero_blob(&folder.path().join("zero-blob"));
+    plant_big_files(&folder.path().join("big-files"));
     assert!(
         toolkit_builtins::sample::create_sample_database(&folder.path().join("sample.db"))
             .expect("the sample database")
@@ -636,4 +661,24 @@ fn plant_zero_blob(root: &Path) {
         .open(&big)
         .and_then(|file| file.set_modified(later))
         .expect("a new modification time");
+}
+
+/// A workspace of sparse files (no disk used): 10 KB of lines then a line of 3 GiB without an
+/// end, and 10 KB of lines then zeros up to 100 GiB.
+fn plant_big_files(root: &Path) {
+    fs::create_dir_all(root).expect("the root");
+    let long = root.join("long-line.txt");
+    fs::write(&long, "a short line of text\n".repeat(500)).expect("10 KB of lines");
+    fs::File::options()
+        .write(true)
+        .open(&long)
+        .and_then(|file| file.set_len(10_500 + (3 << 30)))
+        .expect("a sparse 3 GiB line");
+    let huge = root.join("huge.txt");
+    fs::write(&huge, "a short line of text\n".repeat(500)).expect("10 KB of lines");
+    fs::File::options()
+        .write(true)
+        .open(&huge)
+        .and_then(|file| file.set_len(100 << 30))
+        .expect("a sparse 100 GiB file");
 }

@@ -271,3 +271,42 @@ async fn a_recursive_delete_refuses_a_folder_deeper_than_64_levels_and_deletes_n
     assert!(!fixture.root.join("within").exists());
     unchain(&fixture, "over");
 }
+
+/// gix walks a work tree recursively, a frame per level: the git tools give it a stack of its
+/// own, so a chain of untracked folders as deep as paths go is an error, not a crash.
+#[tokio::test]
+async fn git_status_beside_a_chain_3000_folders_deep_answers_and_the_process_lives() {
+    let fixture = Fixture::new();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .current_dir(&fixture.root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .args(["-c", "user.name=Ada", "-c", "user.email=ada@example.com"])
+            .args(args)
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "README.md"]);
+    git(&["commit", "-q", "-m", "First"]);
+    make_chain(&fixture, "chain", LEVELS, &[(LEVELS, "bottom.txt", "x\n")]);
+    for (tool, arguments) in [("git_status", json!({})), ("git_diff", json!({}))] {
+        let outcome = fixture.call(tool, arguments).await;
+        assert!(
+            !outcome.content.contains("failed"),
+            "{tool}: {}",
+            outcome.content
+        );
+    }
+    let status = fixture.call("git_status", json!({})).await;
+    assert!(
+        status
+            .content
+            .starts_with("Error: the status cannot be computed: "),
+        "{}",
+        status.content
+    );
+    unchain(&fixture, "chain");
+}
