@@ -9,9 +9,14 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use git_fixture::{ADA, TOOLS, arguments, call_in, commit, git, outside_repository, write};
+use git_fixture::{
+    ADA, TOOLS, approved_call, arguments, call_in, commit, git, outside_repository, write,
+};
 use serde_json::{Value, json};
+use toolkit::ToolContext;
 use toolkit::{ToolLoopService, ToolRegistry};
+use toolkit_builtins::WorkspaceRoot;
+use toolkit_builtins::file_writers::GIT_FOLDER_REFUSAL;
 
 /// Every configuration key that names a program, each set to a script that logs its key.
 const PROGRAM_KEYS: &[&str] = &[
@@ -243,6 +248,96 @@ async fn attributes_naming_a_driver_run_nothing_and_the_answers_stay_those_of_gi
          - README.md (unstaged: modified)\n\
          - notes.txt (unstaged: untracked)\n\
          - src/lib.rs (staged: modified)",
+    );
+}
+
+/// A model with approved writes tries the reproduction: a filter in the repository's
+/// configuration (appended, or written whole), attributes naming it (in the git folder and in
+/// the work tree), a changed file; then every git tool. The writers refuse every path into
+/// `.git`; the attributes they may write name a driver nothing defines; nothing runs. The same
+/// filter given to git runs, so the plant is real.
+#[cfg(unix)]
+#[tokio::test]
+async fn approved_writes_cannot_plant_a_command_for_the_git_tools() {
+    let temp = tempfile::tempdir().expect("a temporary folder");
+    let script = evil_script(temp.path());
+    let root = temp.path().join("workspace");
+    fs::create_dir_all(&root).expect("the root");
+    git(&root, &["init", "-q"]);
+    write(&root, "README.md", b"# Demo\n");
+    git(&root, &["add", "."]);
+    commit(&root, "2024-01-01T10:00:00Z", ADA, "First");
+    let config_before = fs::read(root.join(".git/config")).expect("the configuration");
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let writer = ToolContext::new().with_extension(WorkspaceRoot::new(&root));
+    let filter = format!("[filter \"evil\"]\n\tclean = {} clean\n", script.display());
+    let into_git_folder = [
+        (
+            "append_file",
+            json!({"path": ".git/config", "content": filter}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".git/config", "content": filter, "overwrite": true}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".git/info/attributes", "content": "* filter=evil\n", "overwrite": true}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".GIT/config", "content": filter, "overwrite": true}),
+        ),
+    ];
+    for (tool, arguments) in into_git_folder {
+        let path = arguments["path"].as_str().expect("a path").to_owned();
+        let (content, _, _) =
+            approved_call(&service, writer.clone(), tool, &arguments.to_string()).await;
+        assert_eq!(
+            content,
+            format!("Refused: \"{path}\" {GIT_FOLDER_REFUSAL}"),
+            "{tool} {path}"
+        );
+    }
+    assert_eq!(
+        fs::read(root.join(".git/config")).expect("the configuration"),
+        config_before
+    );
+    for (tool, arguments) in [
+        (
+            "write_file",
+            json!({"path": ".gitattributes", "content": "* filter=evil diff=evil\n"}),
+        ),
+        // The same size: git reads the file to compare it, through the filter.
+        (
+            "write_file",
+            json!({"path": "README.md", "content": "# Dem0\n", "overwrite": true}),
+        ),
+    ] {
+        let (content, is_error, _) =
+            approved_call(&service, writer.clone(), tool, &arguments.to_string()).await;
+        assert!(!is_error, "{tool}: {content}");
+    }
+    for (name, arguments) in calls() {
+        call_in(&service, Some(&root), name, &arguments).await;
+    }
+    assert_eq!(ran(temp.path()), Vec::<String>::new(), "a command ran");
+    // git, given the filter the model tried to configure, runs it on the same work tree.
+    let _ = std::process::Command::new("git")
+        .current_dir(&root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args([
+            "-c",
+            &format!("filter.evil.clean={} clean", script.display()),
+            "status",
+        ])
+        .output()
+        .expect("git runs");
+    let logged = ran(temp.path());
+    assert!(
+        !logged.is_empty() && logged.iter().all(|line| line == "clean"),
+        "under git: {logged:?}"
     );
 }
 

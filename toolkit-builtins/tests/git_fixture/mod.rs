@@ -16,6 +16,8 @@ use toolkit_builtins::WorkspaceRoot;
 mod workspace_fixture;
 
 pub use workspace_fixture::Outcome;
+#[allow(unused_imports, reason = "each test crate uses a part")]
+pub use workspace_fixture::operator::approved_call;
 
 pub const TOOLS: [&str; 5] = ["git_status", "git_log", "git_show", "git_diff", "git_blame"];
 

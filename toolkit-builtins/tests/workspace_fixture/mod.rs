@@ -12,7 +12,7 @@ use tempfile::TempDir;
 use toolkit::{RunScope, ToolContext, ToolLoopService, ToolRegistry};
 
 #[path = "../operator/mod.rs"]
-mod operator;
+pub mod operator;
 
 /// 2024-01-02T03:04:05Z, the modification time of every fixture file.
 pub const MODIFIED: &str = "2024-01-02T03:04:05Z";
