@@ -577,7 +577,7 @@ pub fn search_files(
         max_results,
         offset,
     };
-    settle(search.run(&workspace, &path))
+    settle(search.run(&workspace, &path, context))
 }
 
 struct Search {
@@ -589,7 +589,15 @@ struct Search {
 }
 
 impl Search {
-    fn run(&self, workspace: &Workspace, path: &str) -> Result<ToolResult, ToolResult> {
+    /// The matches below `path`. Each line is matched as the run's content filter passes it
+    /// (the line shown is the file's): a pattern probing a masked secret a character at a time
+    /// learns nothing from which lines match.
+    fn run(
+        &self,
+        workspace: &Workspace,
+        path: &str,
+        tools_see: &ToolContext,
+    ) -> Result<ToolResult, ToolResult> {
         let path = RelativePath::parse(path)?;
         let start = workspace.real_folder(&path)?;
         let mut listing = Listing::page(["path", "line", "text"], self.offset, MATCHES_IN_CONTENT);
@@ -619,7 +627,7 @@ impl Search {
             let shown_path = shown(&entry.relative);
             let mut matched_here = false;
             for (index, line) in text.lines().enumerate() {
-                if !self.matcher.is_match(line) {
+                if !self.matcher.is_match(&tools_see.filter_content(line)) {
                     continue;
                 }
                 if !matched_here {

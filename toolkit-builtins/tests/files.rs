@@ -794,3 +794,69 @@ mod confinement {
         }
     }
 }
+
+/// A model rebuilds a password from `search_files`' match / no-match answers, a character at a
+/// time (`password=h`, `password=hu`, ...). With the run's secret filter on, lines are matched
+/// as masked: it learns no character; without the filter (the control), it learns them all.
+#[tokio::test]
+async fn search_files_answers_no_pattern_about_a_masked_secret() {
+    const PASSWORD: &str = "hunter2xk9";
+    let fixture = Fixture::new();
+    std::fs::write(
+        fixture.root.join("settings.env"),
+        format!("HOST=db.example\nDB_PASSWORD={PASSWORD}\n"),
+    )
+    .expect("a settings file");
+    for filtered in [true, false] {
+        let mut scope = fixture
+            .service
+            .scope(fixture.scope.context().clone())
+            .unwrap()
+            .offer(["search_files"])
+            .unwrap();
+        if filtered {
+            scope = scope.with_content_filter(std::sync::Arc::new(toolkit::SecretFilter));
+        }
+        let mut learned = String::new();
+        'next: while learned.len() < PASSWORD.len() {
+            for candidate in "abcdefghijklmnopqrstuvwxyz0123456789".chars() {
+                let pattern = format!("PASSWORD={learned}{candidate}");
+                let arguments = json!({"query": pattern, "regex": true, "glob": "*.env"});
+                let result = fixture
+                    .service
+                    .invoke(&scope, "search_files", &arguments.to_string())
+                    .await;
+                if result.content().as_str().starts_with("1 match") {
+                    learned.push(candidate);
+                    continue 'next;
+                }
+            }
+            break;
+        }
+        if filtered {
+            assert_eq!(learned, "", "learned from the filtered answers");
+        } else {
+            assert_eq!(learned, PASSWORD, "the control learns it");
+        }
+    }
+    // The line itself still matches a pattern about what the filter leaves.
+    let filtered = fixture
+        .service
+        .scope(fixture.scope.context().clone())
+        .unwrap()
+        .offer(["search_files"])
+        .unwrap()
+        .with_content_filter(std::sync::Arc::new(toolkit::SecretFilter));
+    let found = fixture
+        .service
+        .invoke(
+            &filtered,
+            "search_files",
+            &json!({"query": "DB_PASSWORD=", "glob": "*.env"}).to_string(),
+        )
+        .await;
+    assert_eq!(
+        found.content().as_str(),
+        "1 match for \"DB_PASSWORD=\" in 1 file:\nsettings.env:2: DB_PASSWORD=[REDACTED]"
+    );
+}
