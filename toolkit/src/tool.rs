@@ -70,8 +70,9 @@ pub enum Execution {
     #[default]
     Async,
     /// On one of toolkit's worker threads, the caller waiting under the timeout: a tool that
-    /// runs past it holds only its worker, never the caller or the process's exit. `execute`
-    /// must return [`ToolFuture::Ready`]. What `#[tool]` gives a plain `fn`.
+    /// runs past it holds only its worker, never the caller or the process's exit, and is told
+    /// to stop ([`ToolContext::is_cancelled`](crate::ToolContext::is_cancelled)). `execute` must
+    /// return [`ToolFuture::Ready`]. What `#[tool]` gives a plain `fn`.
     Blocking,
     /// On the calling thread, with no timeout that could stop it: only for tools whose work is
     /// known to be tiny (`#[tool(inline)]`).

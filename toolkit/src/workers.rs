@@ -3,7 +3,9 @@
 //! A tool whose [`Execution`](crate::Execution) is `Blocking` runs here, and its caller waits on
 //! a channel under the per-tool timeout. A worker is a plain thread of toolkit's own, not the
 //! async runtime's blocking pool: a tool stuck past its timeout holds only its worker, and
-//! neither a runtime's shutdown nor the process's exit waits for it. Idle workers are kept a
+//! neither a runtime's shutdown nor the process's exit waits for it. When the caller stops
+//! waiting, the seam raises the call's flag (`ToolContext::is_cancelled`), which a tool that
+//! works long checks to stop. Idle workers are kept a
 //! while for the next call and end after [`IDLE`]; a busy pool grows, up to [`MAX_WORKERS`],
 //! beyond which calls queue.
 
