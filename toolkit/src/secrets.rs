@@ -38,16 +38,17 @@
 //!   (`name: DB_PASSWORD` then `value: …`), calls (`define('DB_PASSWORD', '…')`) and flags
 //!   (`--password PW`, `--token=…`). A name says secret when one of its words (split at `_`, `-`,
 //!   `.`, `:` and camel case) is password, passwd, pwd, pass, passphrase, secret, token,
-//!   credentials, auth, authorization, hmac, salt, signature, cookie, a session id, a DSN, or a key
-//!   qualified as secret (api, access, private, signing, encryption, master, account, client, ...),
-//!   and no word after it describes the secret instead of holding it (`token_type`,
-//!   `password_length`, `secret_name`, `password.txt`);
+//!   credentials, auth, authorization, hmac, salt, signature, psk, cookie, a session id, a DSN,
+//!   or a key qualified as secret (api, access, private, signing, encryption, master, account,
+//!   client, ...), and no word after it describes the secret instead of holding it
+//!   (`token_type`, `password_length`, `secret_name`, `password.txt`);
 //! - **command lines**: `mysql -pPW`, `curl -u user:PW`, `sshpass -p PW`, `redis-cli -a PW`,
 //!   `docker login -p PW`, `sqlcmd -P PW`, `smbclient -U user%PW`, `openssl -passin pass:PW`,
 //!   `zip -P PW`, `7z -pPW`, `htpasswd -b file user PW`, `echo user:PW | chpasswd`,
 //!   `ConvertTo-SecureString 'PW'`;
 //! - **SQL**: `IDENTIFIED BY '…'`, `PASSWORD '…'`, `SET PASSWORD … = '…'`;
-//! - **credential files**: `.netrc` and `.pgpass` lines, and password hashes (`crypt` formats
+//! - **credential files**: `.netrc` and `.pgpass` lines, `requirepass` and `auth_pass`
+//!   directives, and password hashes (`crypt` formats
 //!   `$1$`, `$5$`, `$6$`, `$2b$`, `$y$`, `$apr1$`, `$argon2id$`, Django's `pbkdf2_sha256$`,
 //!   LDAP's `{SSHA}`), as in `htpasswd` and `/etc/shadow`;
 //! - **tokens of known providers by their shape**: OpenAI and Anthropic (`sk-…`), Stripe, GitHub,
@@ -58,6 +59,9 @@
 //!   Tailscale, Terraform Cloud, 1Password, and webhook URLs (Slack, Discord, Microsoft Teams);
 //! - **any other long token**: a run of 32 or more token characters mixing letters and digits,
 //!   unless it is only hexadecimal digits and hyphens.
+//!
+//! Shapes bound to the start of a line, or spread over two lines, also hold after the `12: `
+//! line numbers that `read_file` and `fetch_logs` put before each line.
 //!
 //! What stays: hexadecimal digests, commit ids and UUIDs (ids a tool computed), words that
 //! merely contain a secret word (`passage`, `keyboard`, `tokenizer`, `compass`, `OAuth`),
@@ -138,15 +142,26 @@ enum Kind {
     Credential,
     /// The value after a field's name, read by the given grammar, when the name says secret
     /// ([`is_secret_field`]) and the value is not a reference or a placeholder.
-    Field(Value),
+    Field(Value, Name),
+}
+
+/// Where a [`Kind::Field`] rule's match has the field's name.
+#[derive(Clone, Copy)]
+enum Name {
+    /// In its group `name`.
+    Group,
+    /// At its start: name characters, or a word of prose, a space and name characters (as the
+    /// group `name` of such a pattern reads, without the cost of reading groups: a backtracking
+    /// search per match, where the assignment rule has many matches).
+    Leading,
 }
 
 /// How a field's value is read.
 #[derive(Clone, Copy)]
 enum Value {
     /// Quoted (masked with its quotes; a quote left open counts only at the end of the text, where
-    /// a page was cut), or bare up to a space, a quote or one of `,;&<`; never a structure (`{`,
-    /// `[`, `(`) or a path (`::`).
+    /// a page was cut), or bare up to a space, a quote, one of `,;&<` or an escaped line break
+    /// (`\n`); never a structure (`{`, `[`, `(`) or a path (`::`).
     Any,
     /// A command-line argument: quoted, or bare up to a space; never a next flag (`-…`), a
     /// placeholder or a redirection (`<…`, `>`, `|`).
@@ -159,15 +174,15 @@ enum Value {
 /// exact judgement in [`is_secret_field`].
 macro_rules! secret_stem {
     () => {
-        "(?:pass|pw|secret|token|key|auth|cred|hmac|salt|sig|cookie|sess|dsn)"
+        "(?:pass|pw|psk|secret|token|key|auth|cred|hmac|salt|sig|cookie|sess|dsn)"
     };
 }
 
 /// One argument of a command line as a shell reads it: quoted parts and bare characters up to
-/// a space, not starting with `-` (a next flag).
+/// a space or one of `|;&<>`, not starting with `-` (a next flag).
 macro_rules! shell_word {
     () => {
-        r#"(?:[^\s"'-]|"[^"\r\n]*"|'[^'\r\n]*')(?:[^\s"']|"[^"\r\n]*"|'[^'\r\n]*')*"#
+        r#"(?:[^\s"'|;&<>-]|"[^"\r\n]*"|'[^'\r\n]*')(?:[^\s"'|;&<>]|"[^"\r\n]*"|'[^'\r\n]*')*"#
     };
 }
 
@@ -191,7 +206,7 @@ const RULES: &[Rule] = &[
     Rule {
         // The base64 lines of a PuTTY key file's private part.
         name: "putty_private_key",
-        pattern: r"(?m)^Private-Lines:[ \t]*[0-9]+\r?\n(?P<secret>[A-Za-z0-9+/=]+\r?$(?:\n[A-Za-z0-9+/=]+\r?$)*)",
+        pattern: r"(?m)Private-Lines:[ \t]*[0-9]+\r?\n(?:[0-9]+:[ \t])?(?P<secret>[A-Za-z0-9+/=]+\r?$(?:\n(?:[0-9]+:[ \t])?[A-Za-z0-9+/=]+\r?$)*)",
         kind: Kind::Shape,
     },
     // --- Passwords in URLs and logins.
@@ -225,9 +240,10 @@ const RULES: &[Rule] = &[
         kind: Kind::Shape,
     },
     Rule {
-        // A `Cookie` or `Set-Cookie` header line: every cookie in it, whatever its name.
+        // A `Cookie` or `Set-Cookie` header: every cookie in it to the end of the line,
+        // whatever its name.
         name: "cookie_header",
-        pattern: r"(?im)^[ \t]*(?:set-)?cookie[ \t]*:[ \t]*(?P<secret>[^\s](?:[^\r\n]*[^\s])?)",
+        pattern: r"(?-u:\b)(?:[Ss]et-|SET-)?(?:[Cc]ookie|COOKIE)[ \t]*:[ \t]*(?P<secret>[^\s](?:[^\r\n]*[^\s])?)",
         kind: Kind::Shape,
     },
     // --- Command lines that carry a password in a flag of their own.
@@ -235,7 +251,7 @@ const RULES: &[Rule] = &[
         // `mysql -pPW` (the password glued to `-p`; `-p` alone prompts) and its siblings.
         name: "mysql_password_flag",
         pattern: concat!(
-            r"(?i:(?-u:\b)(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)(?-u:\b))[^\r\n]*?[ \t]-p(?P<secret>",
+            r"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)(?-u:\b)[^\r\n]*?[ \t]-p(?P<secret>",
             shell_word!(),
             ")"
         ),
@@ -244,7 +260,7 @@ const RULES: &[Rule] = &[
     Rule {
         // `curl -u user:PW`, `--user user:PW`, and the same in wget and HTTPie (`-a`).
         name: "http_client_user",
-        pattern: r#"(?i:(?-u:\b)(?:curl|wget|xh|https?[ \t]))[^\r\n]*?[ \t](?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:"[^":\r\n]*:(?P<secret>[^"\r\n]+)"|'[^':\r\n]*:(?P<secret_quoted>[^'\r\n]+)'|[^\s:"']+:(?P<secret_bare>[^\s"']+))"#,
+        pattern: r#"(?-u:\b)(?:curl|wget|xh|https?[ \t])[^\r\n]*?[ \t](?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:"[^":\r\n]*:(?P<secret>[^"\r\n]+)"|'[^':\r\n]*:(?P<secret_quoted>[^'\r\n]+)'|[^\s:"']+:(?P<secret_bare>[^\s"']+))"#,
         kind: Kind::Shape,
     },
     Rule {
@@ -312,13 +328,20 @@ const RULES: &[Rule] = &[
     Rule {
         // `htpasswd -b file user PW` (`-b` takes the password on the command line).
         name: "htpasswd_batch",
-        pattern: r"(?-u:\b)htpasswd(?-u:\b)[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s]+[ \t]+[^\s]+[ \t]+(?P<secret>[^\s]+)",
+        pattern: r"(?-u:\b)htpasswd(?-u:\b)[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s|;&]+[ \t]+[^\s|;&]+[ \t]+(?P<secret>[^\s|;&]+)",
         kind: Kind::Shape,
     },
     Rule {
         // `echo 'user:PW' | chpasswd`.
         name: "chpasswd_input",
         pattern: r#"(?-u:\b)echo[ \t]+["']?[A-Za-z0-9_.-]+:(?P<secret>[^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd"#,
+        kind: Kind::Shape,
+    },
+    Rule {
+        // Configuration directives that take a password after a space: Redis `requirepass` and
+        // `masterauth`, keepalived `auth_pass`.
+        name: "config_directive_password",
+        pattern: r"(?-u:\b)(?:requirepass|masterauth|auth_pass)[ \t]+(?P<secret>[^\s]+)",
         kind: Kind::Shape,
     },
     Rule {
@@ -340,13 +363,14 @@ const RULES: &[Rule] = &[
         // A `.netrc` entry: `machine h login u password PW` on one line, or `password PW` on
         // the line after a `login` line.
         name: "netrc_password",
-        pattern: r"(?-u:\b)(?:(?:machine|default)(?-u:\b)[^\r\n]*?[ \t]password|login[ \t]+[^\s]+[ \t]*\r?\n[ \t]*password)[ \t]+(?P<secret>[^\s]+)",
+        pattern: r"(?-u:\b)(?:(?:machine|default)(?-u:\b)[^\r\n]*?[ \t]password|login[ \t]+[^\s]+[ \t]*\r?\n(?:[0-9]+:[ \t])?[ \t]*password)[ \t]+(?P<secret>[^\s]+)",
         kind: Kind::Shape,
     },
     Rule {
-        // A `.pgpass` line: `host:port:database:user:password` (port a number or `*`).
+        // A `.pgpass` line: `host:port:database:user:password` (port a number or `*`), alone on
+        // its line or after a space (a line number, a log prefix, a table's column).
         name: "pgpass_line",
-        pattern: r"(?m)^[A-Za-z0-9.*_\[\]-]+:(?:[0-9]{1,5}|\*):(?:[^\s:\\]|\\.)+:[A-Za-z_*](?:[^\s:\\]|\\.)*:(?P<secret>(?:[^\s:\\]|\\.)+)[ \t]*\r?$",
+        pattern: r"(?m)(?:^|[ \t|])[A-Za-z0-9*_\[\]-]*[A-Za-z.*][A-Za-z0-9.*_\[\]-]*:(?:[0-9]{1,5}|\*):(?:[^\s:\\]|\\.)+:[A-Za-z_*](?:[^\s:\\]|\\.)*:(?P<secret>(?:[^\s:\\]|\\.)+)(?:[ \t]|\r?$)",
         kind: Kind::Shape,
     },
     Rule {
@@ -365,20 +389,20 @@ const RULES: &[Rule] = &[
             secret_stem!(),
             r"[a-z0-9_.:-]*)(?:[ \t\r\n][^<>]*)?>"
         ),
-        kind: Kind::Field(Value::XmlText),
+        kind: Kind::Field(Value::XmlText, Name::Group),
     },
     Rule {
         // `<add key="DbPassword" value="PW"/>`, `<property name="password" value="PW"/>`,
         // `<input name="password" value="PW">`, `<meta name="csrf-token" content="…">`.
         name: "xml_key_value",
         pattern: r#"(?i)<[a-z][a-z0-9_.:-]*[ \t\r\n][^<>]*?(?-u:\b)(?:key|name)[ \t]*=[ \t]*["'](?P<name>[^"'<>]{1,200})["'][^<>]*?(?-u:\b)(?:value|content)[ \t]*=[ \t]*"#,
-        kind: Kind::Field(Value::Any),
+        kind: Kind::Field(Value::Any, Name::Group),
     },
     Rule {
         // Hadoop-style `<name>fs.s3a.secret.key</name> <value>…</value>`.
         name: "xml_name_then_value",
         pattern: r"(?i)<name>[ \t]*(?P<name>[^<\s]{1,200})[ \t]*</name>\s*<value>",
-        kind: Kind::Field(Value::XmlText),
+        kind: Kind::Field(Value::XmlText, Name::Group),
     },
     Rule {
         // A name and a value in two fields: `{"name": "DB_PASSWORD", "value": "PW"}`,
@@ -387,9 +411,9 @@ const RULES: &[Rule] = &[
         pattern: concat!(
             r#"(?i)(?:name|key)(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?(?P<name>[a-z0-9_.:/-]*"#,
             secret_stem!(),
-            r#"[a-z0-9_.:/-]*)(?:\\?["'])?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*|[ \t]+)(?:\\?["'])?[a-z_]*value(?:\\?["'])?[ \t]*[:=][ \t]*"#
+            r#"[a-z0-9_.:/-]*)(?:\\?["'])?(?:[ \t]*,[ \t]*|[ \t]*\r?\n(?:[0-9]+:[ \t])?[ \t]*|[ \t]*(?:\\[rn])+[ \t]*|[ \t]+)(?:\\?["'])?[a-z_]*value(?:\\?["'])?[ \t]*[:=][ \t]*"#
         ),
-        kind: Kind::Field(Value::Any),
+        kind: Kind::Field(Value::Any, Name::Group),
     },
     Rule {
         // A call given a name and a value: `define('DB_PASSWORD', 'PW')`,
@@ -400,7 +424,7 @@ const RULES: &[Rule] = &[
             secret_stem!(),
             r#"[a-z0-9_.:-]*)\\?["'][ \t]*,[ \t]*"#
         ),
-        kind: Kind::Field(Value::Any),
+        kind: Kind::Field(Value::Any, Name::Group),
     },
     Rule {
         // `name=value` in every common syntax: `DB_PASS=…`, `"pass": "…"`, `password: …`,
@@ -415,20 +439,21 @@ const RULES: &[Rule] = &[
             name_chars!(),
             r#"*)(?:\\?["'`]|\*\*|__)?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[a-z_][a-z0-9_]*(?:<[^<>\r\n]*>|\[[^\[\]\r\n]*\])?[ \t]+=[ \t]+|:=|=>|={1,3}|:)(?:\*\*|__)?[ \t]*@?"#
         ),
-        kind: Kind::Field(Value::Any),
+        kind: Kind::Field(Value::Any, Name::Leading),
     },
     Rule {
-        // A flag and its argument: `--password PW`, `--api-key KEY`, `-Password PW`.
+        // A flag and its argument: `--password PW`, `--api-key KEY`, `-Password PW` (a flag
+        // starts a word: after a space, a quote, `(` or `=`).
         name: "flag_value",
         pattern: concat!(
-            r#"(?im)(?:^|[\s"'(=])--?(?P<name>(?:[a-z]"#,
+            r#"(?i)--?(?P<name>(?:[a-z]"#,
             name_chars!(),
             "*)?",
             secret_stem!(),
             name_chars!(),
             r"*)[ \t]+"
         ),
-        kind: Kind::Field(Value::Flag),
+        kind: Kind::Field(Value::Flag, Name::Group),
     },
     // --- Tokens of known providers, by their shape.
     Rule {
@@ -661,7 +686,16 @@ const NOT_SECRET_WORDS: &[&str] = &["oldpwd", "htpasswd", "nopasswd", "nopasswor
 
 /// Words that name a secret only as a whole word: `DB_PASS` and `"pass"`, but not `compass`;
 /// `auth`, but not `OAuth`.
-const SECRET_WHOLE_WORDS: &[&str] = &["pass", "pw", "auth", "salt", "sig", "signature", "dsn"];
+const SECRET_WHOLE_WORDS: &[&str] = &[
+    "pass",
+    "pw",
+    "auth",
+    "salt",
+    "sig",
+    "signature",
+    "dsn",
+    "psk",
+];
 
 /// Words that make a following `key` (or a word ending in `key`, `apikey`) a secret one.
 #[rustfmt::skip]
@@ -698,35 +732,42 @@ const COUNTING_WORDS: &[&str] = &[
 /// The words of a field's name, lower case: split at `_`, `-`, `.`, `:`, spaces and camel-case
 /// humps (`dbPassword`, `APIKey`), trailing digits dropped (`password2`).
 fn name_words(name: &str) -> Vec<String> {
+    let bytes = name.as_bytes();
     let mut words = Vec::new();
-    let mut word = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    let flush = |word: &mut String, words: &mut Vec<String>| {
+    let push = |words: &mut Vec<String>, word: &str| {
         let kept = word.trim_end_matches(|c: char| c.is_ascii_digit());
-        let kept = if kept.is_empty() { word.as_str() } else { kept };
+        let kept = if kept.is_empty() { word } else { kept };
         if !kept.is_empty() {
-            words.push(kept.to_owned());
+            words.push(kept.to_ascii_lowercase());
         }
-        word.clear();
     };
-    for (index, &c) in chars.iter().enumerate() {
-        if !c.is_ascii_alphanumeric() {
-            flush(&mut word, &mut words);
+    let mut start = None;
+    for (index, &byte) in bytes.iter().enumerate() {
+        if !byte.is_ascii_alphanumeric() {
+            if let Some(from) = start.take() {
+                push(&mut words, &name[from..index]);
+            }
             continue;
         }
-        if c.is_ascii_uppercase() && !word.is_empty() {
-            let previous = chars[index - 1];
-            let next_is_lower = chars.get(index + 1).is_some_and(char::is_ascii_lowercase);
+        let Some(from) = start else {
+            start = Some(index);
+            continue;
+        };
+        if byte.is_ascii_uppercase() {
+            let previous = bytes[index - 1];
+            let next_is_lower = bytes.get(index + 1).is_some_and(u8::is_ascii_lowercase);
             if previous.is_ascii_lowercase()
                 || previous.is_ascii_digit()
-                || (previous.is_ascii_uppercase() && next_is_lower && word.len() > 1)
+                || (previous.is_ascii_uppercase() && next_is_lower && index - from > 1)
             {
-                flush(&mut word, &mut words);
+                push(&mut words, &name[from..index]);
+                start = Some(index);
             }
         }
-        word.push(c.to_ascii_lowercase());
     }
-    flush(&mut word, &mut words);
+    if let Some(from) = start {
+        push(&mut words, &name[from..]);
+    }
     words
 }
 
@@ -746,8 +787,27 @@ fn is_secret_word(words: &[String], index: usize) -> bool {
         || (word == "id" && previous == Some("session"))
 }
 
-/// Whether a field named `name`, followed by `separator`, holds a secret.
+/// Whether a field named `name`, followed by `separator`, holds a secret. A name may start with
+/// a word of prose (`API key`, `your password`, `WARN DB_PASS`): the identifier after it is
+/// judged alone, and the two words together only as a qualified key.
 fn is_secret_field(name: &str, separator: &str) -> bool {
+    let Some((prose, identifier)) = name.rsplit_once(' ') else {
+        return is_secret_identifier(name, separator, false);
+    };
+    if name_words(prose)
+        .last()
+        .is_some_and(|word| COUNTING_WORDS.contains(&word.as_str()))
+    {
+        return false;
+    }
+    is_secret_identifier(identifier, separator, true)
+        || (name_words(name).last().is_some_and(|word| word == "key")
+            && is_secret_identifier(name, separator, true))
+}
+
+/// Whether an identifier (`DB_PASS`, `apiKey`, `"pass"`) names a secret; `after_prose` when a
+/// word of prose comes before it on its line.
+fn is_secret_identifier(name: &str, separator: &str, after_prose: bool) -> bool {
     let words = name_words(name);
     let Some(last) = (0..words.len()).rev().find(|&i| is_secret_word(&words, i)) else {
         return is_env_key(name, separator, &words);
@@ -761,24 +821,22 @@ fn is_secret_field(name: &str, separator: &str) -> bool {
     if last > 0 && COUNTING_WORDS.contains(&words[last - 1].as_str()) {
         return false;
     }
-    // A weak word is a label, not a field, when it stands alone capitalised before a colon (a
-    // test runner's `PASS:`, a letter's `Signature:`) or after a word of prose (`requests
-    // pass: its Host`).
-    let weak = SECRET_WHOLE_WORDS.contains(&words[last].as_str());
-    let bare_colon = separator.trim() == ":";
-    let lone_label =
-        words.len() == 1 && name.starts_with(|c: char| c.is_ascii_uppercase()) && bare_colon;
-    !(weak && (lone_label || name.contains(' ')))
+    // A weak word alone before a colon is a label, not a field, when it is capitalised (a test
+    // runner's `PASS:`, a letter's `Signature:`) or follows a word of prose (`requests pass:
+    // its Host`).
+    let lone_weak = words.len() == 1 && SECRET_WHOLE_WORDS.contains(&words[0].as_str());
+    let colon = separator.trim() == ":";
+    let capitalised = name.starts_with(|c: char| c.is_ascii_uppercase());
+    !(lone_weak && colon && (capitalised || after_prose))
 }
 
 /// `STRIPE_KEY=…`: an environment variable in capitals, of two words or more, one of them
 /// `KEY`, set with `=`.
 fn is_env_key(name: &str, separator: &str, words: &[String]) -> bool {
-    let variable = name.rsplit(' ').next().unwrap_or(name);
     separator == "="
         && words.len() >= 2
         && words.iter().any(|word| word == "key")
-        && variable
+        && name
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
@@ -896,16 +954,29 @@ fn is_secret_value(raw: &str, next: Option<char>, name: &str) -> bool {
     let call = inner
         .find('(')
         .is_some_and(|open| identifier(inner[..open].trim_end_matches('!')));
-    let own_name = name
+    // The field's own name (`token`), or its last word (`api_key` -> `key`), read back.
+    let field = name
         .rsplit(|c: char| !c.is_ascii_alphanumeric() && c != '_')
         .next()
-        .is_some_and(|last| last.eq_ignore_ascii_case(inner));
-    let path_to_secret = identifier(inner)
-        && inner.contains(['.', ':'])
+        .unwrap_or(name);
+    // Letters and digits only, in lower case: `api_key`, `apiKey` and `API-KEY` read alike.
+    let letters = |s: &'_ str| {
+        s.bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|b| b.to_ascii_lowercase())
+            .collect::<Vec<u8>>()
+    };
+    let field_letters = letters(field);
+    let names_the_field = |part: &str| !field_letters.is_empty() && letters(part) == field_letters;
+    let own_name = names_the_field(inner);
+    // A path that ends in, or passes through, the field's own name: `event.token`,
+    // `settings.SECRET_KEY`, `form.password.data` (but not `prod.secret.value`).
+    let path_to_field = inner.contains(['.', ':'])
         && inner
             .split(['.', ':'])
-            .any(|part| is_secret_field(part, ""));
-    !(call || own_name || path_to_secret || matches!(next, Some('(' | '<')))
+            .all(|part| part.is_empty() || identifier(part))
+        && inner.split(['.', ':']).any(names_the_field);
+    !(call || own_name || path_to_field || matches!(next, Some('(' | '<')))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -920,7 +991,7 @@ fn value_pattern(value: Value) -> &'static Regex {
             r"|(?:[rRbBuUfF]{1,2})?'[^'\r\n]*(?:'|\z)",
             r"|`[^`\r\n]*(?:`|\z)",
             r#"|\\"(?:[^"\\\r\n]|\\[^"\r\n])*(?:\\"|\z)"#,
-            r#"|[^\s"'`,;&<>{}\[\]():\\][^\s"'`,;&<]*)"#
+            r#"|[^\s"'`,;&<>{}\[\]():\\](?:[^\s"'`,;&<\\]|\\[^nrt"])*)"#
         ))
     });
     static FLAG: LazyLock<Regex> = LazyLock::new(|| {
@@ -1016,7 +1087,7 @@ impl Compiled {
     fn apply(&self, text: &str) -> Option<String> {
         let mut masking = Masking::new(text);
         match self.rule.kind {
-            Kind::Field(value) => self.mask_fields(text, value, &mut masking),
+            Kind::Field(value, name) => self.mask_fields(text, value, name, &mut masking),
             Kind::Shape | Kind::Key | Kind::Credential if self.secret_groups.is_empty() => {
                 for found in self.regex.find_iter(text) {
                     if self.accepts(found.as_str()) {
@@ -1037,7 +1108,7 @@ impl Compiled {
         match self.rule.kind {
             Kind::Key => looks_like_key(secret),
             Kind::Credential => looks_like_credential(secret),
-            Kind::Shape | Kind::Field(_) => true,
+            Kind::Shape | Kind::Field(..) => true,
         }
     }
 
@@ -1055,40 +1126,136 @@ impl Compiled {
     /// is no secret is passed at its separator, so that a field in its value is judged too; a
     /// secret one is passed at the end of its value. Each search starts past the last, so the
     /// cost stays linear in the text.
-    fn mask_fields(&self, text: &str, value: Value, masking: &mut Masking<'_>) {
+    fn mask_fields(&self, text: &str, value: Value, name: Name, masking: &mut Masking<'_>) {
         let grammar = value_pattern(value);
         let mut at = 0;
         while at < text.len() {
-            let Some(caps) = self.regex.captures_at(text, at) else {
-                break;
-            };
-            let (Some(whole), Some(name)) = (caps.get(0), caps.name("name")) else {
+            let Some(whole) = self.regex.find_at(text, at) else {
                 break;
             };
             at = whole.end();
-            let after_path = text[..name.start()].ends_with(['/', '\\']);
-            let separator = &text[name.end()..whole.end()];
-            if after_path || !is_secret_field(name.as_str(), separator) {
+            if matches!(value, Value::Flag)
+                && !text[..whole.start()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | '='))
+            {
+                // `x-api-key value`: a word's hyphen, not a flag.
                 continue;
             }
-            let rest = &text[whole.end()..];
-            let Some(found) = grammar.captures(rest) else {
+            let found_name = match name {
+                Name::Leading => Some(leading_name(text, whole.start())),
+                Name::Group => self.name_in(text, whole.range()),
+            };
+            let Some((name_start, name_end)) = found_name else {
                 continue;
             };
-            let (Some(all), Some(secret)) = (found.get(0), found.name("secret").or(found.get(0)))
-            else {
+            let before = &text[..name_start];
+            let mut field = &text[name_start..name_end];
+            if before.ends_with('\\') && field.starts_with(['n', 'r', 't']) {
+                // `\npassword=…`: a line break escaped in a JSON string or a log line.
+                field = &field[1..];
+            } else if before.ends_with(['/', '\\']) {
+                // `/etc/passwd:`, `notes/token.txt:12:`: a path, not a field.
                 continue;
+            }
+            let separator = &text[name_end..whole.end()];
+            if !is_secret_field(field, separator) {
+                continue;
+            }
+            // Only the text a value can span goes to the value's pattern, so that each search
+            // costs what it reads: a line, or an XML element's text to its closing tag.
+            let rest = value_window(&text[whole.end()..], value);
+            let (secret, read) = match value {
+                // What follows the text of an XML element is always its closing tag.
+                Value::XmlText => {
+                    let Some(found) = grammar.captures(rest) else {
+                        continue;
+                    };
+                    let (Some(all), Some(secret)) = (found.get(0), found.name("secret")) else {
+                        continue;
+                    };
+                    (secret.range(), all.end())
+                }
+                Value::Any | Value::Flag => {
+                    let Some(found) = grammar.find(rest) else {
+                        continue;
+                    };
+                    (found.range(), found.end())
+                }
             };
-            at = whole.end() + all.end();
-            // What follows the text of an XML element is always its closing tag.
+            at = whole.end() + read;
             let next = match value {
                 Value::XmlText => None,
-                Value::Any | Value::Flag => rest[secret.end()..].chars().next(),
+                Value::Any | Value::Flag => rest[secret.end..].chars().next(),
             };
-            if is_secret_value(secret.as_str(), next, name.as_str()) {
-                let start = whole.end() + secret.start();
-                masking.mask(start..start + secret.len());
+            if is_secret_value(&rest[secret.clone()], next, field) {
+                masking.mask(whole.end() + secret.start..whole.end() + secret.end);
             }
+        }
+    }
+}
+
+impl Compiled {
+    /// Where the group `name` of the match at `range` is. The groups are read on the match
+    /// alone, which costs what the match is long (reading them on the whole text from the
+    /// match on costs what the rest of the text is long); on the whole text only if that
+    /// reading differs.
+    fn name_in(&self, text: &str, range: Range<usize>) -> Option<(usize, usize)> {
+        let matched = &text[range.clone()];
+        if let Some(caps) = self.regex.captures(matched)
+            && caps.get(0).is_some_and(|all| all.len() == matched.len())
+        {
+            let name = caps.name("name")?;
+            return Some((range.start + name.start(), range.start + name.end()));
+        }
+        let name = self.regex.captures_at(text, range.start)?.name("name")?;
+        Some((name.start(), name.end()))
+    }
+}
+
+/// Where the name that starts at `start` ends: a word of letters and a space when name
+/// characters follow them (`API key`, `WARN DB_PASS`), then the name characters.
+fn leading_name(text: &str, start: usize) -> (usize, usize) {
+    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let bytes = &text.as_bytes()[start..];
+    let letters = bytes.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let prose = if letters > 0
+        && bytes.get(letters) == Some(&b' ')
+        && bytes.get(letters + 1).is_some_and(is_name)
+    {
+        letters + 1
+    } else {
+        0
+    };
+    let length = prose + bytes[prose..].iter().take_while(|b| is_name(b)).count();
+    (start, start + length)
+}
+
+/// The start of `rest` that a value read by `value` can span: its line (a quote left open at the
+/// end of a line that is not the text's last stays unmatched: `\z` is not reached), or, for the
+/// text of an XML element, up to and with the first `</` (after a CDATA section, if it opens
+/// one). Empty when no closing tag follows.
+fn value_window(rest: &str, value: Value) -> &str {
+    match value {
+        Value::Any | Value::Flag => {
+            let end = rest.find(['\n', '\r']).map_or(rest.len(), |end| end);
+            if end < rest.len() {
+                // `\z` must not match at the cut: keep the line break in the window.
+                &rest[..=end]
+            } else {
+                rest
+            }
+        }
+        Value::XmlText => {
+            let from = rest
+                .trim_start()
+                .strip_prefix("<![CDATA[")
+                .and_then(|_| rest.find("]]>"))
+                .unwrap_or(0);
+            rest[from..]
+                .find("</")
+                .map_or("", |close| &rest[..from + close + 2])
         }
     }
 }
@@ -1128,27 +1295,28 @@ fn looks_like_credential(credential: &str) -> bool {
 /// name says secret, HTTP credentials, password hashes, the shapes of known providers' tokens
 /// and long runs of mixed letters and digits. Borrows `text` when nothing is masked.
 pub fn mask_secrets(text: &str) -> Cow<'_, str> {
+    let rules = COMPILED.as_slice();
     let mut out = Cow::Borrowed(text);
     // A mask can remove what kept an earlier rule from matching (the `<` of `"a<b"` in
-    // `<password>password="a<b"</password>`), so the rules apply again until a round masks
-    // nothing: two rounds for a text with secrets, one for a text without.
-    for _ in 0..MAX_ROUNDS {
-        let mut masked_any = false;
-        for rule in COMPILED.iter() {
-            if let Some(masked) = rule.apply(&out) {
-                out = Cow::Owned(masked);
-                masked_any = true;
-            }
+    // `<password>password="a<b"</password>`), so the rules apply in turn, round after round,
+    // until each has seen the text as it is and masked nothing: one round for a text without
+    // secrets, and after the last rule that masked, only the rules before it again.
+    let mut unchanged = 0;
+    for rule in rules.iter().cycle().take(MAX_ROUNDS * rules.len()) {
+        if let Some(masked) = rule.apply(&out) {
+            out = Cow::Owned(masked);
+            unchanged = 0;
+        } else {
+            unchanged += 1;
         }
-        if !masked_any {
+        if unchanged == rules.len() {
             break;
         }
     }
     out
 }
 
-/// Most rounds of the rules over one text (each after the first only when the one before
-/// masked something).
+/// Most rounds of the rules over one text.
 const MAX_ROUNDS: usize = 4;
 
 static EMAIL: LazyLock<Regex> =
@@ -1362,9 +1530,19 @@ mod tests {
             "htpasswd -b .htpasswd ada [REDACTED]",
         ),
         (
+            "htpasswd_batch",
+            "see htpasswd -b | htpasswd -b .htpasswd ada Ht-Pw2",
+            "see htpasswd -b | htpasswd -b .htpasswd ada [REDACTED]",
+        ),
+        (
             "chpasswd_input",
             "echo 'ada:Ch-Pw1' | chpasswd",
             "echo 'ada:[REDACTED]' | chpasswd",
+        ),
+        (
+            "config_directive_password",
+            "bind 127.0.0.1\nrequirepass R3dis-Conf1g\n",
+            "bind 127.0.0.1\nrequirepass [REDACTED]\n",
         ),
         (
             "powershell_secure_string",
@@ -1402,6 +1580,11 @@ mod tests {
             "pgpass_line",
             "db.internal:5432:shop:app:Pg-Pass-1",
             "db.internal:5432:shop:app:[REDACTED]",
+        ),
+        (
+            "pgpass_line",
+            "12: *:*:*:replicator:Pg-Pass-2 | next",
+            "12: *:*:*:replicator:[REDACTED] | next",
         ),
         (
             "password_hash",
@@ -1456,6 +1639,16 @@ mod tests {
         ),
         (
             "name_value_pair",
+            r"- name: DB_PASSWORD\n  value: Esc-Env-1",
+            r"- name: DB_PASSWORD\n  value: [REDACTED]",
+        ),
+        (
+            "name_value_pair",
+            "7: - name: DB_PASSWORD\n8:   value: Env-Pw2",
+            "7: - name: DB_PASSWORD\n8:   value: [REDACTED]",
+        ),
+        (
+            "name_value_pair",
             r#"{"name": "api_token", "value": "Tok-1"}"#,
             r#"{"name": "api_token", "value": [REDACTED]}"#,
         ),
@@ -1466,6 +1659,11 @@ mod tests {
         ),
         ("assignment", "DB_PASS=Db-Pw1", "DB_PASS=[REDACTED]"),
         ("assignment", "HMAC=Hm-4c1", "HMAC=[REDACTED]"),
+        (
+            "assignment",
+            "09:00:44 WARN DB_PASS=Db-Log-1 psk=Psk-Log-2",
+            "09:00:44 WARN DB_PASS=[REDACTED] psk=[REDACTED]",
+        ),
         (
             "assignment",
             r#"{"pass": "Js-Pw1"}"#,
@@ -1552,6 +1750,17 @@ mod tests {
         ),
         ("assignment", "--password=Fl-Pw2", "--password=[REDACTED]"),
         ("assignment", "X-Api-Key: hdr-k3y", "X-Api-Key: [REDACTED]"),
+        ("assignment", r#"psk="W1f1-Psk""#, "psk=[REDACTED]"),
+        (
+            "assignment",
+            "password=prod.secret.value",
+            "password=[REDACTED]",
+        ),
+        (
+            "assignment",
+            r"ok\napi_key=Esc-Nl-1\n",
+            r"ok\napi_key=[REDACTED]\n",
+        ),
         ("flag_value", "--password Fl-Pw1", "--password [REDACTED]"),
         (
             "flag_value",
@@ -1796,7 +2005,10 @@ mod tests {
         "token: Option<String>,",
         "api_key = os.getenv(\"API_KEY\")",
         "password: form.password.data",
+        "token: event.token, SECRET_KEY = settings.SECRET_KEY",
         "PASS: test_login",
+        "The page's own requests pass: its Host, its Origin, its token.",
+        "WARN Auth: ok",
         "Signature: Ada Lovelace",
         "tokenizer: bpe",
         "passage: 3",
