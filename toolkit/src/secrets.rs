@@ -151,15 +151,17 @@ enum Kind {
     Field(Value, Name),
 }
 
-/// Where a [`Kind::Field`] rule's match has the field's name.
+/// Where a [`Kind::Field`] rule's match has the field's name. `Leading` and `Word` read it as
+/// the group `name` of their patterns does, without reading groups (a backtracking search per
+/// match, which rules with many matches cannot afford).
 #[derive(Clone, Copy)]
 enum Name {
     /// In its group `name`.
     Group,
-    /// At its start: name characters, or a word of prose, a space and name characters (as the
-    /// group `name` of such a pattern reads, without the cost of reading groups: a backtracking
-    /// search per match, where the assignment rule has many matches).
+    /// At its start: name characters, or a word of prose, a space and name characters.
     Leading,
+    /// The first name characters after the `-` of a flag or the `<` of a tag.
+    Word,
 }
 
 /// How a field's value is read.
@@ -395,7 +397,7 @@ const RULES: &[Rule] = &[
             secret_stem!(),
             r"[a-z0-9_.:-]*)(?:[ \t\r\n][^<>]*)?>"
         ),
-        kind: Kind::Field(Value::XmlText, Name::Group),
+        kind: Kind::Field(Value::XmlText, Name::Word),
     },
     Rule {
         // `<add key="DbPassword" value="PW"/>`, `<property name="password" value="PW"/>`,
@@ -459,7 +461,7 @@ const RULES: &[Rule] = &[
             name_chars!(),
             r"*)[ \t]+"
         ),
-        kind: Kind::Field(Value::Flag, Name::Group),
+        kind: Kind::Field(Value::Flag, Name::Word),
     },
     // --- Tokens of known providers, by their shape.
     Rule {
@@ -1134,6 +1136,7 @@ impl Compiled {
     /// cost stays linear in the text.
     fn mask_fields(&self, text: &str, value: Value, name: Name, masking: &mut Masking<'_>) {
         let grammar = value_pattern(value);
+        let mut sections = Sections::default();
         let mut at = 0;
         while at < text.len() {
             let Some(whole) = self.regex.find_at(text, at) else {
@@ -1151,7 +1154,8 @@ impl Compiled {
             }
             let found_name = match name {
                 Name::Leading => Some(leading_name(text, whole.start())),
-                Name::Group => self.name_in(text, whole.range()),
+                Name::Word => Some(word_name(text, whole.range())),
+                Name::Group => self.name_in(text, whole.start()),
             };
             let Some((name_start, name_end)) = found_name else {
                 continue;
@@ -1170,8 +1174,8 @@ impl Compiled {
                 continue;
             }
             // Only the text a value can span goes to the value's pattern, so that each search
-            // costs what it reads: a line, or an XML element's text to its closing tag.
-            let rest = value_window(&text[whole.end()..], value);
+            // costs what it reads.
+            let rest = &text[whole.end()..value_end(text, whole.end(), value, &mut sections)];
             let (secret, read) = match value {
                 // What follows the text of an XML element is always its closing tag.
                 Value::XmlText => {
@@ -1203,21 +1207,25 @@ impl Compiled {
 }
 
 impl Compiled {
-    /// Where the group `name` of the match at `range` is. The groups are read on the match
-    /// alone, which costs what the match is long (reading them on the whole text from the
-    /// match on costs what the rest of the text is long); on the whole text only if that
-    /// reading differs.
-    fn name_in(&self, text: &str, range: Range<usize>) -> Option<(usize, usize)> {
-        let matched = &text[range.clone()];
-        if let Some(caps) = self.regex.captures(matched)
-            && caps.get(0).is_some_and(|all| all.len() == matched.len())
-        {
-            let name = caps.name("name")?;
-            return Some((range.start + name.start(), range.start + name.end()));
-        }
-        let name = self.regex.captures_at(text, range.start)?.name("name")?;
+    /// Where the group `name` of the match that starts at `start` is.
+    fn name_in(&self, text: &str, start: usize) -> Option<(usize, usize)> {
+        let name = self.regex.captures_at(text, start)?.name("name")?;
         Some((name.start(), name.end()))
     }
+}
+
+/// Where the name in a flag or a tag at `range` is: the name characters after its `-` or `<`.
+fn word_name(text: &str, range: Range<usize>) -> (usize, usize) {
+    let matched = &text.as_bytes()[range.clone()];
+    let lead = matched
+        .iter()
+        .take_while(|b| matches!(b, b'-' | b'<'))
+        .count();
+    let length = matched[lead..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
+        .count();
+    (range.start + lead, range.start + lead + length)
 }
 
 /// Where the name that starts at `start` ends: a word of letters and a space when name
@@ -1238,31 +1246,54 @@ fn leading_name(text: &str, start: usize) -> (usize, usize) {
     (start, start + length)
 }
 
-/// The start of `rest` that a value read by `value` can span: its line (a quote left open at the
-/// end of a line that is not the text's last stays unmatched: `\z` is not reached), or, for the
-/// text of an XML element, up to and with the first `</` (after a CDATA section, if it opens
-/// one). Empty when no closing tag follows.
-fn value_window(rest: &str, value: Value) -> &str {
+/// Where the text a value read by `value` can span, starting at `start` of `text`, ends; found
+/// in time proportional to the value. A value on one line can span the rest of the text (its
+/// pattern stops at the line's end; `\z` is the text's end, where a page was cut). The text of
+/// an XML element ends at its first `<` and the `/` after it, or, when it is a CDATA section,
+/// at the first `<` after the section, whose end `sections` keeps from one element to the next.
+fn value_end(text: &str, start: usize, value: Value, sections: &mut Sections) -> usize {
     match value {
-        Value::Any | Value::Flag => {
-            let end = rest.find(['\n', '\r']).map_or(rest.len(), |end| end);
-            if end < rest.len() {
-                // `\z` must not match at the cut: keep the line break in the window.
-                &rest[..=end]
+        Value::Any | Value::Flag => text.len(),
+        Value::XmlText => {
+            let rest = &text[start..];
+            let content = start + rest.len() - rest.trim_start().len();
+            let from = if text[content..].starts_with("<![CDATA[") {
+                match sections.end_after(text, content) {
+                    Some(end) => end,
+                    None => return start,
+                }
             } else {
-                rest
+                start
+            };
+            match text[from..].find('<') {
+                // With the `/` after it when it closes the element: `<` is one byte, `/` too.
+                Some(at) if text[from + at..].starts_with("</") => from + at + 2,
+                Some(at) => from + at + 1,
+                None => text.len(),
             }
         }
-        Value::XmlText => {
-            let from = rest
-                .trim_start()
-                .strip_prefix("<![CDATA[")
-                .and_then(|_| rest.find("]]>"))
-                .unwrap_or(0);
-            rest[from..]
-                .find("</")
-                .map_or("", |close| &rest[..from + close + 2])
+    }
+}
+
+/// The ends of CDATA sections (just past `]]>`), each searched for once in a text.
+#[derive(Default)]
+struct Sections {
+    /// Where the last search started, and the end it found (`None`: no end past there).
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl Sections {
+    /// The end of the section that starts at `start` of `text`.
+    fn end_after(&mut self, text: &str, start: usize) -> Option<usize> {
+        if let Some((from, end)) = self.last
+            && from <= start
+            && end.is_none_or(|end| end > start)
+        {
+            return end;
         }
+        let end = text[start..].find("]]>").map(|at| start + at + 3);
+        self.last = Some((start, end));
+        end
     }
 }
 
@@ -2032,6 +2063,7 @@ mod tests {
         "<key>name</key> <passwordPolicy>strict</passwordPolicy> <token/>",
         r#"<add key="Theme" value="dark"/>"#,
         "fe80:0:0:0:1",
+        "<token>é<é",
         "Use --token to set it.",
         "toolkit-builtins/tests/secrets_wire.rs",
         "[REDACTED] stays [REDACTED]; password=[REDACTED]",
@@ -2094,6 +2126,30 @@ mod tests {
             "public_key",
         ] {
             assert!(!is_secret_field(name, "="), "{name}");
+        }
+    }
+
+    /// Texts the property tests below once found masked differently the second time.
+    #[test]
+    fn texts_found_by_the_properties_mask_once_for_all() {
+        for (text, masked) in [
+            // A token glued to the next: masked to the end of the word.
+            ("AKIAABCDEFGHIJKLMNOPAKIAABCDEFGHIJKLMNOP", "[REDACTED]"),
+            // A quoted shell word glued to more: the whole word.
+            ("mysql -p\": \"!", "mysql -p[REDACTED]"),
+            // A flag's value that, masked, unblocked an XML element: no flag's value starts with
+            // `<` (and the rules apply again until nothing changes).
+            (
+                "<password>=--password <--password </password>",
+                "<password>=--password <--password </password>",
+            ),
+            (
+                "AKIAABCDEFGHIJKLMNOPBearer api_key/password",
+                "[REDACTED] api_key/password",
+            ),
+        ] {
+            assert_eq!(mask_secrets(text), masked, "{text}");
+            assert_eq!(mask_secrets(masked), masked, "{text}");
         }
     }
 
