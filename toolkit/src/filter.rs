@@ -12,9 +12,15 @@ pub trait ContentFilter: Send + Sync {
     fn filter<'a>(&self, content: &'a str) -> Cow<'a, str>;
 }
 
-/// Masks secret-shaped strings (API keys and tokens, JWTs, `Bearer` and `Basic` credentials,
-/// passwords in URLs and in `name=value` pairs, PEM private keys, cloud access keys) with
-/// `[REDACTED]`: the rule set of [`secrets::mask_secrets`](crate::secrets::mask_secrets).
+/// Masks secret-shaped strings with `[REDACTED]`, by the rule set of
+/// [`secrets::mask_secrets`](crate::secrets::mask_secrets) (the [module docs](crate::secrets)
+/// list what it covers): private keys; passwords in URLs, command lines (`mysql -pPW`,
+/// `curl -u user:PW`, `--password PW`, `sshpass -p PW`) and SQL; fields whose name says secret,
+/// in every common syntax (`DB_PASS=…`, `"pass": "…"`, `password: …`, `<password>…</password>`,
+/// `Password=…;`, `--token=…`); `Authorization` and cookie headers; password hashes; the token
+/// shapes of known providers (OpenAI, Anthropic, GitHub, AWS, Google, Slack, Stripe, JWTs, ...);
+/// and long runs of mixed letters and digits. Hexadecimal digests, commit ids, UUIDs and prose
+/// pass unchanged, and masking a masked text changes nothing.
 ///
 /// ```
 /// use std::sync::Arc;
