@@ -29,8 +29,7 @@
 //!
 //! `cargo test -p toolkit-builtins --test properties -- --nocapture` prints the cases per tool.
 
-#[path = "operator/mod.rs"]
-mod operator;
+mod git_fixture;
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -821,14 +820,15 @@ impl World {
                 );
                 (folder.join("workspace"), folder.join("database/sample.db"))
             };
-            let (content, is_error, _) = operator::approved_call_with(
-                &self.service,
-                RunOptions::default().with_tool_timeout(TIMEOUT),
-                Self::context(spec, &workspace, &database),
-                spec.name(),
-                arguments,
-            )
-            .await;
+            let (content, is_error, _) =
+                git_fixture::workspace_fixture::operator::approved_call_with(
+                    &self.service,
+                    RunOptions::default().with_tool_timeout(TIMEOUT),
+                    Self::context(spec, &workspace, &database),
+                    spec.name(),
+                    arguments,
+                )
+                .await;
             if !case.shared {
                 remove_tree(&folder);
             }
@@ -932,9 +932,10 @@ fn remove_tree(folder: &Path) {
 /// Makes `root` a git repository: the sample committed, then the notes changed and
 /// committed, then a change, a staged file and an untracked file left uncommitted.
 fn make_repository(root: &Path) {
-    git(root, "2024-01-01T10:00:00Z", &["init", "-q"]);
-    git(root, "2024-01-01T10:00:00Z", &["add", "."]);
-    git(
+    use git_fixture::git_at;
+    git_at(root, "2024-01-01T10:00:00Z", &["init", "-q"]);
+    git_at(root, "2024-01-01T10:00:00Z", &["add", "."]);
+    git_at(
         root,
         "2024-01-01T10:00:00Z",
         &["commit", "-q", "-m", "Add the sample\n\nWith a body."],
@@ -944,44 +945,16 @@ fn make_repository(root: &Path) {
     notes.push_str("- café ☕ with 🦀\n");
     std::fs::write(&todo, notes).expect("write");
     std::fs::write(root.join("notes/ideas.md"), "# Ideas\né\n").expect("write");
-    git(root, "2024-01-02T11:30:00Z", &["add", "."]);
-    git(
+    git_at(root, "2024-01-02T11:30:00Z", &["add", "."]);
+    git_at(
         root,
         "2024-01-02T11:30:00Z",
         &["commit", "-q", "-m", "Update the notes"],
     );
     std::fs::write(root.join("README.md"), "# Changed\n").expect("write");
     std::fs::write(root.join("staged.txt"), "staged\n").expect("write");
-    git(root, "2024-01-03T12:45:00Z", &["add", "staged.txt"]);
+    git_at(root, "2024-01-03T12:45:00Z", &["add", "staged.txt"]);
     std::fs::write(root.join("untracked.txt"), "untracked\n").expect("write");
-}
-
-/// Runs git in `dir` with a fixed identity and date and no user or system configuration.
-fn git(dir: &Path, date: &str, args: &[&str]) {
-    let output = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .args([
-            "-c",
-            "user.name=Ada Lovelace",
-            "-c",
-            "user.email=ada@example.com",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 // ---------------------------------------------------------------------------------------------

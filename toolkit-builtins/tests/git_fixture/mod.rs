@@ -13,7 +13,7 @@ use toolkit::{ToolContext, ToolLoopService};
 use toolkit_builtins::WorkspaceRoot;
 
 #[path = "../workspace_fixture/mod.rs"]
-mod workspace_fixture;
+pub mod workspace_fixture;
 
 pub use workspace_fixture::Outcome;
 #[allow(unused_imports, reason = "each test crate uses a part")]
