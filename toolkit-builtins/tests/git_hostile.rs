@@ -152,6 +152,16 @@ fn hostile_repository(root: &Path, script: &Path) {
     write(root, ".git/info/attributes", attributes);
 }
 
+/// A temporary folder holding the logging script and, in `workspace`, the hostile repository.
+fn hostile_workspace() -> (tempfile::TempDir, PathBuf) {
+    let temp = tempfile::tempdir().expect("a temporary folder");
+    let script = evil_script(temp.path());
+    let root = temp.path().join("workspace");
+    fs::create_dir_all(&root).expect("the root");
+    hostile_repository(&root, &script);
+    (temp, root)
+}
+
 /// Every call a model could make of the git tools on that repository.
 fn calls() -> Vec<(&'static str, Value)> {
     let mut calls: Vec<(&'static str, Value)> =
@@ -170,11 +180,7 @@ fn calls() -> Vec<(&'static str, Value)> {
 #[cfg(unix)]
 #[tokio::test]
 async fn no_command_a_repository_names_runs_whatever_its_configuration_says() {
-    let temp = tempfile::tempdir().expect("a temporary folder");
-    let script = evil_script(temp.path());
-    let root = temp.path().join("workspace");
-    fs::create_dir_all(&root).expect("the root");
-    hostile_repository(&root, &script);
+    let (temp, root) = hostile_workspace();
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
     for round in 0..2 {
         for (name, arguments) in calls() {
@@ -234,11 +240,7 @@ async fn no_command_a_repository_names_runs_whatever_its_configuration_says() {
 #[cfg(unix)]
 #[tokio::test]
 async fn attributes_naming_a_driver_run_nothing_and_the_answers_stay_those_of_git() {
-    let temp = tempfile::tempdir().expect("a temporary folder");
-    let script = evil_script(temp.path());
-    let root = temp.path().join("workspace");
-    fs::create_dir_all(&root).expect("the root");
-    hostile_repository(&root, &script);
+    let (_temp, root) = hostile_workspace();
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
     let status = call_in(&service, Some(&root), "git_status", &json!({})).await;
     assert_eq!(
