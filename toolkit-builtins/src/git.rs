@@ -584,7 +584,12 @@ fn check_status_inputs(
             continue;
         }
         let path = entry.path(&index).to_str_lossy();
-        let Ok(metadata) = std::fs::symlink_metadata(root.join(path.as_ref())) else {
+        // A path of the index that is not a plain relative path (`..`, absolute) names nothing
+        // of the workspace, and nothing outside it is looked at.
+        let Ok(relative) = RelativePath::parse(&path) else {
+            continue;
+        };
+        let Ok(metadata) = std::fs::symlink_metadata(root.join(relative.as_path())) else {
             continue;
         };
         // The index keeps sizes modulo 2^32; gix reads a file whose size agrees.
