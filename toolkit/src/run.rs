@@ -1,5 +1,6 @@
 //! The tool loop: ask the provider, run the calls it asks for through the seam, repeat.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -256,7 +257,9 @@ pub struct Preview {
 }
 
 /// An operator's decision on one pending call (`{"call_id": "..", "approved": true}` as JSON,
-/// as a page or a client sends it).
+/// as a page or a client sends it). It names the call by its id in the suspension's `pending`,
+/// which no other call of the turn has: the loop gives a call of its own id when the model
+/// repeated one.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Decision {
     /// The call decided.
@@ -320,6 +323,36 @@ pub enum RunError {
     /// Two decisions on one call disagree.
     #[error("the call \"{0}\" is both approved and denied")]
     ConflictingDecisions(String),
+}
+
+/// Gives every call of a turn an id no other call of the turn has, so that each gets exactly
+/// one answer and each decision names exactly one call: a call the model sent without an id, or
+/// with the id of an earlier call of the same turn, gets `toolkit_<iteration>_<position>` (with
+/// `_` added while another call of the turn has that id), in the turn as it is recorded, sealed
+/// and sent back to the provider. The ids of calls that came without one are returned: those
+/// calls do not run, since the model gave nothing to tell them apart by; a call renamed because
+/// its id repeated runs (or waits for an operator) like any other.
+fn give_own_ids(calls: &mut [ToolCall], iteration: u32) -> Vec<String> {
+    let mut taken: HashSet<String> = calls.iter().map(|call| call.id.clone()).collect();
+    let mut kept: HashSet<String> = HashSet::with_capacity(calls.len());
+    let mut unanswerable = Vec::new();
+    for (position, call) in calls.iter_mut().enumerate() {
+        let missing = call.id.is_empty();
+        if !missing && kept.insert(call.id.clone()) {
+            continue;
+        }
+        let mut id = format!("toolkit_{iteration}_{position}");
+        while taken.contains(&id) {
+            id.push('_');
+        }
+        taken.insert(id.clone());
+        kept.insert(id.clone());
+        if missing {
+            unanswerable.push(id.clone());
+        }
+        call.id = id;
+    }
+    unanswerable
 }
 
 /// The tool result text for a call the operator refused.
@@ -546,14 +579,7 @@ impl<'s> Run<'s> {
                     return self.end(Termination::ProviderError, message, None).await;
                 }
             };
-            // A call the model sent without an id still needs one to be answered; it does not run.
-            let mut unanswerable = Vec::new();
-            for (position, call) in response.tool_calls.iter_mut().enumerate() {
-                if call.id.is_empty() {
-                    call.id = format!("toolkit_{iteration}_{position}");
-                    unanswerable.push(call.id.clone());
-                }
-            }
+            let unanswerable = give_own_ids(&mut response.tool_calls, iteration);
             self.progress.usage.add(response.usage);
             self.recording
                 .finish(

@@ -2,9 +2,11 @@
 //! operator's proof for that exact call, and a sealed token opens once, within its lifetime,
 //! with everything it restores checked as if new.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use proptest::prelude::*;
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
@@ -243,4 +245,250 @@ async fn a_call_that_could_not_run_is_answered_at_once_instead_of_waiting_for_an
             "Error: invalid arguments for tool \"wipe\" at \"disk\": invalid type: integer `1`, expected a string.".to_owned()
         )]
     );
+}
+
+/// What `erase` and `note` did, each as `"tool:target"`.
+static DONE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Erases a target (needs an operator).
+#[tool(requires_approval)]
+fn erase(
+    /// What to erase.
+    target: String,
+) -> String {
+    DONE.lock().unwrap().push(format!("erase:{target}"));
+    format!("erased {target}")
+}
+
+/// Notes a target.
+#[tool]
+fn note(
+    /// What to note.
+    target: String,
+) -> String {
+    DONE.lock().unwrap().push(format!("note:{target}"));
+    format!("noted {target}")
+}
+
+/// What was done to targets starting with `prefix`, in order.
+fn done_with(prefix: &str) -> Vec<String> {
+    DONE.lock()
+        .unwrap()
+        .iter()
+        .filter(|done| {
+            done.split_once(':')
+                .is_some_and(|(_, target)| target.starts_with(prefix))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The ids of the calls of the last assistant message that has any.
+fn assistant_call_ids(messages: &[ChatMessage]) -> Vec<String> {
+    messages
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                Some(tool_calls.iter().map(|call| call.id.clone()).collect())
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// A model turn of two writer calls sharing one id: the second gets an id of the run's own, so
+/// each waits for a decision of its own, and approving one runs exactly that one (before, the
+/// approval of the shared id ran both, the one the operator meant to deny included).
+#[tokio::test]
+async fn a_turn_that_repeats_a_call_id_gets_one_decision_and_one_answer_per_call() {
+    let script = r#"{"turns": [
+        {"tool_calls": [
+            {"id": "same", "name": "erase", "arguments": {"target": "repeat-keep"}},
+            {"id": "same", "name": "erase", "arguments": {"target": "repeat-readme"}}
+        ]},
+        {"content": "done"}
+    ]}"#;
+    let service = service();
+    let provider = || ScriptedProvider::from_json(script).expect("a valid script");
+    for (decisions, ran) in [
+        (
+            vec![Decision::approve("same"), Decision::deny("toolkit_1_1")],
+            vec!["erase:repeat-keep"],
+        ),
+        (
+            vec![Decision::deny("same"), Decision::approve("toolkit_1_1")],
+            vec!["erase:repeat-readme"],
+        ),
+        (vec![Decision::approve("same")], vec!["erase:repeat-keep"]),
+    ] {
+        DONE.lock()
+            .unwrap()
+            .retain(|done| !done.contains(":repeat-"));
+        let suspended = service
+            .run(&provider(), RunRequest::new("erase both"))
+            .await
+            .expect("runs");
+        let suspension = suspended.suspension.expect("suspended");
+        let pending: Vec<(&str, &str)> = suspension
+            .pending
+            .iter()
+            .map(|call| (call.id.as_str(), call.arguments.as_str()))
+            .collect();
+        assert_eq!(
+            pending,
+            [
+                ("same", r#"{"target":"repeat-keep"}"#),
+                ("toolkit_1_1", r#"{"target":"repeat-readme"}"#)
+            ]
+        );
+        let resumed = service
+            .resume(
+                &provider(),
+                &suspension.token,
+                &decisions,
+                ToolContext::new(),
+            )
+            .await
+            .expect("resumes");
+        assert_eq!(done_with("repeat-"), ran, "{decisions:?}");
+        // One answer per call, each under the id its call has in the turn sent back.
+        let answers = tool_results(&resumed.messages);
+        assert_eq!(
+            answers
+                .iter()
+                .map(|(id, _)| id.as_str())
+                .collect::<Vec<_>>(),
+            ["same", "toolkit_1_1"]
+        );
+        assert_eq!(
+            assistant_call_ids(&resumed.messages),
+            ["same", "toolkit_1_1"]
+        );
+    }
+}
+
+/// A turn whose ids take the run's own form already: the ids given stay unique.
+#[tokio::test]
+async fn an_id_of_the_run_s_own_form_from_the_model_is_not_given_twice() {
+    let script = r#"{"turns": [
+        {"tool_calls": [
+            {"id": "toolkit_1_1", "name": "note", "arguments": {"target": "form-a"}},
+            {"id": "toolkit_1_1", "name": "note", "arguments": {"target": "form-b"}},
+            {"id": "", "name": "note", "arguments": {"target": "form-c"}},
+            {"id": "toolkit_1_2", "name": "note", "arguments": {"target": "form-d"}}
+        ]},
+        {"content": "done"}
+    ]}"#;
+    let provider = ScriptedProvider::from_json(script).expect("a valid script");
+    let result = service()
+        .run(&provider, RunRequest::new("note"))
+        .await
+        .expect("runs");
+    assert_eq!(
+        tool_results(&result.messages),
+        [
+            ("toolkit_1_1".to_owned(), "noted form-a".to_owned()),
+            ("toolkit_1_1_".to_owned(), "noted form-b".to_owned()),
+            (
+                "toolkit_1_2_".to_owned(),
+                "Error: the call of tool \"note\" came without an id; it was not run.".to_owned()
+            ),
+            ("toolkit_1_2".to_owned(), "noted form-d".to_owned()),
+        ]
+    );
+    assert_eq!(
+        assistant_call_ids(&result.messages),
+        ["toolkit_1_1", "toolkit_1_1_", "toolkit_1_2_", "toolkit_1_2"]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Turns of up to six calls with ids drawn from a few (repeated, empty, of the run's own
+    /// form), of a tool that needs an operator and one that does not, with any decisions: every
+    /// call gets exactly one answer under an id no other call of the turn has, the assistant
+    /// turn sent back carries the same ids, and a call runs exactly when it needs no operator or
+    /// was approved (and never when it came without an id).
+    #[test]
+    fn any_turn_and_any_decisions_answer_each_call_once_and_run_exactly_the_approved(
+        calls in proptest::collection::vec(
+            (
+                prop_oneof![Just("a"), Just("b"), Just(""), Just("toolkit_1_1"), Just("toolkit_1_0")],
+                any::<bool>(),
+                0..3_u8,
+            ),
+            1..7,
+        ),
+        case in any::<u64>(),
+    ) {
+        let prefix = format!("p{case}-");
+        let turn: Vec<serde_json::Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(n, (id, writes, _))| {
+                serde_json::json!({
+                    "id": id,
+                    "name": if *writes { "erase" } else { "note" },
+                    "arguments": {"target": format!("{prefix}{n}")},
+                })
+            })
+            .collect();
+        let script = serde_json::json!({"turns": [{"tool_calls": turn}, {"content": "done"}]})
+            .to_string();
+        let provider = || ScriptedProvider::from_json(&script).expect("a valid script");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let service = service();
+        let first = runtime
+            .block_on(service.run(&provider(), RunRequest::new("go")))
+            .expect("runs");
+        let (messages, decided) = match first.suspension {
+            None => (first.messages, Vec::new()),
+            Some(suspension) => {
+                // 0: no decision, 1: approve, 2: deny; the pending calls in turn order.
+                let mut decisions = Vec::new();
+                let mut decided = Vec::new();
+                let mut choices = calls.iter().enumerate().filter(|(_, (id, writes, _))| *writes && !id.is_empty());
+                for call in &suspension.pending {
+                    let (n, (_, _, choice)) = choices.next().expect("a pending call is a writer's");
+                    match choice {
+                        1 => {
+                            decisions.push(Decision::approve(call.id.clone()));
+                            decided.push(n);
+                        }
+                        2 => decisions.push(Decision::deny(call.id.clone())),
+                        _ => {}
+                    }
+                }
+                prop_assert!(choices.next().is_none(), "every writer with an id waits");
+                let resumed = runtime
+                    .block_on(service.resume(&provider(), &suspension.token, &decisions, ToolContext::new()))
+                    .expect("resumes");
+                (resumed.messages, decided)
+            }
+        };
+        let answers = tool_results(&messages);
+        let ids: Vec<String> = answers.iter().map(|(id, _)| id.clone()).collect();
+        prop_assert_eq!(ids.len(), calls.len());
+        let unique: std::collections::HashSet<&String> = ids.iter().collect();
+        prop_assert_eq!(unique.len(), ids.len(), "ids repeat: {:?}", ids);
+        prop_assert_eq!(assistant_call_ids(&messages), ids);
+        let expected: Vec<String> = calls
+            .iter()
+            .enumerate()
+            .filter(|(n, (id, writes, _))| !id.is_empty() && (!writes || decided.contains(n)))
+            .map(|(n, (_, writes, _))| {
+                format!("{}:{prefix}{n}", if *writes { "erase" } else { "note" })
+            })
+            .collect();
+        let mut ran = done_with(&prefix);
+        ran.sort();
+        let mut expected_sorted = expected.clone();
+        expected_sorted.sort();
+        prop_assert_eq!(ran, expected_sorted);
+    }
 }
