@@ -283,6 +283,78 @@ fn a_run_with_writers_suspends_and_resume_in_another_process_runs_the_approved_c
     );
 }
 
+/// The adversary's turn: an append and a delete of the README that share one id.
+const SHARED_ID_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [
+    {"id": "w1", "name": "append_file", "arguments": {"path": "notes/log.txt", "content": "kept\n"}},
+    {"id": "w1", "name": "delete_path", "arguments": {"path": "README.md"}}
+  ]},
+  {"content": "Done."}
+]}"#;
+
+/// Two writer calls that share the model's id wait as two (`w1` and `toolkit_1_1`); approving
+/// `w1` and denying `toolkit_1_1` runs the append only, and the README stays (before, approving
+/// `w1` ran both and deleted it).
+#[test]
+fn approving_one_of_two_calls_that_share_an_id_runs_that_one_only() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let script = data.path().join("script.json");
+    std::fs::write(&script, SHARED_ID_SCRIPT).expect("written");
+    let script = script.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_playground"))
+            .args(args)
+            .env("XDG_DATA_HOME", data.path())
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = run(&["run", "--writers", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(
+            "\n== suspended: 2 calls wait for your approval\n  w1  append_file  {\"content\":\"kept\\n\",\"path\":\"notes/log.txt\"}\n  toolkit_1_1  delete_path  {\"path\":\"README.md\"}\ntoken: "
+        ),
+        "{stdout}"
+    );
+    let token = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("token: "))
+        .expect("a token line")
+        .to_owned();
+    let workspace = data.path().join("toolkit-playground/workspace");
+    let (code, stdout, stderr) = run(&[
+        "resume",
+        &token,
+        "--approve",
+        "w1",
+        "--deny",
+        "toolkit_1_1",
+        "--script",
+        &script,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(
+            "tool delete_path failed: Error: tool \"delete_path\" was denied by the operator."
+        ) && stdout.contains("tool append_file: Appended 5 bytes to \"notes/log.txt\""),
+        "{stdout}"
+    );
+    assert!(
+        workspace.join("README.md").exists(),
+        "the README was deleted"
+    );
+    assert!(
+        std::fs::read_to_string(workspace.join("notes/log.txt"))
+            .expect("the appended file")
+            .ends_with("kept\n")
+    );
+}
+
 #[test]
 fn run_plays_the_embedded_script_with_a_line_per_step() {
     let (output, stdout, stderr) = playground(&["run"]);

@@ -177,6 +177,73 @@ async fn approvals_are_given_in_the_page_and_the_run_resumes_live() {
     browser.quit().await;
 }
 
+/// The adversary's turn: an append and a delete of the README that share one id.
+const SHARED_ID_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [
+    {"id": "w1", "name": "append_file", "arguments": {"path": "notes/log.txt", "content": "kept\n"}},
+    {"id": "w1", "name": "delete_path", "arguments": {"path": "README.md"}}
+  ]},
+  {"content": "Done."}
+]}"#;
+
+/// Two writer calls that share the model's id are two rows in the page (`w1` and the run's own
+/// `toolkit_1_1`): approving the first and denying the second runs the append only (before, the
+/// page keyed both by `w1`, and the denied delete ran).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approving_one_of_two_calls_that_share_an_id_in_the_page_runs_that_one_only() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", SHARED_ID_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the approval box",
+            "return document.querySelector('[data-testid=approval]') !== null;",
+            json!([]),
+        )
+        .await;
+    let pending = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=approval] .pending-call')).map((row) => row.dataset.testid);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(pending, json!(["pending-w1", "pending-toolkit_1_1"]));
+    browser.click("[data-testid=approve-w1]").await;
+    browser.click("[data-testid=deny-toolkit_1_1]").await;
+    browser.click("[data-testid=resume]").await;
+    assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    let workspace = playground.folder.path().join("workspace");
+    assert!(
+        workspace.join("README.md").exists(),
+        "the README was deleted"
+    );
+    assert!(
+        std::fs::read_to_string(workspace.join("notes/log.txt"))
+            .expect("the appended file")
+            .ends_with("kept\n")
+    );
+    let wires = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('#steps > li[data-kind=tool] [data-testid=wire]')).map((w) => w.textContent).sort();",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        wires,
+        json!([
+            "Appended 5 bytes to \"notes/log.txt\" (now 5 bytes).",
+            "Error: tool \"delete_path\" was denied by the operator."
+        ])
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
 const EDIT_SCRIPT: &str = r#"{"turns": [
   {"content": "I tick one item off.", "tool_calls": [
     {"id": "e1", "name": "edit_file", "arguments": {"path": "notes/todo.txt", "edits": [
