@@ -201,6 +201,21 @@ fn arguments_come_from_a_file_or_stdin_whatever_their_size() {
     );
 }
 
+/// Runs the playground with its data folder in `data`: its exit code, standard output and
+/// standard error.
+fn playground_in(data: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_playground"))
+        .args(args)
+        .env("XDG_DATA_HOME", data)
+        .output()
+        .expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// A script whose model writes a file (which waits for approval) and measures a text.
 const WRITER_SCRIPT: &str = r#"{"turns": [
   {"content": "I write the note.", "tool_calls": [
@@ -216,18 +231,7 @@ fn a_run_with_writers_suspends_and_resume_in_another_process_runs_the_approved_c
     let script = data.path().join("script.json");
     std::fs::write(&script, WRITER_SCRIPT).expect("written");
     let script = script.to_string_lossy().into_owned();
-    let run = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_playground"))
-            .args(args)
-            .env("XDG_DATA_HOME", data.path())
-            .output()
-            .expect("runs");
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    };
+    let run = |args: &[&str]| playground_in(data.path(), args);
     let (code, stdout, stderr) = run(&["run", "--writers", &script]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.starts_with("run run_"), "{stdout}");
@@ -301,18 +305,7 @@ fn approving_one_of_two_calls_that_share_an_id_runs_that_one_only() {
     let script = data.path().join("script.json");
     std::fs::write(&script, SHARED_ID_SCRIPT).expect("written");
     let script = script.to_string_lossy().into_owned();
-    let run = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_playground"))
-            .args(args)
-            .env("XDG_DATA_HOME", data.path())
-            .output()
-            .expect("runs");
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    };
+    let run = |args: &[&str]| playground_in(data.path(), args);
     let (code, stdout, stderr) = run(&["run", "--writers", &script]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
