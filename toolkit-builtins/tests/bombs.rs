@@ -8,6 +8,7 @@
 //! `cargo test -p toolkit-builtins --test bombs -- --nocapture` prints each bomb's figures.
 
 mod git_fixture;
+mod http_reply;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -18,6 +19,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use git_fixture::{ADA, commit, git};
+use http_reply::reply;
 use serde_json::{Value, json};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins::network::NetworkPolicy;
@@ -538,12 +540,11 @@ fn serve(page: String) -> String {
             let Ok(mut stream) = stream else { continue };
             let mut request = [0_u8; 4096];
             let _ = stream.read(&mut request);
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                page.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(page.as_bytes());
+            let _ = stream.write_all(&reply(
+                "200 OK",
+                &[("Content-Type", "text/html")],
+                page.as_bytes(),
+            ));
         }
     });
     url

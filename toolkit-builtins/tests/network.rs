@@ -1,14 +1,15 @@
 //! `probe_url` against a tiny HTTP responder on 127.0.0.1, through the seam.
 
+mod http_reply;
 mod workspace_fixture;
 
-use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use http_reply::reply;
 use serde_json::json;
 use toolkit::ToolRegistry;
 use toolkit_builtins as _;
@@ -69,22 +70,6 @@ impl Responder {
     fn accepted(&self) -> usize {
         self.accepted.load(Ordering::SeqCst)
     }
-}
-
-/// One HTTP/1.1 response, closing the connection.
-fn reply(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut response = format!("HTTP/1.1 {status}\r\n");
-    for (name, value) in headers {
-        let _ = write!(response, "{name}: {value}\r\n");
-    }
-    let _ = write!(
-        response,
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let mut bytes = response.into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
 }
 
 const PAGE: &str = "<!DOCTYPE html><html><head><title>Release notes</title><style>p { color: red }</style>\

@@ -30,6 +30,7 @@
 //! `cargo test -p toolkit-builtins --test properties -- --nocapture` prints the cases per tool.
 
 mod git_fixture;
+mod http_reply;
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,6 +43,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use http_reply::reply;
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
@@ -1043,22 +1045,6 @@ fn answer(mut stream: TcpStream, port: u16) {
     let path = request.split(' ').nth(1).unwrap_or("/");
     let route = path.trim_start_matches('/').split(['/', '?', '#']).next();
     let _ = stream.write_all(&respond(route.unwrap_or_default(), port));
-}
-
-/// One HTTP/1.1 response that closes the connection.
-fn reply(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut response = format!("HTTP/1.1 {status}\r\n");
-    for (name, value) in headers {
-        let _ = write!(response, "{name}: {value}\r\n");
-    }
-    let _ = write!(
-        response,
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let mut bytes = response.into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
 }
 
 fn respond(route: &str, port: u16) -> Vec<u8> {
