@@ -330,15 +330,22 @@ impl OtlpExport {
                     )],
                 );
             }
-            RunStep::Resumed {
-                approved, refused, ..
-            } => {
+            RunStep::Resumed { decisions, .. } | RunStep::Decided { decisions, .. } => {
+                let name = if matches!(step, RunStep::Resumed { .. }) {
+                    "toolkit.resumed"
+                } else {
+                    "toolkit.decided"
+                };
+                let summaries: Vec<StringValue> = decisions
+                    .iter()
+                    .map(|decision| StringValue::from(crate::rows::decision_summary(decision)))
+                    .collect();
                 parent.span().add_event(
-                    "toolkit.resumed",
-                    vec![
-                        KeyValue::new("toolkit.approved", count(approved.len())),
-                        KeyValue::new("toolkit.refused", count(refused.len())),
-                    ],
+                    name,
+                    vec![KeyValue::new(
+                        "toolkit.decisions",
+                        Value::Array(Array::String(summaries)),
+                    )],
                 );
             }
             _ => {}

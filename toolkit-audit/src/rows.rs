@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use toolkit::{RunEvent, RunKind, RunStep, ToolInvocation};
+use toolkit::{CallDecision, Decided, Decider, RunEvent, RunKind, RunStep, ToolInvocation};
 
 use crate::privacy::Privacy;
 
@@ -79,7 +79,7 @@ pub struct RunRow {
 pub struct StepRow {
     /// Its position in the run.
     pub index: i64,
-    /// `request`, `llm`, `tool`, `suspended` or `resumed`.
+    /// `request`, `llm`, `tool`, `suspended`, `resumed` or `decided`.
     pub kind: String,
     /// The tool's name, for a tool step.
     pub name: Option<String>,
@@ -214,13 +214,28 @@ fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Erro
         RunStep::Suspended { pending, .. } => {
             (None, String::new(), Some(serde_json::to_string(pending)?))
         }
-        RunStep::Resumed {
-            approved, refused, ..
-        } => (
-            None,
-            format!("{} approved, {} refused", approved.len(), refused.len()),
-            None,
-        ),
+        RunStep::Resumed { decisions, .. } | RunStep::Decided { decisions, .. } => {
+            // What was decided, about which tool and by whom, is metadata: kept at every level.
+            // Call ids, reasons, edited arguments and a policy's why are in the arguments.
+            let summary = decisions
+                .iter()
+                .map(decision_summary)
+                .collect::<Vec<_>>()
+                .join("; ");
+            let kept = privacy.keep(&serde_json::to_string(decisions)?);
+            return Ok(NewRow {
+                kind: step.kind().as_str(),
+                name: None,
+                duration_ms: None,
+                is_error: false,
+                arguments: kept,
+                content_bytes: summary.len(),
+                content: Some(summary),
+                artifact_types: "[]".to_owned(),
+                artifact_count: 0,
+                artifacts: None,
+            });
+        }
         _ => (None, String::new(), None),
     };
     Ok(NewRow {
@@ -235,6 +250,27 @@ fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Erro
         artifact_count: 0,
         artifacts: None,
     })
+}
+
+/// One decision as metadata: `denied delete_path (operator, a reason of 12 bytes)`.
+pub(crate) fn decision_summary(decision: &CallDecision) -> String {
+    let by = match &decision.by {
+        Decider::Policy { policy, .. } => format!("policy {policy}"),
+        Decider::ApprovedForRun => "approved for the run".to_owned(),
+        _ => "operator".to_owned(),
+    };
+    let detail = match &decision.decided {
+        Decided::Denied {
+            reason: Some(reason),
+        } => format!(", a reason of {} bytes", reason.len()),
+        Decided::Edited { arguments, .. } => format!(", arguments of {} bytes", arguments.len()),
+        _ => String::new(),
+    };
+    format!(
+        "{} {} ({by}{detail})",
+        decision.decided.as_str(),
+        decision.tool
+    )
 }
 
 /// One write the audit copy makes.

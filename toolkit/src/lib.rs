@@ -85,6 +85,8 @@ mod wire;
 mod workers;
 
 #[cfg(feature = "loop")]
+mod approval;
+#[cfg(feature = "loop")]
 mod events;
 #[cfg(feature = "loop")]
 pub mod provider;
@@ -319,6 +321,10 @@ pub use toolkit_macros::tools;
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
 
 #[cfg(feature = "loop")]
+pub use approval::{
+    ApprovalPolicy, CallDecision, Choice, Decided, Decider, Decision, PendingCall, PolicyAnswer,
+};
+#[cfg(feature = "loop")]
 pub use events::{RunEvent, RunKind, Subscription};
 #[cfg(feature = "loop")]
 pub use recorder::{ObservedCall, Recorder, RunId, Sink, SinkError, SinkFuture, ToolInvocation};
@@ -326,11 +332,13 @@ pub use recorder::{ObservedCall, Recorder, RunId, Sink, SinkError, SinkFuture, T
 pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 #[cfg(feature = "loop")]
 pub use run::{
-    CancelSignal, DEFAULT_MAX_ITERATIONS, Decision, Preview, RunError, RunOptions, RunRequest,
-    Suspension, ToolLoopResult,
+    CancelSignal, DEFAULT_MAX_ITERATIONS, Preview, RunError, RunOptions, RunRequest, Suspension,
+    ToolLoopResult,
 };
 #[cfg(feature = "loop")]
 pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
+#[cfg(feature = "loop")]
+pub use seam::CheckedEdit;
 #[cfg(feature = "loop")]
 pub use service::{DEFAULT_TOKEN_LIFETIME, ToolLoopService};
 #[cfg(feature = "loop")]

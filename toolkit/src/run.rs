@@ -1,6 +1,7 @@
 //! The tool loop: ask the provider, run the calls it asks for through the seam, repeat.
 
 use std::collections::HashSet;
+use std::mem;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -9,6 +10,10 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use crate::approval::{
+    ApprovalPolicy, CallDecision, Choice, Decided, Decider, Decision, PendingCall, PolicyAnswer,
+    ask_policies,
+};
 use crate::bound::echo;
 use crate::context::ToolContext;
 use crate::events::RunKind;
@@ -16,7 +21,7 @@ use crate::provider::{Provider, ProviderRequest, ProviderResponse};
 use crate::recorder::{Recording, RunId};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall, resumable_state};
 use crate::seam::{
-    Approval, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, RunScope, ScopeError, Seam,
+    Approval, CheckedEdit, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, RunScope, ScopeError, Seam,
     approval_not_given,
 };
 use crate::service::ToolLoopService;
@@ -256,36 +261,6 @@ pub struct Preview {
     pub text: String,
 }
 
-/// An operator's decision on one pending call (`{"call_id": "..", "approved": true}` as JSON,
-/// as a page or a client sends it). It names the call by its id in the suspension's `pending`,
-/// which no other call of the turn has: the loop gives a call of its own id when the model
-/// repeated one.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Decision {
-    /// The call decided.
-    pub call_id: String,
-    /// Whether it may run.
-    pub approved: bool,
-}
-
-impl Decision {
-    /// Lets the call run.
-    pub fn approve(call_id: impl Into<String>) -> Self {
-        Self {
-            call_id: call_id.into(),
-            approved: true,
-        }
-    }
-
-    /// Refuses the call.
-    pub fn deny(call_id: impl Into<String>) -> Self {
-        Self {
-            call_id: call_id.into(),
-            approved: false,
-        }
-    }
-}
-
 /// How a run ended. Artifacts are only in [`trace`](Self::trace); the messages and the content
 /// hold none.
 #[derive(Debug)]
@@ -321,8 +296,17 @@ pub enum RunError {
     #[error("no pending call has the id \"{0}\"")]
     UnknownDecision(String),
     /// Two decisions on one call disagree.
-    #[error("the call \"{0}\" is both approved and denied")]
+    #[error("the call \"{0}\" has two different decisions")]
     ConflictingDecisions(String),
+    /// An edit's arguments would not run: nothing ran and the token is not spent, so the
+    /// operator can correct the edit.
+    #[error("the edit of call \"{call_id}\" is refused: {message}")]
+    InvalidEdit {
+        /// The call edited.
+        call_id: String,
+        /// What the tool's call would have been told.
+        message: String,
+    },
 }
 
 /// Gives every call of a turn an id no other call of the turn has, so that each gets exactly
@@ -383,6 +367,7 @@ impl ToolLoopService {
         messages.push(ChatMessage::user(request.user));
         let mut run = Run {
             seam: self.seam(),
+            policies: self.policies(),
             seal_key: self.seal_key(),
             token_lifetime: self.token_lifetime(),
             provider,
@@ -406,12 +391,17 @@ impl ToolLoopService {
         Ok(run.drive().await)
     }
 
-    /// Opens a suspended run's token and goes on with `provider`: approved calls run through
-    /// the seam, refused ones and those left without a decision get the refusal texts, and the
-    /// loop continues.
+    /// Opens a suspended run's token and goes on with `provider` by the operator's decisions,
+    /// one per pending call (see [`Choice`]): approved calls run through the seam; a denied call
+    /// answers with the operator's reason, or the standard refusal; an edited call runs with its
+    /// new arguments, or waits again with its new preview when its tool names one; a call of a
+    /// tool approved for the run runs, and so will the tool's later calls; a call left without
+    /// a decision is refused. Every decision goes to the `resumed` step, so to the audit copy.
     ///
     /// `context` is what the tools see now (it is not sealed into the token, since it may hold
-    /// values that do not serialise). A token that does not verify runs nothing.
+    /// values that do not serialise). A token that does not verify runs nothing, and neither do
+    /// decisions that name no pending call, disagree, or edit arguments the seam refuses: those
+    /// leave the token unspent.
     ///
     /// # Panics
     ///
@@ -428,38 +418,51 @@ impl ToolLoopService {
             if !state.pending().any(|call| call.id == decision.call_id) {
                 return Err(RunError::UnknownDecision(echo(&decision.call_id)));
             }
-            if decisions.iter().any(|other| {
-                other.call_id == decision.call_id && other.approved != decision.approved
-            }) {
+            if decisions
+                .iter()
+                .any(|other| other.call_id == decision.call_id && other.choice != decision.choice)
+            {
                 return Err(RunError::ConflictingDecisions(echo(&decision.call_id)));
             }
         }
-        // Only a token that would run is spent; from here on it never opens again.
-        match self
-            .replay_store()
-            .claim(&state.token_id, state.expiry())
-            .await
-        {
-            Ok(true) => {}
-            Ok(false) => return Err(TokenError::AlreadyUsed.into()),
-            Err(error) => return Err(TokenError::Store(error.to_string()).into()),
+        let scope = self
+            .seam()
+            .scope_offering(context, &state.progress.offered)?
+            .with_remote_budget(state.options.remote_budget)
+            .with_timeout(state.options.tool_timeout)
+            .with_remote_used(state.progress.remote_used);
+        // Edits are checked before the token is spent, so that a wrong one can be corrected.
+        let mut edits = Vec::new();
+        for call in state.pending() {
+            let edit = decisions
+                .iter()
+                .find_map(|decision| match &decision.choice {
+                    Choice::Edit { arguments } if decision.call_id == call.id => Some(arguments),
+                    _ => None,
+                });
+            if let Some(arguments) = edit {
+                let checked =
+                    self.seam()
+                        .check_edit(&scope, call, arguments)
+                        .map_err(|message| RunError::InvalidEdit {
+                            call_id: echo(&call.id),
+                            message,
+                        })?;
+                edits.push(checked);
+            }
         }
+        self.claim(&state).await?;
         let SuspendedRunState {
             run_id,
             options,
             mut progress,
             ..
         } = state;
-        let scope = self
-            .seam()
-            .scope_offering(context, &progress.offered)?
-            .with_remote_budget(options.remote_budget)
-            .with_timeout(options.tool_timeout)
-            .with_remote_used(progress.remote_used);
-        let turn = std::mem::take(&mut progress.turn);
+        let mut turn = mem::take(&mut progress.turn);
         let recording = Recording::resume(self.recorder(), run_id, progress.next_step);
         let mut run = Run {
             seam: self.seam(),
+            policies: self.policies(),
             seal_key: self.seal_key(),
             token_lifetime: self.token_lifetime(),
             provider,
@@ -469,52 +472,124 @@ impl ToolLoopService {
             progress,
             cancel: None,
         };
-        let approved = |call: &ToolCall| {
-            decisions
+        let mut records = Vec::new();
+        let mut plans = Vec::with_capacity(turn.len());
+        for TurnCall { call, result } in &mut turn {
+            if result.is_some() {
+                plans.push(Then::Done);
+                continue;
+            }
+            let choice = decisions
                 .iter()
-                .any(|decision| decision.call_id == call.id && decision.approved)
-        };
-        let (approved_ids, refused_ids) = turn
-            .iter()
-            .filter(|turn| turn.result.is_none())
-            .map(|turn| &turn.call)
-            .partition::<Vec<_>, _>(|call| approved(call));
+                .find(|decision| decision.call_id == call.id)
+                .map(|decision| &decision.choice);
+            let edit = edits.iter().find(|edit| edit.call().id == call.id);
+            let (decided, then) = run.operator_decision(call, choice, edit);
+            records.push(CallDecision::new(call, Decider::Operator, decided));
+            if let Some(edit) = edit {
+                run.progress.edit(edit);
+                *call = edit.call().clone();
+            }
+            plans.push(then);
+        }
         run.recording
-            .step(RunStep::Resumed {
-                approved: approved_ids.iter().map(|call| call.id.clone()).collect(),
-                refused: refused_ids.iter().map(|call| call.id.clone()).collect(),
-            })
+            .step(RunStep::Resumed { decisions: records })
             .await;
         let mut outcomes = Vec::with_capacity(turn.len());
         let mut to_run = Vec::new();
-        for (position, TurnCall { call, result }) in turn.iter().enumerate() {
-            match result {
-                Some(done) => outcomes.push(Some(done.clone())),
-                None if approved(call) => {
+        for (position, (TurnCall { call, result }, then)) in turn.iter().zip(plans).enumerate() {
+            outcomes.push(match then {
+                Then::Done => result.clone(),
+                Then::Run => {
                     to_run.push((position, call));
-                    outcomes.push(None);
+                    None
                 }
-                None => {
-                    let decided = decisions.iter().any(|d| d.call_id == call.id);
-                    let text = if decided {
-                        denied(&call.name)
-                    } else {
-                        approval_not_given(&call.name)
-                    };
-                    let wire = run
-                        .recording
+                Then::Wait => None,
+                Then::Refuse(text) => Some(
+                    run.recording
                         .answered(call, Seam::refuse(&run.scope, text))
-                        .await;
-                    outcomes.push(Some(wire));
-                }
-            }
+                        .await,
+                ),
+            });
         }
         run.execute_approved(&to_run, &mut outcomes).await;
-        for (turn, outcome) in turn.iter().zip(outcomes) {
-            run.answer(&turn.call, outcome.expect("every call ran or was refused"));
+        let calls: Vec<ToolCall> = turn.into_iter().map(|turn| turn.call).collect();
+        if outcomes.iter().any(Option::is_none) {
+            // An edited call whose tool has a preview waits again, with the new preview.
+            return Ok(Box::pin(run.suspend(calls, outcomes)).await);
         }
-        run.progress.turn.clear();
+        for (call, outcome) in calls.iter().zip(outcomes) {
+            run.answer(call, outcome.expect("every call ran or was refused"));
+        }
         Ok(run.drive().await)
+    }
+
+    /// Stops a suspended run for good: the token is spent, no pending call runs, the `resumed`
+    /// step records each as aborted, and the run ends with [`Termination::Aborted`]. A token
+    /// that does not open, or was used, changes nothing.
+    pub async fn abort(&self, token: &str) -> Result<ToolLoopResult, RunError> {
+        let state = SuspendedRunState::open(token, self.seal_key())?;
+        self.claim(&state).await?;
+        let decisions = state
+            .pending()
+            .map(|call| CallDecision::new(call, Decider::Operator, Decided::Aborted))
+            .collect();
+        let SuspendedRunState {
+            run_id, progress, ..
+        } = state;
+        let mut recording = Recording::resume(self.recorder(), run_id, progress.next_step);
+        recording.step(RunStep::Resumed { decisions }).await;
+        let trace = recording.end(Termination::Aborted, "").await;
+        Ok(ToolLoopResult {
+            content: String::new(),
+            trace,
+            iterations: progress.iteration,
+            termination: Termination::Aborted,
+            usage: progress.usage,
+            messages: progress.messages,
+            suspension: None,
+        })
+    }
+
+    /// Spends a token: from here on it never opens again. Only a token that would run is spent.
+    async fn claim(&self, state: &SuspendedRunState) -> Result<(), RunError> {
+        match self
+            .replay_store()
+            .claim(&state.token_id, state.expiry())
+            .await
+        {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(TokenError::AlreadyUsed.into()),
+            Err(error) => Err(TokenError::Store(error.to_string()).into()),
+        }
+    }
+}
+
+/// What becomes of one call of a resumed turn.
+enum Then {
+    /// It ran before the run stopped.
+    Done,
+    /// It runs now, approved.
+    Run,
+    /// It waits again (an edit to preview).
+    Wait,
+    /// It does not run: the model reads this.
+    Refuse(String),
+}
+
+impl Progress {
+    /// Puts an operator's edit into the conversation: the model's turn asks for the call with
+    /// the edited arguments, which are the ones that run.
+    fn edit(&mut self, edit: &CheckedEdit) {
+        let edited = edit.call();
+        for message in self.messages.iter_mut().rev() {
+            if let ChatMessage::Assistant { tool_calls, .. } = message
+                && let Some(call) = tool_calls.iter_mut().find(|call| call.id == edited.id)
+            {
+                call.arguments.clone_from(&edited.arguments);
+                return;
+            }
+        }
     }
 }
 
@@ -522,6 +597,7 @@ impl ToolLoopService {
 /// in the one shape a token carries ([`RunOptions`] and progress).
 struct Run<'s> {
     seam: &'s Seam,
+    policies: &'s [Arc<dyn ApprovalPolicy>],
     seal_key: &'s SealKey,
     token_lifetime: Duration,
     provider: &'s dyn Provider,
@@ -603,25 +679,44 @@ impl<'s> Run<'s> {
             let calls = response.tool_calls;
             let mut outcomes: Vec<Option<WireString>> = vec![None; calls.len()];
             let mut to_run = Vec::new();
+            let mut approved = Vec::new();
+            let mut refusals = Vec::new();
+            let mut decided = Vec::new();
             for (position, call) in calls.iter().enumerate() {
                 if unanswerable.contains(&call.id) {
                     let text = format!(
                         "Error: the call of tool \"{}\" came without an id; it was not run.",
                         echo(&call.name)
                     );
-                    let refusal = Seam::refuse(&self.scope, text);
-                    outcomes[position] = Some(self.recording.answered(call, refusal).await);
+                    refusals.push((position, text));
                 } else if !self.needs_approval(call) {
                     to_run.push((position, call));
                 } else if let Some(text) =
                     self.seam.refusal(&self.scope, &call.name, &call.arguments)
                 {
                     // Nobody is asked to approve a call that could not run.
-                    let refusal = Seam::refuse(&self.scope, text);
-                    outcomes[position] = Some(self.recording.answered(call, refusal).await);
+                    refusals.push((position, text));
+                } else if let Some((by, outcome)) = self.decide_unasked(call) {
+                    match &outcome {
+                        Decided::Denied { reason } => {
+                            refusals.push((position, reason.clone().unwrap_or_default()));
+                        }
+                        _ => approved.push((position, call)),
+                    }
+                    decided.push(CallDecision::new(call, by, outcome));
                 }
             }
+            if !decided.is_empty() {
+                self.recording
+                    .step(RunStep::Decided { decisions: decided })
+                    .await;
+            }
+            for (position, text) in refusals {
+                let refusal = Seam::refuse(&self.scope, text);
+                outcomes[position] = Some(self.recording.answered(&calls[position], refusal).await);
+            }
             self.execute(&to_run, &mut outcomes).await;
+            self.execute_approved(&approved, &mut outcomes).await;
             if outcomes.iter().any(Option::is_none) {
                 self.progress
                     .messages
@@ -667,6 +762,78 @@ impl<'s> Run<'s> {
 
     fn needs_approval(&self, call: &ToolCall) -> bool {
         self.seam.needs_approval(&self.scope, &call.name)
+    }
+
+    /// A decision about a call that needs approval without asking the operator: an earlier
+    /// approval of its tool for the run, else the first policy's answer other than `Ask`.
+    fn decide_unasked(&self, call: &ToolCall) -> Option<(Decider, Decided)> {
+        if self.progress.approved_tools.contains(&call.name) {
+            return Some((Decider::ApprovedForRun, Decided::Approved));
+        }
+        let spec = self.seam.registry().get(&call.name)?.spec();
+        let pending = PendingCall {
+            run_id: self.recording.run_id(),
+            call,
+            spec,
+            context: self.scope.context(),
+        };
+        let (policy, answer) = ask_policies(self.policies, &pending)?;
+        Some(match answer {
+            PolicyAnswer::Approve(why) => (Decider::Policy { policy, why }, Decided::Approved),
+            PolicyAnswer::Deny(reason) => (
+                Decider::Policy {
+                    policy,
+                    why: reason.clone(),
+                },
+                Decided::Denied {
+                    reason: Some(reason),
+                },
+            ),
+            PolicyAnswer::Ask => return None,
+        })
+    }
+
+    /// What the operator's choice (if any) about a waiting call comes to.
+    fn operator_decision(
+        &mut self,
+        call: &ToolCall,
+        choice: Option<&Choice>,
+        edit: Option<&CheckedEdit>,
+    ) -> (Decided, Then) {
+        match choice {
+            None => (
+                Decided::NotDecided,
+                Then::Refuse(approval_not_given(&call.name)),
+            ),
+            Some(Choice::Approve) => (Decided::Approved, Then::Run),
+            Some(Choice::ApproveForRun) => {
+                if !self.progress.approved_tools.contains(&call.name) {
+                    self.progress.approved_tools.push(call.name.clone());
+                }
+                (Decided::ApprovedForRun, Then::Run)
+            }
+            Some(Choice::Deny { reason }) => {
+                let reason = reason.clone().filter(|reason| !reason.trim().is_empty());
+                let text = reason.clone().unwrap_or_else(|| denied(&call.name));
+                (Decided::Denied { reason }, Then::Refuse(text))
+            }
+            Some(Choice::Edit { .. }) => {
+                let edited = &edit.expect("every edit was checked").call().arguments;
+                if *edited == call.arguments {
+                    return (Decided::Approved, Then::Run);
+                }
+                let then = if self.preview_tool(&call.name).is_some() {
+                    Then::Wait
+                } else {
+                    Then::Run
+                };
+                let decided = Decided::Edited {
+                    original: call.arguments.clone(),
+                    arguments: edited.clone(),
+                };
+                (decided, then)
+            }
+        }
     }
 
     /// Runs calls concurrently through the seam, recorded; each call's wire string goes to the
@@ -732,7 +899,7 @@ impl<'s> Run<'s> {
             token_id,
             expires_at,
             options: self.options.clone(),
-            progress: std::mem::take(&mut self.progress),
+            progress: mem::take(&mut self.progress),
         };
         let token = state.seal(self.seal_key);
         self.progress = state.progress;
@@ -753,22 +920,15 @@ impl<'s> Run<'s> {
     /// of its own (the run's context, only that tool offered). A preview tool that requires
     /// approval itself, or whose state the context lacks, gives no preview.
     async fn previews(&self, pending: &[ToolCall]) -> Vec<Preview> {
-        let registry = self.seam.registry();
         let mut previews = Vec::new();
         for call in pending {
-            let Some(preview) = registry
-                .get(&call.name)
-                .and_then(|tool| tool.spec().preview())
-            else {
+            let Some(preview) = self.preview_tool(&call.name) else {
                 continue;
             };
-            let usable = registry
-                .get(preview)
-                .is_some_and(|tool| !tool.spec().flags().requires_approval());
             let scope = self
                 .seam
                 .scope_offering(self.scope.context().clone(), [preview]);
-            if let (true, Ok(scope)) = (usable, scope) {
+            if let Ok(scope) = scope {
                 let answer = self.seam.invoke(&scope, preview, &call.arguments).await;
                 previews.push(Preview {
                     call_id: call.id.clone(),
@@ -777,6 +937,17 @@ impl<'s> Run<'s> {
             }
         }
         previews
+    }
+
+    /// The preview tool a call of `name` is shown with: the one its tool names, unless that
+    /// one requires approval itself.
+    fn preview_tool(&self, name: &str) -> Option<&'s str> {
+        let registry = self.seam.registry();
+        let preview = registry.get(name)?.spec().preview()?;
+        registry
+            .get(preview)
+            .is_some_and(|tool| !tool.spec().flags().requires_approval())
+            .then_some(preview)
     }
 
     /// The run's result once the recording ends. The future keeps only what the result takes

@@ -166,6 +166,8 @@ resumable_state! {
         pub(crate) usage: Usage,
         /// The index the run's next step gets (steps go on counting after a resume).
         pub(crate) next_step: usize,
+        /// The tools an operator approved for the rest of the run.
+        pub(crate) approved_tools: Vec<String>,
     }
 }
 

@@ -84,6 +84,24 @@ impl Approval {
     }
 }
 
+/// A pending call with the arguments an operator gave instead of the model's, checked by the
+/// seam as a call of its tool would be (offered, not too long, decoded). Only
+/// [`Seam::check_edit`] makes one, and a suspended run's call takes other arguments from
+/// nothing else: an approval of an edited call covers checked arguments only.
+#[cfg(feature = "loop")]
+#[derive(Clone, Debug)]
+pub struct CheckedEdit {
+    call: ToolCall,
+}
+
+#[cfg(feature = "loop")]
+impl CheckedEdit {
+    /// The call with the edited arguments (same id, same tool).
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+}
+
 impl Seam {
     /// A seam over these tools, with no content filter.
     pub fn new(registry: ToolRegistry) -> Self {
@@ -236,6 +254,23 @@ impl Seam {
         tool.check_arguments(arguments)
             .err()
             .map(|invalid| argument_error_message(name, &invalid))
+    }
+
+    /// Checks arguments an operator gives instead of `call`'s as a call of its tool would be
+    /// checked, without running it; the error is the text the tool's call would get.
+    #[cfg(feature = "loop")]
+    pub fn check_edit(
+        &self,
+        scope: &RunScope,
+        call: &ToolCall,
+        arguments: &str,
+    ) -> Result<CheckedEdit, String> {
+        match self.refusal(scope, &call.name, arguments) {
+            Some(refusal) => Err(refusal),
+            None => Ok(CheckedEdit {
+                call: ToolCall::new(call.id.clone(), call.name.clone(), arguments),
+            }),
+        }
     }
 
     /// Whether a call of `name` in `scope` waits for an operator: a tool this seam has, offered

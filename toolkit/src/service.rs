@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::approval::ApprovalPolicy;
 use crate::context::ToolContext;
 use crate::events::Subscription;
 use crate::filter::ContentFilter;
@@ -38,6 +39,7 @@ pub struct ToolLoopService {
     seal_key: SealKey,
     token_lifetime: Duration,
     replay: Arc<dyn ReplayStore>,
+    policies: Vec<Arc<dyn ApprovalPolicy>>,
 }
 
 /// How long a suspended run's token opens unless told otherwise.
@@ -54,6 +56,7 @@ impl ToolLoopService {
             seal_key: SealKey::random(),
             token_lifetime: DEFAULT_TOKEN_LIFETIME,
             replay: Arc::new(MemoryReplayStore::new()),
+            policies: Vec::new(),
         }
     }
 
@@ -96,6 +99,14 @@ impl ToolLoopService {
         self
     }
 
+    /// The same service asking `policy` about each call that needs approval before a run stops
+    /// for it (after the policies registered before; see [`ApprovalPolicy`]).
+    #[must_use]
+    pub fn with_approval_policy(mut self, policy: impl ApprovalPolicy + 'static) -> Self {
+        self.policies.push(Arc::new(policy));
+        self
+    }
+
     /// The seam every call goes through.
     pub fn seam(&self) -> &Seam {
         &self.seam
@@ -121,6 +132,10 @@ impl ToolLoopService {
 
     pub(crate) fn replay_store(&self) -> &dyn ReplayStore {
         self.replay.as_ref()
+    }
+
+    pub(crate) fn policies(&self) -> &[Arc<dyn ApprovalPolicy>] {
+        &self.policies
     }
 
     /// Opens a suspended run's `token` without spending it: which run it is and the calls it
@@ -214,6 +229,14 @@ impl std::fmt::Debug for ToolLoopService {
         f.debug_struct("ToolLoopService")
             .field("seam", &self.seam)
             .field("recorder", &self.recorder)
+            .field(
+                "policies",
+                &self
+                    .policies
+                    .iter()
+                    .map(|policy| policy.name())
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }

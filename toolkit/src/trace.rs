@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::CallDecision;
 use crate::recorder::{RunId, ToolInvocation};
 use crate::wire::ToolCall;
 
@@ -40,6 +41,8 @@ pub enum Termination {
     ProviderError,
     /// The caller cancelled the run.
     Cancelled,
+    /// An operator stopped the run while it waited for approvals.
+    Aborted,
 }
 
 impl Termination {
@@ -51,6 +54,7 @@ impl Termination {
             Termination::Suspended => "suspended",
             Termination::ProviderError => "provider_error",
             Termination::Cancelled => "cancelled",
+            Termination::Aborted => "aborted",
         }
     }
 }
@@ -70,10 +74,13 @@ pub enum StepKind {
     Suspended,
     /// The run went on after approvals.
     Resumed,
+    /// Calls that need approval were decided without a question (by a policy, or by an
+    /// approval for the run).
+    Decided,
 }
 
 impl StepKind {
-    /// `request`, `llm`, `tool`, `suspended` or `resumed`.
+    /// `request`, `llm`, `tool`, `suspended`, `resumed` or `decided`.
     pub fn as_str(self) -> &'static str {
         match self {
             StepKind::Request => "request",
@@ -81,6 +88,7 @@ impl StepKind {
             StepKind::Tool => "tool",
             StepKind::Suspended => "suspended",
             StepKind::Resumed => "resumed",
+            StepKind::Decided => "decided",
         }
     }
 }
@@ -124,13 +132,19 @@ pub enum RunStep {
         /// The calls waiting for an operator.
         pending: Vec<ToolCall>,
     },
-    /// The run went on after approvals.
+    /// The run went on (or, aborted, ended) after an operator's decisions: one per call that
+    /// waited, in the turn's order.
     #[non_exhaustive]
     Resumed {
-        /// Calls approved.
-        approved: Vec<String>,
-        /// Calls refused or left without a decision.
-        refused: Vec<String>,
+        /// What was decided about each call.
+        decisions: Vec<CallDecision>,
+    },
+    /// Calls of a turn that need approval, decided without a question (by a policy, or by an
+    /// earlier approval of their tool for the run), before any of them runs.
+    #[non_exhaustive]
+    Decided {
+        /// What was decided about each, and by whom.
+        decisions: Vec<CallDecision>,
     },
 }
 
@@ -143,6 +157,7 @@ impl RunStep {
             RunStep::Tool(_) => StepKind::Tool,
             RunStep::Suspended { .. } => StepKind::Suspended,
             RunStep::Resumed { .. } => StepKind::Resumed,
+            RunStep::Decided { .. } => StepKind::Decided,
         }
     }
 }

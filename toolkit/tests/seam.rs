@@ -847,6 +847,6 @@ fn debug_of_a_scope_and_a_service_names_what_they_hold() {
     assert!(scope.context().is_admin());
     assert_eq!(
         format!("{service:?}"),
-        r#"ToolLoopService { seam: Seam { registry: ["only"], filtered: false }, recorder: Recorder { sinks: 0, subscribers: 0, .. }, .. }"#
+        r#"ToolLoopService { seam: Seam { registry: ["only"], filtered: false }, recorder: Recorder { sinks: 0, subscribers: 0, .. }, policies: [], .. }"#
     );
 }
