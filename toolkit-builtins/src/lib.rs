@@ -1,6 +1,7 @@
 //! The builtin tools of toolkit, one module per group, each tool a `#[tool]` function, each group
 //! behind a feature of its name (all on by default): `data`, `files`, `git`, `network`,
-//! `records`, `system`, `utility`, `writers`.
+//! `records`, `system`, `utility`, `writers`; and [`policies`] for the writers' approvals in
+//! toolkit's loop (feature `policies`, on by default too).
 //!
 //! Tools read what they work on from the run's context as typed extensions: a [`WorkspaceRoot`]
 //! for the file, data and system tools, a [`Database`] for the records tools and the writers. A
@@ -38,6 +39,8 @@ pub mod git;
 pub mod json;
 #[cfg(feature = "network")]
 pub mod network;
+#[cfg(feature = "policies")]
+pub mod policies;
 #[cfg(feature = "writers")]
 pub mod record_writers;
 #[cfg(feature = "records")]
