@@ -8,6 +8,7 @@ use std::sync::Arc;
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
 use toolkit::{SealKey, SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_audit::Audit;
+use toolkit_builtins::policies::WritesUnder;
 use toolkit_builtins::{Database, WorkspaceRoot};
 
 /// The script played by `run` and the inspector's loop when no other is given: it lists the
@@ -215,6 +216,29 @@ pub fn offered_tools(registry: &ToolRegistry, writers: bool) -> Vec<String> {
         })
         .map(|spec| spec.name().to_owned())
         .collect()
+}
+
+/// The approval policy `--auto-approve` rules name: `writes-under:FOLDER[,FOLDER...]` (the
+/// folders of every such rule together); none without rules.
+pub fn auto_approve(rules: &[String]) -> Result<Option<WritesUnder>, String> {
+    let mut folders = Vec::new();
+    for rule in rules {
+        match rule.split_once(':') {
+            Some(("writes-under", list)) => folders.extend(list.split(',').map(str::to_owned)),
+            _ => {
+                return Err(format!(
+                    "--auto-approve {rule:?}: expected writes-under:FOLDER[,FOLDER...] \
+                     (file writes beneath these workspace folders run without a question)"
+                ));
+            }
+        }
+    }
+    if folders.is_empty() {
+        return Ok(None);
+    }
+    WritesUnder::new(&folders)
+        .map(Some)
+        .map_err(|error| format!("--auto-approve: {error}"))
 }
 
 /// The service every command uses: over `registry`, keeping each call and run (and each used

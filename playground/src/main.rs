@@ -10,7 +10,8 @@
 //! playground run --base-url URL    # a live loop against an OpenAI-compatible server
 //! playground run --writers         # offer the tools that change files and records; a call of
 //!                                  # one suspends the run and prints its token
-//! playground resume TOKEN --approve ID --deny ID   # decide and go on
+//! playground resume TOKEN --approve ID --deny ID=REASON --edit ID=JSON   # decide and go on
+//! playground resume TOKEN --abort  # stop the run: nothing pending runs
 //! ```
 
 use std::path::PathBuf;
@@ -21,19 +22,20 @@ use clap::{Args, Parser, Subcommand};
 use std::time::{Duration, Instant};
 
 use playground::defaults::{
-    DEFAULT_QUESTION, default_audit_path, offered_tools, sample_context, seal_key, service,
+    DEFAULT_QUESTION, auto_approve, default_audit_path, offered_tools, sample_context, seal_key,
+    service,
 };
 use playground::server::{
-    AppState, Line, LiveModel, Notice, not_offered, stream_resume, stream_run,
+    AppState, Line, LiveModel, Notice, Resolution, not_offered, stream_resume, stream_run,
 };
 use playground::terminal;
 use toolkit::provider::Provider;
 use toolkit::{
-    Decision, Preview, RunEvent, RunRequest, RunStep, Termination, ToolCall, ToolLoopService,
-    ToolRegistry,
+    CallDecision, Decided, Decider, Decision, Preview, RunEvent, RunRequest, RunStep, Termination,
+    ToolCall, ToolLoopService, ToolRegistry,
 };
 use toolkit_audit::{Audit, OtlpExport, Privacy};
-use toolkit_builtins as _; // links the builtin tools
+use toolkit_builtins::policies::WritesUnder; // and links the builtin tools
 
 #[derive(Parser)]
 #[command(
@@ -69,7 +71,8 @@ enum Command {
     },
     /// Run a whole loop, printing a line per step.
     Run(RunArgs),
-    /// Go on with a run that stopped for approvals: approve or deny each pending call.
+    /// Go on with a run that stopped for approvals: approve, deny (with a reason) or edit each
+    /// pending call, approve a tool for the rest of the run, or abort the run.
     Resume(ResumeArgs),
     /// Serve the tools over MCP (stdio, or streamable HTTP with --http); calls and their
     /// artifacts go to the audit copy, never into the MCP reply.
@@ -93,6 +96,15 @@ struct McpArgs {
     secrets: SecretArgs,
 }
 
+#[derive(Args, Default, Clone)]
+struct PolicyArgs {
+    /// Let calls that need approval run without a question when a rule allows them
+    /// (repeatable): `writes-under:FOLDER[,FOLDER...]` approves file writes beneath these
+    /// workspace folders (no link on the way); every other call still waits for you.
+    #[arg(long, value_name = "RULE")]
+    auto_approve: Vec<String>,
+}
+
 #[derive(Args, Default, Clone, Copy)]
 struct SecretArgs {
     /// Send secret-shaped strings (API keys, tokens, passwords in URLs, private keys) to the
@@ -110,6 +122,8 @@ struct ServeArgs {
     /// in the page.
     #[arg(long)]
     writers: bool,
+    #[command(flatten)]
+    policy: PolicyArgs,
     #[command(flatten)]
     audit: AuditArgs,
     /// An OpenAI-compatible server for live loops in the inspector.
@@ -155,6 +169,8 @@ struct RunArgs {
     #[arg(long)]
     writers: bool,
     #[command(flatten)]
+    policy: PolicyArgs,
+    #[command(flatten)]
     audit: AuditArgs,
     #[command(flatten)]
     secrets: SecretArgs,
@@ -167,9 +183,21 @@ struct ResumeArgs {
     /// Let this pending call run (repeatable).
     #[arg(long, value_name = "CALL_ID")]
     approve: Vec<String>,
-    /// Refuse this pending call (repeatable). Calls without a decision are refused too.
+    /// Let this pending call run, and the later calls of its tool in this run (repeatable).
     #[arg(long, value_name = "CALL_ID")]
+    approve_for_run: Vec<String>,
+    /// Refuse this pending call (repeatable); after `=`, the reason the model reads instead of
+    /// the standard refusal. Calls without a decision are refused too.
+    #[arg(long, value_name = "CALL_ID[=REASON]")]
     deny: Vec<String>,
+    /// Run this pending call with these arguments instead (a JSON object, or `@FILE`), once
+    /// they pass the tool's checks; a tool with a preview shows the call again with the new
+    /// preview first (repeatable).
+    #[arg(long, value_name = "CALL_ID=JSON")]
+    edit: Vec<String>,
+    /// Stop the run instead: nothing pending runs.
+    #[arg(long, conflicts_with_all = ["approve", "approve_for_run", "deny", "edit"])]
+    abort: bool,
     /// The script the run was started with (JSON file); the embedded one by default.
     #[arg(long)]
     script: Option<PathBuf>,
@@ -179,6 +207,8 @@ struct ResumeArgs {
     /// The model to ask.
     #[arg(long, default_value = "gpt-4o-mini", requires = "base_url")]
     model: String,
+    #[command(flatten)]
+    policy: PolicyArgs,
     #[command(flatten)]
     audit: AuditArgs,
     #[command(flatten)]
@@ -353,6 +383,7 @@ fn loop_setup(
     base_url: Option<&str>,
     model: &str,
     secrets: SecretArgs,
+    policy: Option<WritesUnder>,
 ) -> Result<(tokio::runtime::Runtime, Kept, Arc<ToolLoopService>), Failure> {
     let runtime = runtime()?;
     let model = match base_url {
@@ -360,27 +391,35 @@ fn loop_setup(
         None => ("scripted", "scripted"),
     };
     let kept = open_audit(audit, &runtime, Some(model))?;
-    let service = sealing_service(&kept, secrets)?;
+    let service = sealing_service(&kept, secrets, policy)?;
     Ok((runtime, kept, service))
 }
 
 /// The service every command that runs loops uses: the default one (see
 /// [`playground::defaults::service`]) sealing with the key kept in the data folder, so a run
-/// suspended by one process resumes in another.
-fn sealing_service(kept: &Kept, secrets: SecretArgs) -> Result<Arc<ToolLoopService>, Failure> {
+/// suspended by one process resumes in another; with `policy`, it answers calls that need
+/// approval before anyone is asked.
+fn sealing_service(
+    kept: &Kept,
+    secrets: SecretArgs,
+    policy: Option<WritesUnder>,
+) -> Result<Arc<ToolLoopService>, Failure> {
     let key = seal_key().map_err(|error| {
         Failure::runtime(format!(
             "cannot keep the key that seals suspended runs: {error}"
         ))
     })?;
-    Ok(Arc::new(
-        kept.onto(service(
+    let mut service = kept
+        .onto(service(
             registry()?,
             Some(&kept.audit),
             secrets.show_secrets,
         ))
-        .with_seal_key(key),
-    ))
+        .with_seal_key(key);
+    if let Some(policy) = policy {
+        service = service.with_approval_policy(policy);
+    }
+    Ok(Arc::new(service))
 }
 
 fn sample() -> Result<toolkit::ToolContext, Failure> {
@@ -388,18 +427,22 @@ fn sample() -> Result<toolkit::ToolContext, Failure> {
 }
 
 fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
+    let policy = policy(&args.policy)?;
+    let described = policy.as_ref().map(ToString::to_string);
     let (runtime, kept, service) = loop_setup(
         &args.audit,
         args.base_url.as_deref(),
         &args.model,
         args.secrets,
+        policy,
     )?;
     let live = args.base_url.map(|base_url| LiveModel {
         base_url,
         model: args.model,
     });
     let state = AppState::over(service, sample()?, Some(Arc::clone(&kept.audit)), live)
-        .with_writers(args.writers);
+        .with_writers(args.writers)
+        .with_auto_approve(described);
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
@@ -646,6 +689,7 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
         args.base_url.as_deref(),
         &args.model,
         args.secrets,
+        policy(&args.policy)?,
     )?;
     let offered = offered_tools(service.registry(), args.writers);
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
@@ -662,26 +706,58 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
     let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
     let token = given_text(&args.token, "the token")?;
     let token = token.trim();
+    let resolution = if args.abort {
+        Resolution::Abort
+    } else {
+        Resolution::Decide(decisions(args)?)
+    };
     let (runtime, kept, service) = loop_setup(
         &args.audit,
         args.base_url.as_deref(),
         &args.model,
         args.secrets,
+        policy(&args.policy)?,
     )?;
-    let decisions: Vec<Decision> = args
-        .approve
-        .iter()
-        .map(Decision::approve)
-        .chain(args.deny.iter().map(Decision::deny))
-        .collect();
     let context = sample()?;
     let outcome = runtime.block_on(async {
-        let lines = stream_resume(&service, provider, token, decisions, context)
+        let lines = stream_resume(&service, provider, token, resolution, context)
             .map_err(|error| Failure::usage(format!("the token does not open: {error}")))?;
         follow(lines).await
     });
     kept.finish();
     outcome
+}
+
+/// The policy `--auto-approve` names, if any.
+fn policy(args: &PolicyArgs) -> Result<Option<WritesUnder>, Failure> {
+    auto_approve(&args.auto_approve).map_err(Failure::usage)
+}
+
+/// The decisions `resume`'s flags give, in the order of the flags' kinds.
+fn decisions(args: &ResumeArgs) -> Result<Vec<Decision>, Failure> {
+    let mut decisions: Vec<Decision> = args.approve.iter().map(Decision::approve).collect();
+    decisions.extend(args.approve_for_run.iter().map(Decision::approve_for_run));
+    for given in &args.deny {
+        decisions.push(match given.split_once('=') {
+            Some((id, reason)) => Decision::deny_with_reason(id, reason),
+            None => Decision::deny(given),
+        });
+    }
+    for given in &args.edit {
+        let Some((id, arguments)) = given.split_once('=') else {
+            return Err(Failure::usage(format!(
+                "--edit {given:?}: expected CALL_ID=JSON (or CALL_ID=@FILE)"
+            )));
+        };
+        let arguments = given_text(arguments, "the edited arguments")?;
+        if let Err(error) = serde_json::from_str::<serde_json::Value>(&arguments) {
+            return Err(Failure::usage(format!(
+                "--edit {id}: the arguments are not JSON: {error}"
+            )));
+        }
+        decisions.push(Decision::edit(id, arguments));
+    }
+    Ok(decisions)
 }
 
 /// Prints a run's lines as they come; the exit code says how it ended.
@@ -697,8 +773,9 @@ async fn follow(
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
-        // The suspension was printed with its token: waiting is not a failure.
-        Some(End::Suspended) => Ok(ExitCode::SUCCESS),
+        // The suspension was printed with its token: waiting is not a failure, and neither is
+        // an operator's stopping the run.
+        Some(End::Suspended | End::Aborted) => Ok(ExitCode::SUCCESS),
         Some(End::Failed(text)) => Err(Failure::runtime(text)),
         // The error was printed as it came.
         Some(End::NotStarted) => Ok(ExitCode::FAILURE),
@@ -709,8 +786,37 @@ async fn follow(
 enum End {
     Answered(String),
     Suspended,
+    Aborted,
     Failed(String),
     NotStarted,
+}
+
+/// One decision for the terminal: `w1  write_file  approved by policy writes-under: ...`.
+fn decision_line(decision: &CallDecision) -> String {
+    let text = |value: &str| terminal::inert(value, false);
+    let by = match &decision.by {
+        Decider::Policy { policy, why } => format!(" by policy {}: {}", text(policy), text(why)),
+        Decider::ApprovedForRun => " (approved for the run)".to_owned(),
+        _ => String::new(),
+    };
+    let detail = match &decision.decided {
+        Decided::Denied {
+            reason: Some(reason),
+        } if !matches!(decision.by, Decider::Policy { .. }) => {
+            format!(": {}", text(reason))
+        }
+        Decided::Edited {
+            original,
+            arguments,
+        } => format!(": {} -> {}", text(original), text(arguments)),
+        _ => String::new(),
+    };
+    format!(
+        "{}  {}  {}{by}{detail}",
+        text(&decision.call_id),
+        text(&decision.tool),
+        decision.decided.as_str()
+    )
 }
 
 /// Prints a line per finished step; remembers how the run ended.
@@ -768,6 +874,12 @@ impl Printer {
                         plural(tools.len(), "tool", "tools")
                     );
                 }
+                RunStep::Resumed { decisions, .. } | RunStep::Decided { decisions, .. } => {
+                    println!("[{index}] {}:", step.kind().as_str());
+                    for decision in decisions {
+                        println!("  {}", decision_line(decision));
+                    }
+                }
                 other => println!("[{index}] {}", other.kind().as_str()),
             },
             RunEvent::ToolInvoked {
@@ -799,6 +911,7 @@ impl Printer {
                     }
                     // Printed with its token when the notice comes (before or after this).
                     Termination::Suspended => End::Suspended,
+                    Termination::Aborted => End::Aborted,
                     _ => {
                         let content = terminal::inert(content, true);
                         // Said once: the error event before it already printed the same text.
@@ -837,8 +950,9 @@ impl Printer {
         println!("token: {token}");
         let first = text(pending.first().map_or("ID", |call| call.id.as_str()));
         println!(
-            "go on with: playground resume TOKEN --approve {first} (or --deny {first}), with the \
-             same --script or --base-url; the token opens once, within an hour"
+            "go on with: playground resume TOKEN --approve {first} (or --deny {first}[=REASON], \
+             --edit {first}=JSON, --approve-for-run {first}; or --abort), with the same --script \
+             or --base-url; the token opens once, within an hour"
         );
         self.end = Some(End::Suspended);
     }

@@ -68,6 +68,7 @@ pub struct AppState {
     audit: Option<Arc<Audit>>,
     live: Option<LiveModel>,
     writers: bool,
+    auto_approve: Option<String>,
     token: Arc<str>,
 }
 
@@ -111,6 +112,7 @@ impl AppState {
             audit,
             live,
             writers: false,
+            auto_approve: None,
             token: crate::guard::launch_token().into(),
         }
     }
@@ -120,6 +122,14 @@ impl AppState {
     #[must_use]
     pub fn with_writers(mut self, writers: bool) -> Self {
         self.writers = writers;
+        self
+    }
+
+    /// The same state telling the page which calls the service's approval policy answers
+    /// without a question (`description`, say "writes under notes/").
+    #[must_use]
+    pub fn with_auto_approve(mut self, description: Option<String>) -> Self {
+        self.auto_approve = description;
         self
     }
 
@@ -297,6 +307,7 @@ async fn config(State(state): State<AppState>) -> Response {
         "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
         "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
         "writers": state.writers,
+        "auto_approve": state.auto_approve,
     }))
     .into_response()
 }
@@ -471,6 +482,9 @@ struct ResumeBody {
     token: String,
     #[serde(default)]
     decisions: Vec<Decision>,
+    /// Stop the run instead: nothing pending runs.
+    #[serde(default)]
+    abort: bool,
     #[serde(default)]
     mode: Option<String>,
     #[serde(default)]
@@ -484,11 +498,20 @@ async fn resume(
     let Json(body) = body.map_err(|rejection| rejected(&rejection))?;
     let provider =
         provider(&state, body.mode.as_deref(), body.script.as_deref()).map_err(bad_request)?;
+    let resolution = match (body.abort, body.decisions.is_empty()) {
+        (true, false) => {
+            return Err(bad_request(
+                "an abort takes no decisions: nothing pending runs".to_owned(),
+            ));
+        }
+        (true, true) => Resolution::Abort,
+        (false, _) => Resolution::Decide(body.decisions),
+    };
     let lines = stream_resume(
         &state.service,
         provider,
         &body.token,
-        body.decisions,
+        resolution,
         state.context.clone(),
     )
     .map_err(|error| bad_request(error.to_string()))?;
@@ -557,14 +580,24 @@ pub fn stream_run(
     stream(service, run_id, work)
 }
 
-/// Resumes a suspended run in the background with the operator's `decisions`, and gives its
-/// lines as [`stream_run`] does. A token that does not open (tampered, expired, for another
-/// key) is refused here, before anything runs; one already used is refused in the stream.
+/// What the operator says to a suspended run.
+#[derive(Clone, Debug)]
+pub enum Resolution {
+    /// A decision per pending call (a call without one is refused).
+    Decide(Vec<Decision>),
+    /// Stop the run: nothing pending runs.
+    Abort,
+}
+
+/// Resumes (or aborts) a suspended run in the background as the operator resolved it, and gives
+/// its lines as [`stream_run`] does. A token that does not open (tampered, expired, for another
+/// key) is refused here, before anything runs; one already used, and decisions the run refuses
+/// (an unknown call, an edit that does not check), are refused in the stream.
 pub fn stream_resume(
     service: &Arc<ToolLoopService>,
     provider: Arc<dyn Provider>,
     token: &str,
-    decisions: Vec<Decision>,
+    resolution: Resolution,
     context: ToolContext,
 ) -> Result<mpsc::UnboundedReceiver<Line>, TokenError> {
     let run_id = service.suspended(token)?.run_id().clone();
@@ -572,9 +605,14 @@ pub fn stream_resume(
     let work = {
         let service = Arc::clone(service);
         async move {
-            service
-                .resume(provider.as_ref(), &token, &decisions, context)
-                .await
+            match resolution {
+                Resolution::Decide(decisions) => {
+                    service
+                        .resume(provider.as_ref(), &token, &decisions, context)
+                        .await
+                }
+                Resolution::Abort => service.abort(&token).await,
+            }
         }
     };
     Ok(stream(service, run_id, work))

@@ -415,3 +415,195 @@ fn an_audit_url_that_cannot_be_reached_is_reported_without_its_password() {
          invalid endpoint 'not a url/v1/traces': invalid uri character\n"
     );
 }
+
+/// A turn of three writer calls, then a second append: the operator edits the first, denies
+/// the second with a reason and approves appending for the rest of the run.
+const STEERED_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [
+    {"id": "w1", "name": "write_file", "arguments": {"path": "notes/steered.txt", "content": "the model's text"}},
+    {"id": "w2", "name": "delete_path", "arguments": {"path": "README.md"}},
+    {"id": "w3", "name": "append_file", "arguments": {"path": "notes/log.txt", "content": "one\n"}}
+  ]},
+  {"tool_calls": [
+    {"id": "w4", "name": "append_file", "arguments": {"path": "notes/log.txt", "content": "two\n"}}
+  ]},
+  {"content": "Done."}
+]}"#;
+
+/// The token line of a suspended run's output.
+fn token_of(stdout: &str) -> String {
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("token: "))
+        .expect("a token line")
+        .to_owned()
+}
+
+#[test]
+fn resume_flags_deny_with_a_reason_edit_and_approve_a_tool_for_the_run() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let script = data.path().join("script.json");
+    std::fs::write(&script, STEERED_SCRIPT).expect("written");
+    let script = script.to_string_lossy().into_owned();
+    let run = |args: &[&str]| playground_in(data.path(), args);
+    let (code, stdout, stderr) = run(&["run", "--writers", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("go on with: playground resume TOKEN --approve w1 (or --deny w1[=REASON], --edit w1=JSON, --approve-for-run w1; or --abort)"),
+        "{stdout}"
+    );
+    let token = token_of(&stdout);
+    let workspace = data.path().join("toolkit-playground/workspace");
+
+    // An edit the tool refuses leaves the token unspent.
+    let (code, stdout, stderr) = run(&[
+        "resume",
+        &token,
+        "--edit",
+        r#"w1={"path": 3}"#,
+        "--script",
+        &script,
+    ]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stderr.starts_with("error: the edit of call \"w1\" is refused: Error: invalid arguments for tool \"write_file\" at \"path\": invalid type: integer `3`, expected a string"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["resume", &token, "--edit", "w1", "--script", &script]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            Some(2),
+            "error: --edit \"w1\": expected CALL_ID=JSON (or CALL_ID=@FILE)\n"
+        )
+    );
+
+    let edited = data.path().join("edited.json");
+    std::fs::write(
+        &edited,
+        r#"{"path": "notes/steered.txt", "content": "the operator's text"}"#,
+    )
+    .expect("written");
+    let (code, stdout, stderr) = run(&[
+        "resume",
+        &token,
+        "--edit",
+        &format!("w1=@{}", edited.display()),
+        "--deny",
+        "w2=Keep the README: it is the project's front page.",
+        "--approve-for-run",
+        "w3",
+        "--script",
+        &script,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    for line in [
+        "\n  w1  write_file  edited: {\"content\":\"the model's text\",\"path\":\"notes/steered.txt\"} -> {\"path\": \"notes/steered.txt\", \"content\": \"the operator's text\"}\n",
+        "\n  w2  delete_path  denied: Keep the README: it is the project's front page.\n",
+        "\n  w3  append_file  approved_for_run\n",
+        "tool delete_path failed: Keep the README: it is the project's front page. |",
+        "] decided:\n  w4  append_file  approved (approved for the run)\n",
+    ] {
+        assert!(stdout.contains(line), "{line} in {stdout}");
+    }
+    assert!(stdout.ends_with("\n== answered\nDone.\n"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("notes/steered.txt")).expect("written"),
+        "the operator's text"
+    );
+    assert!(workspace.join("README.md").exists());
+    assert!(
+        std::fs::read_to_string(workspace.join("notes/log.txt"))
+            .expect("appended")
+            .ends_with("one\ntwo\n")
+    );
+}
+
+/// A write in the notes and one of the README.
+const POLICY_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [
+    {"id": "w1", "name": "write_file", "arguments": {"path": "notes/auto.txt", "content": "by rule"}},
+    {"id": "w2", "name": "write_file", "arguments": {"path": "README.md", "content": "gone", "overwrite": true}}
+  ]},
+  {"content": "Done."}
+]}"#;
+
+#[test]
+fn auto_approve_lets_writes_under_a_folder_run_and_abort_stops_the_rest() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let script = data.path().join("script.json");
+    std::fs::write(&script, POLICY_SCRIPT).expect("written");
+    let script = script.to_string_lossy().into_owned();
+    let run = |args: &[&str]| playground_in(data.path(), args);
+
+    let (code, _, stderr) = run(&["run", "--writers", "--auto-approve", "notes", &script]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            Some(2),
+            "error: --auto-approve \"notes\": expected writes-under:FOLDER[,FOLDER...] (file writes beneath these workspace folders run without a question)\n"
+        )
+    );
+    let (code, _, stderr) = run(&[
+        "run",
+        "--writers",
+        "--auto-approve",
+        "writes-under:../x",
+        &script,
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with(
+            "error: --auto-approve: the folder \"../x\" is not one inside the workspace"
+        ),
+        "{stderr}"
+    );
+
+    let (code, stdout, stderr) = run(&[
+        "run",
+        "--writers",
+        "--auto-approve",
+        "writes-under:notes,drafts",
+        &script,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("] decided:\n  w1  write_file  approved by policy writes-under: write_file: notes/auto.txt is under notes/\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n== suspended: 1 call waits for your approval\n  w2  write_file  "),
+        "{stdout}"
+    );
+    let workspace = data.path().join("toolkit-playground/workspace");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("notes/auto.txt")).expect("written by rule"),
+        "by rule"
+    );
+    let readme = std::fs::read_to_string(workspace.join("README.md")).expect("the README");
+
+    let token = token_of(&stdout);
+    let (code, stdout, stderr) = run(&["resume", &token, "--abort", "--approve", "w2"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stderr.contains("'--abort' cannot be used with '--approve <CALL_ID>'"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run(&["resume", &token, "--abort", "--script", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("] resumed:\n  w2  write_file  aborted\n")
+            && stdout.ends_with("\n== aborted\n"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("README.md")).expect("the README"),
+        readme
+    );
+    let (code, _, stderr) = run(&["resume", &token, "--approve", "w2", "--script", &script]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        "error: the token was already used: a suspended run resumes once\n"
+    );
+}

@@ -252,7 +252,7 @@ async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothin
     tampered[10] = if tampered[10] == 'A' { 'B' } else { 'A' };
     let refused = resume(
         tampered.into_iter().collect(),
-        json!([{"call_id": "w1", "approved": true}]),
+        json!([{"call_id": "w1", "choice": "approve"}]),
     )
     .await
     .expect("answer");
@@ -263,9 +263,12 @@ async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothin
     );
     // A decision on a call that is not pending: refused, the token not spent.
     let forged = events(
-        resume(token.clone(), json!([{"call_id": "w2", "approved": true}]))
-            .await
-            .expect("answer"),
+        resume(
+            token.clone(),
+            json!([{"call_id": "w2", "choice": "approve"}]),
+        )
+        .await
+        .expect("answer"),
     )
     .await;
     assert_eq!(
@@ -273,17 +276,35 @@ async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothin
         json!({"event": "error", "message": "no pending call has the id \"w2\""})
     );
     assert!(!file.exists());
+    // A decision without a choice, or an abort with decisions: refused before anything runs.
+    for body in [
+        json!({"token": token, "decisions": [{"call_id": "w1", "approved": true}]}),
+        json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "abort": true}),
+    ] {
+        let refused = post("/api/resume", body).await.expect("answer");
+        assert_eq!(refused.status(), 400);
+        let error = refused.json::<Value>().await.expect("json")["error"].to_string();
+        assert!(
+            error.contains("missing field `choice`")
+                || error.contains("an abort takes no decisions"),
+            "{error}"
+        );
+    }
+    assert!(!file.exists());
 
     let resumed = events(
-        resume(token.clone(), json!([{"call_id": "w1", "approved": true}]))
-            .await
-            .expect("answer"),
+        resume(
+            token.clone(),
+            json!([{"call_id": "w1", "choice": "approve"}]),
+        )
+        .await
+        .expect("answer"),
     )
     .await;
     assert_eq!(resumed.last().expect("events")["termination"], "answered");
     // Sent again, as a replayed request would be: already used, and the file has one line.
     let replayed = events(
-        resume(token, json!([{"call_id": "w1", "approved": true}]))
+        resume(token, json!([{"call_id": "w1", "choice": "approve"}]))
             .await
             .expect("answer"),
     )
@@ -296,4 +317,72 @@ async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothin
         ]
     );
     assert_eq!(std::fs::read_to_string(&file).expect("appended"), "x");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_ends_the_run_and_spends_the_token() {
+    let playground = common::start_playground_with(true, toolkit_audit::Privacy::Full).await;
+    let client = playground.client();
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "w1", "name": "append_file", "arguments": {"path": "notes/never.txt", "content": "x"}}]},
+        {"content": "appended"}
+    ]}"#;
+    let post = |path: &'static str, body: Value| {
+        client
+            .post(format!("{}{path}", playground.url))
+            .json(&body)
+            .send()
+    };
+    let started = events(
+        post("/api/run", json!({"script": script}))
+            .await
+            .expect("run"),
+    )
+    .await;
+    let token = started
+        .iter()
+        .find(|event| event["event"] == "suspended")
+        .and_then(|event| event["token"].as_str())
+        .expect("a token")
+        .to_owned();
+    let aborted = events(
+        post(
+            "/api/resume",
+            json!({"token": token, "abort": true, "script": script}),
+        )
+        .await
+        .expect("answer"),
+    )
+    .await;
+    let resumed = aborted
+        .iter()
+        .find(|event| event["event"] == "step_finished")
+        .expect("the resumed step");
+    assert_eq!(
+        resumed["step"],
+        json!({"kind": "resumed", "decisions": [
+            {"call_id": "w1", "tool": "append_file", "by": "operator", "decision": "aborted"}
+        ]})
+    );
+    assert_eq!(aborted.last().expect("events")["termination"], "aborted");
+    let again = events(
+        post(
+            "/api/resume",
+            json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "script": script}),
+        )
+        .await
+        .expect("answer"),
+    )
+    .await;
+    assert_eq!(
+        again[0],
+        json!({"event": "error", "message": "the token was already used: a suspended run resumes once"})
+    );
+    assert!(
+        !playground
+            .folder
+            .path()
+            .join("workspace/notes/never.txt")
+            .exists()
+    );
 }
