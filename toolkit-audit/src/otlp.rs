@@ -330,22 +330,16 @@ impl OtlpExport {
                     )],
                 );
             }
+            // `toolkit.resumed` or `toolkit.decided`: each decision as metadata.
             RunStep::Resumed { decisions, .. } | RunStep::Decided { decisions, .. } => {
-                let name = if matches!(step, RunStep::Resumed { .. }) {
-                    "toolkit.resumed"
-                } else {
-                    "toolkit.decided"
-                };
                 let summaries: Vec<StringValue> = decisions
                     .iter()
                     .map(|decision| StringValue::from(crate::rows::decision_summary(decision)))
                     .collect();
+                let decisions = Value::Array(Array::String(summaries));
                 parent.span().add_event(
-                    name,
-                    vec![KeyValue::new(
-                        "toolkit.decisions",
-                        Value::Array(Array::String(summaries)),
-                    )],
+                    format!("toolkit.{}", step.kind().as_str()),
+                    vec![KeyValue::new("toolkit.decisions", decisions)],
                 );
             }
             _ => {}

@@ -99,7 +99,7 @@ impl fmt::Display for WritesUnder {
 }
 
 impl ApprovalPolicy for WritesUnder {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "writes-under"
     }
 

@@ -47,8 +47,9 @@ fn folders_must_lie_inside_the_workspace() {
     );
 }
 
-#[tokio::test]
-async fn writes_beneath_the_folders_need_no_question_and_everything_else_waits() {
+/// A workspace with notes (a folder, files, a link into `src/` and one to a file in it), `src/`
+/// and a look-alike `notesx/`.
+fn workspace() -> tempfile::TempDir {
     let workspace = tempfile::tempdir().unwrap();
     let root = workspace.path();
     fs::create_dir_all(root.join("notes/dir")).unwrap();
@@ -60,7 +61,11 @@ async fn writes_beneath_the_folders_need_no_question_and_everything_else_waits()
     fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
     symlink("../src", root.join("notes/to-src")).unwrap();
     symlink("../src/main.rs", root.join("notes/main.rs")).unwrap();
+    workspace
+}
 
+/// The model's turn: four calls the policy approves (`ok..`), then ten it leaves to the operator.
+fn turn() -> Vec<Value> {
     let calls = [
         // Approved: beneath notes/, no link on the way.
         (
@@ -127,10 +132,17 @@ async fn writes_beneath_the_folders_need_no_question_and_everything_else_waits()
             json!({"path": "/notes/x", "content": "x"}),
         ),
     ];
-    let turn: Vec<Value> = calls
+    calls
         .iter()
         .map(|(id, name, arguments)| json!({"id": id, "name": name, "arguments": arguments}))
-        .collect();
+        .collect()
+}
+
+#[tokio::test]
+async fn writes_beneath_the_folders_need_no_question_and_everything_else_waits() {
+    let workspace = workspace();
+    let root = workspace.path();
+    let turn = turn();
     let script = json!({"turns": [{"tool_calls": turn}, {"content": "done"}]});
     let provider = ScriptedProvider::from_json(&script.to_string()).unwrap();
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap())

@@ -414,43 +414,13 @@ impl ToolLoopService {
         context: ToolContext,
     ) -> Result<ToolLoopResult, RunError> {
         let state = SuspendedRunState::open(token, self.seal_key())?;
-        for decision in decisions {
-            if !state.pending().any(|call| call.id == decision.call_id) {
-                return Err(RunError::UnknownDecision(echo(&decision.call_id)));
-            }
-            if decisions
-                .iter()
-                .any(|other| other.call_id == decision.call_id && other.choice != decision.choice)
-            {
-                return Err(RunError::ConflictingDecisions(echo(&decision.call_id)));
-            }
-        }
         let scope = self
             .seam()
             .scope_offering(context, &state.progress.offered)?
             .with_remote_budget(state.options.remote_budget)
             .with_timeout(state.options.tool_timeout)
             .with_remote_used(state.progress.remote_used);
-        // Edits are checked before the token is spent, so that a wrong one can be corrected.
-        let mut edits = Vec::new();
-        for call in state.pending() {
-            let edit = decisions
-                .iter()
-                .find_map(|decision| match &decision.choice {
-                    Choice::Edit { arguments } if decision.call_id == call.id => Some(arguments),
-                    _ => None,
-                });
-            if let Some(arguments) = edit {
-                let checked =
-                    self.seam()
-                        .check_edit(&scope, call, arguments)
-                        .map_err(|message| RunError::InvalidEdit {
-                            call_id: echo(&call.id),
-                            message,
-                        })?;
-                edits.push(checked);
-            }
-        }
+        let edits = self.check_decisions(&state, decisions, &scope)?;
         self.claim(&state).await?;
         let SuspendedRunState {
             run_id,
@@ -549,6 +519,48 @@ impl ToolLoopService {
             messages: progress.messages,
             suspension: None,
         })
+    }
+
+    /// Checks an operator's decisions before the token is spent, so that wrong ones can be
+    /// corrected: each names a pending call, no two on one call differ, and each edit's
+    /// arguments pass the seam's checks (the edits come back checked).
+    fn check_decisions(
+        &self,
+        state: &SuspendedRunState,
+        decisions: &[Decision],
+        scope: &RunScope,
+    ) -> Result<Vec<CheckedEdit>, RunError> {
+        for decision in decisions {
+            if !state.pending().any(|call| call.id == decision.call_id) {
+                return Err(RunError::UnknownDecision(echo(&decision.call_id)));
+            }
+            if decisions
+                .iter()
+                .any(|other| other.call_id == decision.call_id && other.choice != decision.choice)
+            {
+                return Err(RunError::ConflictingDecisions(echo(&decision.call_id)));
+            }
+        }
+        let mut edits = Vec::new();
+        for call in state.pending() {
+            let edit = decisions
+                .iter()
+                .find_map(|decision| match &decision.choice {
+                    Choice::Edit { arguments } if decision.call_id == call.id => Some(arguments),
+                    _ => None,
+                });
+            if let Some(arguments) = edit {
+                let checked =
+                    self.seam()
+                        .check_edit(scope, call, arguments)
+                        .map_err(|message| RunError::InvalidEdit {
+                            call_id: echo(&call.id),
+                            message,
+                        })?;
+                edits.push(checked);
+            }
+        }
+        Ok(edits)
     }
 
     /// Spends a token: from here on it never opens again. Only a token that would run is spent.
@@ -677,46 +689,7 @@ impl<'s> Run<'s> {
             }
             last_content.clone_from(&response.content);
             let calls = response.tool_calls;
-            let mut outcomes: Vec<Option<WireString>> = vec![None; calls.len()];
-            let mut to_run = Vec::new();
-            let mut approved = Vec::new();
-            let mut refusals = Vec::new();
-            let mut decided = Vec::new();
-            for (position, call) in calls.iter().enumerate() {
-                if unanswerable.contains(&call.id) {
-                    let text = format!(
-                        "Error: the call of tool \"{}\" came without an id; it was not run.",
-                        echo(&call.name)
-                    );
-                    refusals.push((position, text));
-                } else if !self.needs_approval(call) {
-                    to_run.push((position, call));
-                } else if let Some(text) =
-                    self.seam.refusal(&self.scope, &call.name, &call.arguments)
-                {
-                    // Nobody is asked to approve a call that could not run.
-                    refusals.push((position, text));
-                } else if let Some((by, outcome)) = self.decide_unasked(call) {
-                    match &outcome {
-                        Decided::Denied { reason } => {
-                            refusals.push((position, reason.clone().unwrap_or_default()));
-                        }
-                        _ => approved.push((position, call)),
-                    }
-                    decided.push(CallDecision::new(call, by, outcome));
-                }
-            }
-            if !decided.is_empty() {
-                self.recording
-                    .step(RunStep::Decided { decisions: decided })
-                    .await;
-            }
-            for (position, text) in refusals {
-                let refusal = Seam::refuse(&self.scope, text);
-                outcomes[position] = Some(self.recording.answered(&calls[position], refusal).await);
-            }
-            self.execute(&to_run, &mut outcomes).await;
-            self.execute_approved(&approved, &mut outcomes).await;
+            let outcomes = self.answer_what_it_can(&calls, &unanswerable).await;
             if outcomes.iter().any(Option::is_none) {
                 self.progress
                     .messages
@@ -735,6 +708,56 @@ impl<'s> Run<'s> {
                 .messages
                 .insert(turn_at, ChatMessage::assistant(response.content, calls));
         }
+    }
+
+    /// Answers the calls of a turn that need no operator: each runs through the seam, or is
+    /// refused (no id, could not run), or is decided without a question (an approval of its
+    /// tool for the run, or a policy: recorded in one `decided` step before any runs). The
+    /// calls left `None` wait for an operator.
+    async fn answer_what_it_can(
+        &mut self,
+        calls: &[ToolCall],
+        unanswerable: &[String],
+    ) -> Vec<Option<WireString>> {
+        let mut outcomes: Vec<Option<WireString>> = vec![None; calls.len()];
+        let mut to_run = Vec::new();
+        let mut approved = Vec::new();
+        let mut refusals = Vec::new();
+        let mut decided = Vec::new();
+        for (position, call) in calls.iter().enumerate() {
+            if unanswerable.contains(&call.id) {
+                let text = format!(
+                    "Error: the call of tool \"{}\" came without an id; it was not run.",
+                    echo(&call.name)
+                );
+                refusals.push((position, text));
+            } else if !self.needs_approval(call) {
+                to_run.push((position, call));
+            } else if let Some(text) = self.seam.refusal(&self.scope, &call.name, &call.arguments) {
+                // Nobody is asked to approve a call that could not run.
+                refusals.push((position, text));
+            } else if let Some((by, outcome)) = self.decide_unasked(call) {
+                match &outcome {
+                    Decided::Denied { reason } => {
+                        refusals.push((position, reason.clone().unwrap_or_default()));
+                    }
+                    _ => approved.push((position, call)),
+                }
+                decided.push(CallDecision::new(call, by, outcome));
+            }
+        }
+        if !decided.is_empty() {
+            self.recording
+                .step(RunStep::Decided { decisions: decided })
+                .await;
+        }
+        for (position, text) in refusals {
+            let refusal = Seam::refuse(&self.scope, text);
+            outcomes[position] = Some(self.recording.answered(&calls[position], refusal).await);
+        }
+        self.execute(&to_run, &mut outcomes).await;
+        self.execute_approved(&approved, &mut outcomes).await;
+        outcomes
     }
 
     async fn ask(&self) -> Turn {

@@ -434,7 +434,7 @@ struct Drafts {
 }
 
 impl ApprovalPolicy for Drafts {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "drafts"
     }
 
@@ -456,7 +456,7 @@ impl ApprovalPolicy for Drafts {
 struct Broken;
 
 impl ApprovalPolicy for Broken {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "broken"
     }
 
