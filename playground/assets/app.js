@@ -448,10 +448,12 @@ function fromStep(index, step) {
     const pending = Array.isArray(step.pending) ? step.pending : [];
     return { index, kind: 'suspended', content: null, note: plural(pending.length, 'call waits', 'calls wait') + ' for approval', calls: pending };
   }
-  if (step.kind === 'resumed') {
-    const approved = Array.isArray(step.approved) ? step.approved : [];
-    const refused = Array.isArray(step.refused) ? step.refused : [];
-    return { index, kind: 'resumed', content: null, note: approved.length + ' approved · ' + refused.length + ' refused' };
+  if (step.kind === 'resumed' || step.kind === 'decided') {
+    const decisions = Array.isArray(step.decisions) ? step.decisions : [];
+    const note = step.kind === 'decided'
+      ? plural(decisions.length, 'call', 'calls') + ' decided without a question'
+      : plural(decisions.length, 'decision', 'decisions') + ' by the operator';
+    return { index, kind: step.kind, content: decisions.map(describeDecision).join('\n'), note };
   }
   return { index, kind: step.kind, content: pretty(step) };
 }
@@ -771,11 +773,13 @@ async function inspector() {
   let fields = null;
   const [tools, config] = await Promise.all([getJson('/api/tools'), getJson('/api/config')]);
   document.getElementById('tool-count').textContent = '(' + tools.length + ')';
+  for (const tool of tools) TOOL_SPECS.set(tool.name, tool);
   document.getElementById('script').value = config.default_script;
   document.getElementById('question').value = config.default_question;
-  document.getElementById('writers-info').textContent = config.writers
+  document.getElementById('writers-info').textContent = (config.writers
     ? 'Tools that change files or records are offered: the loop stops at each of their calls for your approval.'
-    : 'Tools that change files or records are not offered (start with --writers to offer them; each call then waits for your approval).';
+    : 'Tools that change files or records are not offered (start with --writers to offer them; each call then waits for your approval).')
+    + (config.auto_approve ? ' Policy writes-under (--auto-approve): ' + config.auto_approve + ' run without a question.' : '');
   const live = document.getElementById('live-mode');
   if (config.live) {
     document.getElementById('live-info').textContent = '(' + config.live.model + ' at ' + config.live.base_url + ')';
@@ -947,24 +951,26 @@ async function runLoop(steps, status) {
   await stream('/api/run', body, steps, status, { mode, script: body.script });
 }
 
+// Streams a run's events into the steps; whether the run started (or went on).
 async function stream(url, body, steps, status, settings) {
   const button = document.getElementById('run-loop');
   button.disabled = true;
   status.textContent = 'running…';
   delete status.dataset.done;
+  let started = false;
   try {
     let response;
     try {
       response = await api(url, postJson(body));
     } catch (error) {
       status.textContent = 'failed: ' + error.message;
-      return;
+      return false;
     }
     if (!response.ok) {
       let message = response.statusText;
       try { message = (await response.json()).error; } catch (error) { /* keep */ }
       status.textContent = 'failed: ' + message;
-      return;
+      return false;
     }
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
@@ -977,12 +983,16 @@ async function stream(url, body, steps, status, settings) {
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
-        if (line.trim() !== '') onEvent(JSON.parse(line), steps, status, settings);
+        if (line.trim() === '') continue;
+        const event = JSON.parse(line);
+        if (event.event !== 'error' && event.event !== 'not_started') started = true;
+        onEvent(event, steps, status, settings);
       }
     }
   } finally {
     button.disabled = false;
   }
+  return started;
 }
 
 function placeStep(steps, index, node) {
@@ -1055,63 +1065,159 @@ function onEvent(event, steps, status, settings) {
   }
 }
 
-// The pending calls of a suspended run, each to approve or deny, and the button that resumes it.
+// The tools the page knows, by name: an edit of a pending call is a form from its schema.
+const TOOL_SPECS = new Map();
+
+// The choices an operator has for one pending call: [choice, button label].
+const CHOICES = [
+  ['approve', 'Approve'],
+  ['approve_for_run', 'Approve for this run'],
+  ['deny', 'Deny'],
+  ['edit', 'Edit'],
+];
+
+// An editor of a pending call's arguments: a form from its tool's schema, filled with the
+// model's arguments (raw JSON when the page does not know the tool).
+function argumentEditor(call, box) {
+  const spec = TOOL_SPECS.get(call.name);
+  let given = {};
+  try { given = JSON.parse(call.arguments); } catch (error) { /* the form starts empty */ }
+  if (spec && spec.input_schema && given && typeof given === 'object' && !Array.isArray(given)) {
+    const fields = form(spec.input_schema, spec.input_schema, 'edit-' + call.id);
+    box.append(...fields.nodes);
+    fields.write(given);
+    return { read: () => JSON.stringify(fields.read()), check: () => fields.check() };
+  }
+  const raw = testId(el('textarea'), 'edit-raw-' + call.id);
+  raw.rows = 6;
+  raw.spellcheck = false;
+  raw.value = call.arguments;
+  box.append(raw);
+  return {
+    read: () => raw.value,
+    check: () => { try { JSON.parse(raw.value); return []; } catch (error) { return ['not valid JSON (' + error.message + ')']; } },
+  };
+}
+
+// One pending call: what it asks, its preview, and the operator's choice with a reason (deny)
+// or the edited arguments (edit).
+function pendingRow(call, previews) {
+  const row = testId(el('div', 'pending-call'), 'pending-' + call.id);
+  const title = el('div');
+  title.append(val('strong', null, call.name), el('span', 'meta', ' call '), val('code', null, call.id));
+  let args = call.arguments;
+  try { args = pretty(JSON.parse(call.arguments)); } catch (error) { /* raw */ }
+  row.append(title, testId(val('pre', null, args), 'pending-arguments'));
+  // What the tool's preview says the call would do (an edit's diff): for you, not the model.
+  const previewed = previews.filter((item) => item && item.call_id === call.id);
+  for (const preview of previewed) {
+    row.append(el('div', 'meta', 'Preview'), testId(val('pre', 'preview', preview.text), 'pending-preview'));
+  }
+  const choice = el('div', 'decision');
+  const buttons = CHOICES.map(([kind, label]) => {
+    const name = kind.replace(/_/g, '-');
+    const button = testId(el('button', name, label), name + '-' + call.id);
+    button.type = 'button';
+    button.setAttribute('aria-pressed', 'false');
+    choice.append(button);
+    return [kind, button];
+  });
+  const reasonBox = el('label', 'reason');
+  reasonBox.hidden = true;
+  const reason = testId(el('input'), 'reason-' + call.id);
+  reason.type = 'text';
+  reason.placeholder = 'optional: the standard refusal otherwise';
+  reasonBox.append(el('span', 'meta', 'Reason the model reads '), reason);
+  const editBox = testId(el('div', 'edit'), 'edit-form-' + call.id);
+  editBox.hidden = true;
+  editBox.append(el('p', 'meta', previewed.length > 0
+    ? 'The edited call waits again, with the preview of the new arguments, before it runs.'
+    : 'The edited call runs with these arguments once they pass the tool\'s checks.'));
+  const editor = argumentEditor(call, editBox);
+  const error = testId(el('p', 'error'), 'decision-error-' + call.id);
+  error.setAttribute('role', 'alert');
+  editBox.addEventListener('input', () => { error.textContent = ''; });
+  const state = { call, kind: null };
+  for (const [kind, button] of buttons) {
+    button.addEventListener('click', () => {
+      state.kind = kind;
+      for (const [other, otherButton] of buttons) otherButton.setAttribute('aria-pressed', String(other === kind));
+      row.dataset.decision = kind;
+      reasonBox.hidden = kind !== 'deny';
+      editBox.hidden = kind !== 'edit';
+      error.textContent = '';
+    });
+  }
+  row.append(choice, reasonBox, editBox, error);
+  // The decision to send, or null when there is none; an edit that does not check says why.
+  state.decision = () => {
+    error.textContent = '';
+    if (state.kind === null) return null;
+    if (state.kind === 'deny') {
+      return reason.value.trim() === ''
+        ? { call_id: call.id, choice: 'deny' }
+        : { call_id: call.id, choice: 'deny', reason: reason.value };
+    }
+    if (state.kind === 'edit') {
+      const errors = editor.check();
+      if (errors.length > 0) {
+        error.textContent = 'Arguments: ' + errors.join('; ');
+        return undefined;
+      }
+      return { call_id: call.id, choice: 'edit', arguments: editor.read() };
+    }
+    return { call_id: call.id, choice: state.kind };
+  };
+  return { row, state };
+}
+
+// The pending calls of a suspended run, each with its choices, and the buttons that resume the
+// run or stop it.
 function approvalBox(event, steps, status, settings) {
   const box = testId(el('li', 'step approval'), 'approval');
   const head = el('div', 'step-head');
   head.append(el('strong', null, 'Waiting for your approval'), el('span', 'meta', plural(event.pending.length, 'call', 'calls') + ' · the token opens once, within an hour'));
   box.append(head);
   const body = el('div', 'step-body');
-  const decisions = new Map();
-  for (const call of event.pending) {
-    const row = testId(el('div', 'pending-call'), 'pending-' + call.id);
-    const title = el('div');
-    title.append(val('strong', null, call.name), el('span', 'meta', ' call '), val('code', null, call.id));
-    let args = call.arguments;
-    try { args = pretty(JSON.parse(call.arguments)); } catch (error) { /* raw */ }
-    const choice = el('div', 'decision');
-    const approve = testId(el('button', 'approve', 'Approve'), 'approve-' + call.id);
-    const deny = testId(el('button', 'deny', 'Deny'), 'deny-' + call.id);
-    for (const button of [approve, deny]) {
-      button.type = 'button';
-      button.setAttribute('aria-pressed', 'false');
-    }
-    const pick = (approved) => {
-      decisions.set(call.id, approved);
-      approve.setAttribute('aria-pressed', String(approved));
-      deny.setAttribute('aria-pressed', String(!approved));
-      row.dataset.decision = approved ? 'approved' : 'denied';
-    };
-    approve.addEventListener('click', () => pick(true));
-    deny.addEventListener('click', () => pick(false));
-    choice.append(approve, deny);
-    row.append(title, testId(val('pre', null, args), 'pending-arguments'));
-    // What the tool's preview says the call would do (an edit's diff): for you, not the model.
-    const previews = Array.isArray(event.previews) ? event.previews : [];
-    for (const preview of previews.filter((item) => item && item.call_id === call.id)) {
-      row.append(el('div', 'meta', 'Preview'), testId(val('pre', 'preview', preview.text), 'pending-preview'));
-    }
-    row.append(choice);
-    body.append(row);
-  }
+  const previews = Array.isArray(event.previews) ? event.previews : [];
+  const rows = event.pending.map((call) => pendingRow(call, previews));
+  for (const { row } of rows) body.append(row);
   const go = testId(el('button', null, 'Continue the run'), 'resume');
   go.type = 'button';
-  const note = el('p', 'meta', 'Calls left without a decision are refused.');
-  go.addEventListener('click', async () => {
-    go.disabled = true;
-    for (const button of box.querySelectorAll('button')) button.disabled = true;
-    const body = {
-      token: event.token,
-      decisions: Array.from(decisions, ([callId, approved]) => ({ call_id: callId, approved })),
-      mode: settings.mode,
-      script: settings.script,
-    };
+  const abort = testId(el('button', 'abort', 'Abort the run'), 'abort');
+  abort.type = 'button';
+  const note = el('p', 'meta', 'Calls left without a decision are refused. Abort ends the run: nothing that waits runs.');
+  const send = async (request) => {
+    for (const button of box.querySelectorAll('button, input, select, textarea')) button.disabled = true;
     box.dataset.sent = 'true';
-    await stream('/api/resume', body, steps, status, settings);
+    const started = await stream('/api/resume', Object.assign({ token: event.token, mode: settings.mode, script: settings.script }, request), steps, status, settings);
+    // Refused before the run went on (an edit the tool refuses, say): the token is unspent.
+    if (!started) {
+      for (const button of box.querySelectorAll('button, input, select, textarea')) button.disabled = false;
+      delete box.dataset.sent;
+    }
+  };
+  go.addEventListener('click', () => {
+    const decisions = rows.map(({ state }) => state.decision());
+    if (decisions.includes(undefined)) return;
+    send({ decisions: decisions.filter((decision) => decision !== null) });
   });
-  body.append(note, go);
+  abort.addEventListener('click', () => send({ abort: true }));
+  const actions = el('div', 'decision');
+  actions.append(go, abort);
+  body.append(note, actions);
   box.append(body);
   return box;
+}
+
+// One recorded decision as a line: `denied delete_path (w2): the reason`.
+function describeDecision(decision) {
+  let line = String(decision.decision).replace(/_/g, ' ') + ' ' + decision.tool + ' (' + decision.call_id + ')';
+  if (decision.by === 'policy') line += ' by policy ' + decision.policy + ': ' + decision.why;
+  else if (decision.by === 'approved_for_run') line += ': its tool is approved for this run';
+  else if (decision.decision === 'denied' && decision.reason) line += ': ' + decision.reason;
+  if (decision.decision === 'edited') line += ': ' + decision.original + ' → ' + decision.arguments;
+  return line;
 }
 
 // ---- runs history ------------------------------------------------------------------------------

@@ -5,11 +5,14 @@
 
 mod common;
 
-use common::{Browser, Playground, browser, start_playground, start_playground_with};
+use common::{
+    Browser, Playground, browser, start_playground, start_playground_with,
+    start_playground_with_policy,
+};
 use serde_json::{Value, json};
 use toolkit::{Cell, Table, ToolArtifact, ToolResult, tool};
 use toolkit_audit::Privacy;
-use toolkit_builtins as _; // links the builtin tools
+use toolkit_builtins::policies::WritesUnder; // and links the builtin tools
 
 /// A table whose values and title would reorder the page if they were not isolated.
 #[tool(group = "test")]
@@ -870,5 +873,301 @@ async fn dark_mode_follows_the_system_and_600_pixels_need_no_sideways_scrolling(
         .await;
     assert_eq!(layout, json!([true, true, true, true]));
     browser.screenshot("inspector-600px.png").await;
+    browser.quit().await;
+}
+
+/// Four writer calls, one for each choice, then a second append that the approval for the run
+/// answers.
+const STEERED_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [
+    {"id": "w1", "name": "write_file", "arguments": {"path": "notes/page-edit.txt", "content": "the model's text"}},
+    {"id": "w2", "name": "delete_path", "arguments": {"path": "README.md"}},
+    {"id": "w3", "name": "append_file", "arguments": {"path": "notes/log.txt", "content": "one\n"}},
+    {"id": "w4", "name": "write_file", "arguments": {"path": "notes/page-approved.txt", "content": "yes"}}
+  ]},
+  {"tool_calls": [
+    {"id": "w5", "name": "append_file", "arguments": {"path": "notes/log.txt", "content": "two\n"}}
+  ]},
+  {"content": "Done."}
+]}"#;
+
+/// The steps' kinds with, for tool steps, their wire string, and for decision steps, their
+/// lines (tool steps of one turn sorted, as they run at once).
+const STEPS: &str = "return Array.from(document.querySelectorAll('#steps > li[data-testid=step]')).map((s) => [s.dataset.kind, (s.querySelector('[data-testid=wire]') || s.querySelector('[data-testid=step-content]') || {}).textContent || null]);";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_choice_of_the_approval_panel_works_from_the_page() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let workspace = playground.folder.path().join("workspace");
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", STEERED_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the approval box",
+            "return document.querySelector('[data-testid=approval]') !== null;",
+            json!([]),
+        )
+        .await;
+    // Edit: a form from write_file's schema, filled with the model's arguments.
+    browser.click("[data-testid=edit-w1]").await;
+    let filled = browser
+        .execute(
+            "const f = (p) => document.querySelector('[data-testid=\"field-edit-w1.' + p + '\"]').value; return [f('path'), f('content')];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(filled, json!(["notes/page-edit.txt", "the model's text"]));
+    // A required field left empty is said in the row, and nothing is sent.
+    browser.fill("[data-testid='field-edit-w1.path']", "").await;
+    browser.click("[data-testid=resume]").await;
+    assert_eq!(
+        browser.text("[data-testid=decision-error-w1]").await,
+        json!("Arguments: edit-w1.path: required")
+    );
+    browser
+        .fill("[data-testid='field-edit-w1.path']", "notes/page-edit.txt")
+        .await;
+    browser
+        .fill(
+            "[data-testid='field-edit-w1.content']",
+            "the operator's text",
+        )
+        .await;
+    browser.click("[data-testid=deny-w2]").await;
+    browser
+        .fill(
+            "[data-testid=reason-w2]",
+            "Keep the README: it is the front page.",
+        )
+        .await;
+    browser.click("[data-testid=approve-for-run-w3]").await;
+    browser.click("[data-testid=approve-w4]").await;
+    let picked = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=approval] .pending-call')).map((row) => row.dataset.decision);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        picked,
+        json!(["edit", "deny", "approve_for_run", "approve"])
+    );
+    // The whole panel: each call with its choice.
+    browser
+        .screenshot_of("[data-testid=approval]", "approval-choices.png")
+        .await;
+    assert!(!workspace.join("notes/page-edit.txt").exists());
+
+    browser.click("[data-testid=resume]").await;
+    assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    let steps = browser
+        .execute(
+            &format!("const steps = (() => {{ {STEPS} }})(); return steps.slice(0, 4).concat(steps.slice(4, 8).sort(), steps.slice(8));"),
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        steps,
+        json!([
+            ["request", null],
+            ["llm", null],
+            ["suspended", null],
+            [
+                "resumed",
+                "edited write_file (w1): {\"content\":\"the model's text\",\"path\":\"notes/page-edit.txt\"} → {\"content\":\"the operator's text\",\"path\":\"notes/page-edit.txt\"}\ndenied delete_path (w2): Keep the README: it is the front page.\napproved for run append_file (w3)\napproved write_file (w4)"
+            ],
+            [
+                "tool",
+                "Appended 4 bytes to \"notes/log.txt\" (now 4 bytes)."
+            ],
+            ["tool", "Keep the README: it is the front page."],
+            ["tool", "Wrote 19 bytes to \"notes/page-edit.txt\"."],
+            ["tool", "Wrote 3 bytes to \"notes/page-approved.txt\"."],
+            ["llm", null],
+            [
+                "decided",
+                "approved append_file (w5): its tool is approved for this run"
+            ],
+            [
+                "tool",
+                "Appended 4 bytes to \"notes/log.txt\" (now 8 bytes)."
+            ],
+            ["llm", "Done."],
+        ])
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("notes/page-edit.txt")).expect("written"),
+        "the operator's text"
+    );
+    assert!(workspace.join("README.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("notes/log.txt")).expect("appended"),
+        "one\ntwo\n"
+    );
+    // The audit copy has each decision.
+    let runs = playground.audit.runs(5).expect("runs");
+    let (_, kept) = playground
+        .audit
+        .run(&runs[0].run_id)
+        .expect("read")
+        .expect("the run");
+    let decisions: Vec<(String, Option<String>)> = kept
+        .iter()
+        .filter(|step| step.kind == "resumed" || step.kind == "decided")
+        .map(|step| (step.kind.clone(), step.content.clone()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            (
+                "resumed".to_owned(),
+                Some("edited write_file (operator, arguments of 62 bytes); denied delete_path (operator, a reason of 38 bytes); approved_for_run append_file (operator); approved write_file (operator)".to_owned())
+            ),
+            (
+                "decided".to_owned(),
+                Some("approved append_file (approved for the run)".to_owned())
+            ),
+        ]
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_of_a_previewed_call_shows_the_new_diff_and_abort_stops_the_run() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let todo = playground.folder.path().join("workspace/notes/todo.txt");
+    let before = std::fs::read_to_string(&todo).expect("the sample todo list");
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", EDIT_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the preview",
+            "return document.querySelector('[data-testid=pending-e1] [data-testid=pending-preview]') !== null;",
+            json!([]),
+        )
+        .await;
+    browser.click("[data-testid=edit-e1]").await;
+    browser
+        .fill(
+            "[data-testid='field-edit-e1.edits.0.new_text']",
+            "- [x] restock standing mats at the north site (done Friday)\n",
+        )
+        .await;
+    browser.click("[data-testid=resume]").await;
+    // The run waits again, with the preview of the edited call.
+    let preview = browser
+        .wait_for(
+            "the second approval box",
+            "const boxes = document.querySelectorAll('[data-testid=approval]'); return boxes.length === 2 && boxes[1].querySelector('[data-testid=pending-preview]').textContent;",
+            json!([]),
+        )
+        .await;
+    assert!(
+        preview
+            .as_str()
+            .expect("a preview")
+            .contains("\n+- [x] restock standing mats at the north site (done Friday)\n"),
+        "{preview}"
+    );
+    assert_eq!(std::fs::read_to_string(&todo).expect("read"), before);
+    browser
+        .screenshot_of(
+            "[data-testid=approval]:last-of-type",
+            "approval-edit-preview.png",
+        )
+        .await;
+    browser
+        .execute(
+            "document.querySelectorAll('[data-testid=approval]')[1].querySelector('[data-testid=abort]').click(); return true;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(wait_done(&browser).await, json!("done: aborted"));
+    let last = browser
+        .execute(
+            &format!("const steps = (() => {{ {STEPS} }})(); return steps[steps.length - 1];"),
+            json!([]),
+        )
+        .await;
+    assert_eq!(last, json!(["resumed", "aborted edit_file (e1)"]));
+    assert_eq!(std::fs::read_to_string(&todo).expect("read"), before);
+    let runs = playground.audit.runs(5).expect("runs");
+    assert_eq!(runs[0].termination.as_deref(), Some("aborted"));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+/// A write in the notes and one of the README.
+const POLICY_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [
+    {"id": "w1", "name": "write_file", "arguments": {"path": "notes/auto.txt", "content": "by rule"}},
+    {"id": "w2", "name": "write_file", "arguments": {"path": "README.md", "content": "gone", "overwrite": true}}
+  ]},
+  {"content": "Done."}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_what_the_policy_approved_and_why() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground =
+        start_playground_with_policy(WritesUnder::new(["notes"]).expect("a folder")).await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    assert_eq!(
+        browser.text("#writers-info").await,
+        json!(
+            "Tools that change files or records are offered: the loop stops at each of their calls for your approval. Policy writes-under (--auto-approve): writes under notes/ run without a question."
+        )
+    );
+    browser.fill("#script", POLICY_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the approval box",
+            "return document.querySelector('[data-testid=approval]') !== null;",
+            json!([]),
+        )
+        .await;
+    let steps = browser.execute(STEPS, json!([])).await;
+    assert_eq!(
+        steps,
+        json!([
+            ["request", null],
+            ["llm", null],
+            [
+                "decided",
+                "approved write_file (w1) by policy writes-under: write_file: notes/auto.txt is under notes/"
+            ],
+            ["tool", "Wrote 7 bytes to \"notes/auto.txt\"."],
+            ["suspended", null],
+        ])
+    );
+    let pending = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=approval] .pending-call')).map((row) => row.dataset.testid);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(pending, json!(["pending-w2"]));
+    browser
+        .screenshot_of("#output", "approval-policy.png")
+        .await;
+    browser.click("[data-testid=deny-w2]").await;
+    browser.click("[data-testid=resume]").await;
+    assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }

@@ -15,6 +15,7 @@ use playground::server::AppState;
 use serde_json::{Value, json};
 use toolkit::{ToolContext, ToolRegistry};
 use toolkit_audit::{Audit, Privacy, SqliteAudit};
+use toolkit_builtins::policies::WritesUnder;
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -94,16 +95,27 @@ pub async fn start_playground() -> Playground {
 /// its audit copy at `privacy`. Its workspace is a copy of the sample workspace in the
 /// playground's folder (`workspace`), so writers change nothing else.
 pub async fn start_playground_with(writers: bool, privacy: Privacy) -> Playground {
-    launch(writers, privacy, true).await
+    launch(writers, privacy, true, None).await
+}
+
+/// The playground offering the writers, with `policy` answering for calls before the operator
+/// is asked (as `--auto-approve` sets it).
+pub async fn start_playground_with_policy(policy: WritesUnder) -> Playground {
+    launch(true, Privacy::Full, true, Some(policy)).await
 }
 
 /// The playground as [`start_playground`] starts it, but keeping no audit copy: its `audit` is
 /// opened beside it and stays empty.
 pub async fn start_playground_unaudited() -> Playground {
-    launch(false, Privacy::Full, false).await
+    launch(false, Privacy::Full, false, None).await
 }
 
-async fn launch(writers: bool, privacy: Privacy, audited: bool) -> Playground {
+async fn launch(
+    writers: bool,
+    privacy: Privacy,
+    audited: bool,
+    policy: Option<WritesUnder>,
+) -> Playground {
     let folder = tempfile::tempdir().expect("temp dir");
     let database = folder.path().join("sample.db");
     toolkit_builtins::sample::create_sample_database(&database).expect("sample database");
@@ -114,14 +126,16 @@ async fn launch(writers: bool, privacy: Privacy, audited: bool) -> Playground {
         .with_extension(toolkit_builtins::Database::new(database));
     let audit =
         Arc::new(SqliteAudit::open(&folder.path().join("audit.sqlite3"), privacy).expect("audit"));
-    let state = AppState::new(
-        ToolRegistry::linked().expect("no duplicates"),
-        context,
-        audited.then(|| Arc::new(Audit::Sqlite(SqliteAudit::clone(&audit)))),
-        None,
-        false,
-    )
-    .with_writers(writers);
+    let kept = audited.then(|| Arc::new(Audit::Sqlite(SqliteAudit::clone(&audit))));
+    let registry = ToolRegistry::linked().expect("no duplicates");
+    let mut service = playground::defaults::service(registry, kept.as_ref(), false);
+    let described = policy.as_ref().map(ToString::to_string);
+    if let Some(policy) = policy {
+        service = service.with_approval_policy(policy);
+    }
+    let state = AppState::over(Arc::new(service), context, kept, None)
+        .with_writers(writers)
+        .with_auto_approve(described);
     let token = state.token().to_owned();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -373,6 +387,30 @@ impl Browser {
             .expect("screenshot JSON");
         let png = base64::engine::general_purpose::STANDARD
             .decode(data["value"].as_str().expect("base64 PNG"))
+            .expect("PNG bytes");
+        let path = screenshot_dir().join(name);
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+
+    /// A screenshot of the whole of the first element matching `selector`, however much of it
+    /// is out of view (`DevTools`' capture beyond the viewport).
+    pub async fn screenshot_of(&self, selector: &str, name: &str) -> PathBuf {
+        let rect = self
+            .execute(
+                "const r = document.querySelector(arguments[0]).getBoundingClientRect(); \
+                 return {x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height, scale: 1};",
+                json!([selector]),
+            )
+            .await;
+        let shot = self
+            .cdp(
+                "Page.captureScreenshot",
+                json!({"format": "png", "captureBeyondViewport": true, "clip": rect}),
+            )
+            .await;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().expect("base64 PNG"))
             .expect("PNG bytes");
         let path = screenshot_dir().join(name);
         std::fs::write(&path, png).expect("write screenshot");
