@@ -895,24 +895,9 @@ const STEERED_SCRIPT: &str = r#"{"turns": [
 /// lines (tool steps of one turn sorted, as they run at once).
 const STEPS: &str = "return Array.from(document.querySelectorAll('#steps > li[data-testid=step]')).map((s) => [s.dataset.kind, (s.querySelector('[data-testid=wire]') || s.querySelector('[data-testid=step-content]') || {}).textContent || null]);";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_choice_of_the_approval_panel_works_from_the_page() {
-    let Some((chromium, driver)) = browser() else {
-        return;
-    };
-    let playground = start_playground_with(true, Privacy::Full).await;
-    let workspace = playground.folder.path().join("workspace");
-    let browser = Browser::start(&chromium, &driver).await;
-    browser.open(&format!("{}/", playground.url)).await;
-    browser.fill("#script", STEERED_SCRIPT).await;
-    browser.click("[data-testid=run-loop]").await;
-    browser
-        .wait_for(
-            "the approval box",
-            "return document.querySelector('[data-testid=approval]') !== null;",
-            json!([]),
-        )
-        .await;
+/// In `STEERED_SCRIPT`'s panel: edits `w1` (after a required field left empty is refused in
+/// the row), denies `w2` with a reason, approves `w3` for the run and `w4` once.
+async fn pick_every_choice(browser: &Browser) {
     // Edit: a form from write_file's schema, filled with the model's arguments.
     browser.click("[data-testid=edit-w1]").await;
     let filled = browser
@@ -957,6 +942,55 @@ async fn every_choice_of_the_approval_panel_works_from_the_page() {
         picked,
         json!(["edit", "deny", "approve_for_run", "approve"])
     );
+}
+
+/// The audit copy has each decision of `STEERED_SCRIPT`'s run.
+fn assert_decisions_kept(playground: &Playground) {
+    let runs = playground.audit.runs(5).expect("runs");
+    let (_, kept) = playground
+        .audit
+        .run(&runs[0].run_id)
+        .expect("read")
+        .expect("the run");
+    let decisions: Vec<(String, Option<String>)> = kept
+        .iter()
+        .filter(|step| step.kind == "resumed" || step.kind == "decided")
+        .map(|step| (step.kind.clone(), step.content.clone()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            (
+                "resumed".to_owned(),
+                Some("edited write_file (operator, arguments of 62 bytes); denied delete_path (operator, a reason of 38 bytes); approved_for_run append_file (operator); approved write_file (operator)".to_owned())
+            ),
+            (
+                "decided".to_owned(),
+                Some("approved append_file (approved for the run)".to_owned())
+            ),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_choice_of_the_approval_panel_works_from_the_page() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let workspace = playground.folder.path().join("workspace");
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", STEERED_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the approval box",
+            "return document.querySelector('[data-testid=approval]') !== null;",
+            json!([]),
+        )
+        .await;
+    pick_every_choice(&browser).await;
     // The whole panel: each call with its choice.
     browser
         .screenshot_of("[data-testid=approval]", "approval-choices.png")
@@ -1009,31 +1043,7 @@ async fn every_choice_of_the_approval_panel_works_from_the_page() {
         std::fs::read_to_string(workspace.join("notes/log.txt")).expect("appended"),
         "one\ntwo\n"
     );
-    // The audit copy has each decision.
-    let runs = playground.audit.runs(5).expect("runs");
-    let (_, kept) = playground
-        .audit
-        .run(&runs[0].run_id)
-        .expect("read")
-        .expect("the run");
-    let decisions: Vec<(String, Option<String>)> = kept
-        .iter()
-        .filter(|step| step.kind == "resumed" || step.kind == "decided")
-        .map(|step| (step.kind.clone(), step.content.clone()))
-        .collect();
-    assert_eq!(
-        decisions,
-        [
-            (
-                "resumed".to_owned(),
-                Some("edited write_file (operator, arguments of 62 bytes); denied delete_path (operator, a reason of 38 bytes); approved_for_run append_file (operator); approved write_file (operator)".to_owned())
-            ),
-            (
-                "decided".to_owned(),
-                Some("approved append_file (approved for the run)".to_owned())
-            ),
-        ]
-    );
+    assert_decisions_kept(&playground);
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
