@@ -410,14 +410,15 @@ proptest! {
     /// form), of a tool that needs an operator and one that does not, with any decisions: every
     /// call gets exactly one answer under an id no other call of the turn has, the assistant
     /// turn sent back carries the same ids, and a call runs exactly when it needs no operator or
-    /// was approved (and never when it came without an id).
+    /// was approved (and never when it came without an id), with the operator's arguments when
+    /// they were edited; a denial's reason is exactly what the call answers.
     #[test]
     fn any_turn_and_any_decisions_answer_each_call_once_and_run_exactly_the_approved(
         calls in proptest::collection::vec(
             (
                 prop_oneof![Just("a"), Just("b"), Just(""), Just("toolkit_1_1"), Just("toolkit_1_0")],
                 any::<bool>(),
-                0..3_u8,
+                0..6_u8,
             ),
             1..7,
         ),
@@ -446,29 +447,42 @@ proptest! {
         let first = runtime
             .block_on(service.run(&provider(), RunRequest::new("go")))
             .expect("runs");
-        let (messages, decided) = match first.suspension {
-            None => (first.messages, Vec::new()),
+        let (messages, decided, reasons) = match first.suspension {
+            None => (first.messages, Vec::new(), Vec::new()),
             Some(suspension) => {
-                // 0: no decision, 1: approve, 2: deny; the pending calls in turn order.
+                // 0: no decision, 1: approve, 2: deny, 3: deny with a reason, 4: approve for
+                // the run, 5: edit the target; the pending calls in turn order.
                 let mut decisions = Vec::new();
                 let mut decided = Vec::new();
+                let mut reasons = Vec::new();
                 let mut choices = calls.iter().enumerate().filter(|(_, (id, writes, _))| *writes && !id.is_empty());
                 for call in &suspension.pending {
                     let (n, (_, _, choice)) = choices.next().expect("a pending call is a writer's");
+                    let id = call.id.clone();
                     match choice {
-                        1 => {
-                            decisions.push(Decision::approve(call.id.clone()));
-                            decided.push(n);
+                        1 => decisions.push(Decision::approve(id)),
+                        2 => decisions.push(Decision::deny(id)),
+                        3 => {
+                            let reason = format!("not {prefix}{n}");
+                            reasons.push((id.clone(), reason.clone()));
+                            decisions.push(Decision::deny_with_reason(id, reason));
                         }
-                        2 => decisions.push(Decision::deny(call.id.clone())),
+                        4 => decisions.push(Decision::approve_for_run(id)),
+                        5 => {
+                            let edited = serde_json::json!({"target": format!("{prefix}{n}-edited")});
+                            decisions.push(Decision::edit(id, edited.to_string()));
+                        }
                         _ => {}
+                    }
+                    if matches!(choice, 1 | 4 | 5) {
+                        decided.push((n, *choice == 5));
                     }
                 }
                 prop_assert!(choices.next().is_none(), "every writer with an id waits");
                 let resumed = runtime
                     .block_on(service.resume(&provider(), &suspension.token, &decisions, ToolContext::new()))
                     .expect("resumes");
-                (resumed.messages, decided)
+                (resumed.messages, decided, reasons)
             }
         };
         let answers = tool_results(&messages);
@@ -477,12 +491,20 @@ proptest! {
         let unique: std::collections::HashSet<&String> = ids.iter().collect();
         prop_assert_eq!(unique.len(), ids.len(), "ids repeat: {:?}", ids);
         prop_assert_eq!(assistant_call_ids(&messages), ids);
+        for (id, reason) in &reasons {
+            prop_assert!(answers.contains(&(id.clone(), reason.clone())), "{} answers {:?}", id, answers);
+        }
         let expected: Vec<String> = calls
             .iter()
             .enumerate()
-            .filter(|(n, (id, writes, _))| !id.is_empty() && (!writes || decided.contains(n)))
-            .map(|(n, (_, writes, _))| {
-                format!("{}:{prefix}{n}", if *writes { "erase" } else { "note" })
+            .filter_map(|(n, (id, writes, _))| {
+                let edited = decided.iter().find(|(m, _)| *m == n).map(|(_, edited)| *edited);
+                match (id.is_empty(), writes, edited) {
+                    (true, _, _) | (false, true, None) => None,
+                    (false, false, _) => Some(format!("note:{prefix}{n}")),
+                    (false, true, Some(false)) => Some(format!("erase:{prefix}{n}")),
+                    (false, true, Some(true)) => Some(format!("erase:{prefix}{n}-edited")),
+                }
             })
             .collect();
         let mut ran = done_with(&prefix);
