@@ -376,6 +376,62 @@ async fn a_token_resumes_once_across_services_sharing_the_audit_database() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_decision_is_kept_as_each_privacy_level_keeps_it() {
+    use toolkit::Decision;
+
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "g1", "name": "guarded"}, {"id": "g2", "name": "guarded"}]},
+        {"content": "done"}
+    ]}"#;
+    let reason = "Not now, ada@example.com: the key sk-abcdefghijklmnopqrstuvwx1234 is live.";
+    for place in places("decisions") {
+        for privacy in [Privacy::Metadata, Privacy::Redacted, Privacy::Full] {
+            let audit = Arc::new(place.open(privacy).await);
+            let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+                .with_sink(audit.clone());
+            let provider = ScriptedProvider::from_json(script).expect("script");
+            let request = RunRequest::new("go").with_tools(["guarded"]);
+            let suspended = service.run(&provider, request).await.expect("runs");
+            let token = suspended.suspension.expect("suspended").token;
+            let decisions = [
+                Decision::deny_with_reason("g1", reason),
+                Decision::approve("g2"),
+            ];
+            let resumed = service
+                .resume(&provider, &token, &decisions, ToolContext::new())
+                .await
+                .expect("resumes");
+            let (_, steps) = audit
+                .run(resumed.trace.run_id().as_str())
+                .await
+                .expect("read")
+                .expect("the run");
+            let step = steps
+                .iter()
+                .find(|step| step.kind == "resumed")
+                .expect("the resumed step");
+            // What was decided, about which tool and by whom, at every level.
+            assert_eq!(
+                step.content.as_deref(),
+                Some(
+                    "denied guarded (operator, a reason of 74 bytes); approved guarded (operator)"
+                )
+            );
+            let kept = match privacy {
+                Privacy::Metadata => None,
+                Privacy::Redacted => Some(
+                    r#"[{"call_id":"g1","tool":"guarded","by":"operator","decision":"denied","reason":"Not now, [EMAIL]: the key [REDACTED] is live."},{"call_id":"g2","tool":"guarded","by":"operator","decision":"approved"}]"#,
+                ),
+                _ => Some(
+                    r#"[{"call_id":"g1","tool":"guarded","by":"operator","decision":"denied","reason":"Not now, ada@example.com: the key sk-abcdefghijklmnopqrstuvwx1234 is live."},{"call_id":"g2","tool":"guarded","by":"operator","decision":"approved"}]"#,
+                ),
+            };
+            assert_eq!(step.arguments.as_deref(), kept, "{}", place.location);
+        }
+    }
+}
+
 /// Answers with a NUL inside.
 #[tool]
 fn nul_text() -> String {

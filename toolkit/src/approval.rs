@@ -18,7 +18,7 @@ use crate::wire::ToolCall;
 /// It names the call by its id in the suspension's `pending`, which no other call of the turn
 /// has: the loop gives a call an id of its own when the model repeated one. To stop the whole
 /// run instead, see [`ToolLoopService::abort`](crate::ToolLoopService::abort).
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// The call decided.
     pub call_id: String,
@@ -117,7 +117,8 @@ pub struct PendingCall<'a> {
 pub enum PolicyAnswer {
     /// The call runs without a question; the text says why (for the operator and the record).
     Approve(String),
-    /// The call does not run; the model reads the text as its result.
+    /// The call does not run; the model reads the text as its result (without one, that the
+    /// policy denied the call).
     Deny(String),
     /// The policy has no answer: the next policy is asked, then the operator.
     Ask,

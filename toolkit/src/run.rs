@@ -803,15 +803,25 @@ impl<'s> Run<'s> {
         let (policy, answer) = ask_policies(self.policies, &pending)?;
         Some(match answer {
             PolicyAnswer::Approve(why) => (Decider::Policy { policy, why }, Decided::Approved),
-            PolicyAnswer::Deny(reason) => (
-                Decider::Policy {
-                    policy,
-                    why: reason.clone(),
-                },
-                Decided::Denied {
-                    reason: Some(reason),
-                },
-            ),
+            PolicyAnswer::Deny(reason) => {
+                // A policy that gives no reason still tells the model who refused.
+                let reason = if reason.trim().is_empty() {
+                    format!(
+                        "Error: tool \"{}\" was denied by the approval policy \"{}\".",
+                        echo(&call.name),
+                        echo(&policy)
+                    )
+                } else {
+                    reason
+                };
+                let why = reason.clone();
+                (
+                    Decider::Policy { policy, why },
+                    Decided::Denied {
+                        reason: Some(reason),
+                    },
+                )
+            }
             PolicyAnswer::Ask => return None,
         })
     }

@@ -107,15 +107,22 @@ fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The decisions of the trace's `resumed` and `decided` steps, as recorded (JSON).
+/// The decisions of the trace's `resumed` and `decided` steps, as recorded (JSON); each
+/// decision's name (what the audit copy and the terminal show) is the one its record has.
 fn recorded_decisions(result: &ToolLoopResult) -> Vec<Value> {
-    result
-        .trace
-        .steps()
-        .iter()
-        .filter(|step| matches!(step, RunStep::Resumed { .. } | RunStep::Decided { .. }))
-        .map(|step| serde_json::to_value(step).unwrap())
-        .collect()
+    let mut recorded = Vec::new();
+    for step in result.trace.steps() {
+        if let RunStep::Resumed { decisions, .. } | RunStep::Decided { decisions, .. } = step {
+            for decision in decisions {
+                assert_eq!(
+                    serde_json::to_value(decision).unwrap()["decision"],
+                    decision.decided.as_str()
+                );
+            }
+            recorded.push(serde_json::to_value(step).unwrap());
+        }
+    }
+    recorded
 }
 
 #[tokio::test]
@@ -447,10 +454,14 @@ impl ApprovalPolicy for Drafts {
                 PolicyAnswer::Approve(format!("{doc} is a draft"))
             }
             _ if doc.contains("secret") => PolicyAnswer::Deny(format!("{doc} stays put.")),
+            _ if doc.contains("blank") => PolicyAnswer::Deny(" ".to_owned()),
             _ => PolicyAnswer::Ask,
         }
     }
 }
+
+/// What the model reads when a policy denies without a reason.
+const BLANK_DENIAL: &str = "Error: tool \"archive\" was denied by the approval policy \"drafts\".";
 
 /// A policy that fails: taken to ask.
 struct Broken;
@@ -479,6 +490,7 @@ async fn a_policy_answers_before_the_run_stops_and_its_name_is_on_the_step() {
             {"id": "a2", "name": "archive", "arguments": {"doc": "policy-secret"}},
             {"id": "a3", "name": "archive", "arguments": {"doc": "policy-other"}},
             {"id": "a4", "name": "archive", "arguments": {"doc": 4}},
+            {"id": "a5", "name": "archive", "arguments": {"doc": "policy-blank"}},
             {"id": "p1", "name": "publish", "arguments": {"doc": "policy-draft"}}
         ]},
         {"content": "done"}
@@ -502,12 +514,14 @@ async fn a_policy_answers_before_the_run_stops_and_its_name_is_on_the_step() {
             {"call_id": "a1", "tool": "archive", "by": "policy", "policy": "drafts",
              "why": "policy-draft is a draft", "decision": "approved"},
             {"call_id": "a2", "tool": "archive", "by": "policy", "policy": "drafts",
-             "why": "policy-secret stays put.", "decision": "denied", "reason": "policy-secret stays put."}
+             "why": "policy-secret stays put.", "decision": "denied", "reason": "policy-secret stays put."},
+            {"call_id": "a5", "tool": "archive", "by": "policy", "policy": "drafts",
+             "why": BLANK_DENIAL, "decision": "denied", "reason": BLANK_DENIAL}
         ]})]
     );
     // The call that could not run was never put to the policy; the denied call's answer is the
     // policy's reason.
-    assert_eq!(asked.load(Ordering::SeqCst), 4);
+    assert_eq!(asked.load(Ordering::SeqCst), 5);
     let invocations: Vec<(String, String)> = result
         .trace
         .invocations()
@@ -521,6 +535,7 @@ async fn a_policy_answers_before_the_run_stops_and_its_name_is_on_the_step() {
                 "archive".to_owned(),
                 "Error: invalid arguments for tool \"archive\" at \"doc\": invalid type: integer `4`, expected a string.".to_owned()
             ),
+            ("archive".to_owned(), BLANK_DENIAL.to_owned()),
             ("archive".to_owned(), "archived policy-draft".to_owned()),
         ]
     );
