@@ -1,5 +1,6 @@
-//! Tools of a crate that depends on toolkit under another name (`tk`): the macros read the
-//! rename from this crate's `Cargo.toml`, and `crate = "tk"` says it explicitly. `tests/renamed.rs`
+//! Tools of a crate that depends on toolkit under another name (`tk`, inherited from the
+//! workspace's dependency table): the macros find the rename through the manifests
+//! (proc-macro-crate), and `crate = "tk"` says it explicitly. `tests/renamed.rs`
 //! runs them through the seam.
 
 use tk::{ToolContext, ToolResult, tool, tools};

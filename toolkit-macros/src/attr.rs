@@ -176,10 +176,13 @@ impl ToolAttr {
         if let Some(path) = &self.krate {
             return quote::ToTokens::to_token_stream(path);
         }
-        // A key Cargo accepted is a Rust name; were it not one, `::toolkit` at least errs clearly.
-        crate::manifest::renamed_toolkit()
-            .and_then(|name| syn::parse_str::<syn::Ident>(&name).ok())
-            .map_or_else(|| quote::quote!(::toolkit), |name| quote::quote!(::#name))
+        // Within toolkit's own package (its tests, its doc tests) the crate is `toolkit`; a
+        // manifest that cannot be read leaves `::toolkit`, which at least errs clearly.
+        match proc_macro_crate::crate_name("toolkit") {
+            Ok(proc_macro_crate::FoundCrate::Name(name)) => syn::parse_str::<syn::Ident>(&name)
+                .map_or_else(|_| quote::quote!(::toolkit), |name| quote::quote!(::#name)),
+            Ok(proc_macro_crate::FoundCrate::Itself) | Err(_) => quote::quote!(::toolkit),
+        }
     }
 }
 

@@ -274,8 +274,8 @@ fn thin_argument(
         Some(default_fn) => (
             quote!(::core::option::Option::Some({
                 #[allow(unused_imports)]
-                use #toolkit::__private::schemars::_private::{MaybeSerializeWrapper, NoSerialize as _};
-                MaybeSerializeWrapper(#default_fn()).maybe_to_value()
+                use #toolkit::__private::NotShown as _;
+                #toolkit::__private::MaybeShown(#default_fn()).shown()
             })),
             quote!(::core::option::Option::unwrap_or_default(#ident)),
         ),
@@ -284,7 +284,9 @@ fn thin_argument(
     // names it: a type without a schema is reported once, there.
     out.properties.push(quote_spanned! {ty.span()=>
         {
-            let is_option = <#ty as #toolkit::__private::schemars::JsonSchema>::_schemars_private_is_option();
+            #[allow(unused_imports)]
+            use #toolkit::__private::NotOption as _;
+            let is_option = #toolkit::__private::IsOption::<#ty>(::core::marker::PhantomData).is_option();
             let property = generator.subschema_for::<#ty>();
             #toolkit::__private::property(&mut schema, generator, #name, #doc, is_option, property, #shown);
         }
@@ -618,5 +620,36 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
 
             &__ToolkitTool
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// What a user's crate compiles: generated code reaches schemars only through its public
+    /// API (re-exported by toolkit), never through `_private` items that a 1.x release may
+    /// change. The tool has what once needed them: a default, an `Option` and a doc heading.
+    #[test]
+    fn generated_code_uses_no_private_schemars_item() {
+        let item = quote! {
+            /// Counts.
+            fn count(
+                /// # How many
+                ///
+                /// At least one.
+                #[arg(default = 2)]
+                many: u32,
+                /// A note.
+                note: Option<String>,
+            ) -> String {
+                String::new()
+            }
+        };
+        let expanded = super::tool(quote!(), &item).to_string().replace(' ', "");
+        assert!(expanded.contains("schemars::"), "{expanded}");
+        for private in ["schemars::_private", "_schemars_private", "_schemars"] {
+            assert!(!expanded.contains(private), "{private} in {expanded}");
+        }
     }
 }

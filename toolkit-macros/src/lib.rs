@@ -11,7 +11,6 @@ use proc_macro::TokenStream;
 mod ast;
 mod attr;
 mod expand;
-mod manifest;
 mod methods;
 mod valid;
 

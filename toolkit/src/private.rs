@@ -295,18 +295,96 @@ pub fn property(
     default: Option<Option<serde_json::Value>>,
 ) {
     let optional = generator.contract().is_deserialize() && (default.is_some() || is_option);
-    let (title, description) = schemars::_private::get_title_and_description(doc);
-    schemars::_private::insert_metadata_property_if_nonempty(&mut property, "title", title);
-    schemars::_private::insert_metadata_property_if_nonempty(
-        &mut property,
-        "description",
-        description,
-    );
+    let (title, description) = title_and_description(doc);
+    for (key, text) in [("title", title), ("description", description)] {
+        if !text.is_empty() {
+            property.insert(key.to_owned(), text.into());
+        }
+    }
     if let Some(Some(value)) = default {
         property.insert("default".into(), value);
     }
-    schemars::_private::insert_object_property(schema, name, optional, property);
+    let object = schema.ensure_object();
+    if let Some(properties) = object
+        .entry("properties")
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+        .as_object_mut()
+    {
+        properties.insert(name.to_owned(), property.into());
+    }
+    if !optional
+        && let Some(required) = object
+            .entry("required")
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()))
+            .as_array_mut()
+    {
+        required.push(name.into());
+    }
 }
+
+/// A doc comment as the schema derive splits it: a first line that is a Markdown heading
+/// (`# Title`) is the title and the rest the description; otherwise all of it (trimmed) is the
+/// description.
+fn title_and_description(doc: &str) -> (&str, &str) {
+    let doc = doc.trim_ascii();
+    if !doc.starts_with('#') {
+        return ("", doc);
+    }
+    let (first, rest) = doc.split_once('\n').unwrap_or((doc, ""));
+    (
+        first.trim_start_matches('#').trim_ascii(),
+        rest.trim_ascii(),
+    )
+}
+
+/// A default value as the schema shows it: its JSON when its type serialises (this inherent
+/// method), nothing otherwise ([`NotShown`]'s, which method resolution picks only then).
+#[doc(hidden)]
+pub struct MaybeShown<T>(pub T);
+
+impl<T: serde::Serialize> MaybeShown<T> {
+    /// The value as JSON, when it converts.
+    pub fn shown(self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.0).ok()
+    }
+}
+
+/// The fallback of [`MaybeShown::shown`] for a type that does not serialise.
+#[doc(hidden)]
+pub trait NotShown {
+    /// Nothing to show.
+    fn shown(self) -> Option<serde_json::Value>;
+}
+
+impl<T> NotShown for MaybeShown<T> {
+    fn shown(self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// Whether a parameter's type is an `Option` (which makes it optional under the deserialise
+/// contract, as the derive does): this inherent method for `Option<T>`, [`NotOption`]'s for
+/// every other type.
+#[doc(hidden)]
+pub struct IsOption<T: ?Sized>(pub std::marker::PhantomData<T>);
+
+impl<T> IsOption<Option<T>> {
+    /// An `Option`.
+    pub fn is_option(&self) -> bool {
+        true
+    }
+}
+
+/// The fallback of [`IsOption::is_option`] for a type that is not an `Option`.
+#[doc(hidden)]
+pub trait NotOption {
+    /// Not an `Option`.
+    fn is_option(&self) -> bool {
+        false
+    }
+}
+
+impl<T: ?Sized> NotOption for IsOption<T> {}
 
 /// One slot per parameter, filled while the arguments object is read.
 #[doc(hidden)]

@@ -5,6 +5,9 @@
 
 use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
+/// An `Option` under another name.
+type MaybeNumber = Option<u8>;
+
 /// Both tools' parameters, the same way.
 #[tool]
 fn thin(
@@ -21,9 +24,13 @@ fn thin(
     r#type: String,
     /// Named like the decoder's own variables.
     deserializer: Option<bool>,
+    /// # Aliased
+    ///
+    /// An option by another name: optional all the same.
+    aliased: MaybeNumber,
 ) -> String {
     let kind = r#type;
-    format!("{count} {note:?} {level} {kind} {deserializer:?}")
+    format!("{count} {note:?} {level} {kind} {deserializer:?} {aliased:?}")
 }
 
 /// Both tools' parameters, the same way.
@@ -43,9 +50,13 @@ fn derived(
     r#type: String,
     /// Named like the decoder's own variables.
     deserializer: Option<bool>,
+    /// # Aliased
+    ///
+    /// An option by another name: optional all the same.
+    aliased: MaybeNumber,
 ) -> String {
     let kind = r#type;
-    format!("{count} {note:?} {level} {kind} {deserializer:?}")
+    format!("{count} {note:?} {level} {kind} {deserializer:?} {aliased:?}")
 }
 
 /// No parameters at all.
@@ -72,6 +83,14 @@ fn the_thin_schema_is_the_derived_one() {
     assert_eq!(
         thin.input_schema()["required"],
         serde_json::json!(["count", "type"])
+    );
+    // A heading is the title; an alias of an `Option` is optional.
+    assert_eq!(
+        thin.input_schema()["properties"]["aliased"],
+        serde_json::json!({
+            "type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255,
+            "title": "Aliased", "description": "An option by another name: optional all the same."
+        })
     );
     assert_eq!(
         BARE_TOOL.spec().input_schema(),
