@@ -13,7 +13,7 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock};
-use std::task::{Context, Poll};
+use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::future::join_all;
@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use crate::bound;
 use crate::events::{CallPart, Channel, RunEvent, RunKind, Subscription};
 use crate::result::ToolArtifact;
-use crate::seam::{BoundedResult, Invoke, RunScope, Seam};
+use crate::seam::{BoundedResult, RunScope, Seam};
 use crate::trace::{RunStep, RunTrace, StepKind, Termination, duration_ms};
 use crate::wire::{ToolCall, WireString};
 
@@ -400,20 +400,23 @@ impl Recorder {
     /// artifacts) and `Done`. When nobody observes, nothing is recorded: no event, no record,
     /// no clock read, nothing copied; the seam's result is given as it is. When only
     /// subscribers watch, each event is made when one of them first reads it.
-    pub(crate) fn call<'a>(
-        &'a self,
-        seam: &'a Seam,
-        scope: &'a RunScope,
-        source: &'a str,
-        call: &'a ToolCall,
-    ) -> CallFuture<'a> {
-        CallFuture::Unpolled {
-            recorder: self,
-            seam,
-            scope,
-            source,
-            call,
-        }
+    pub(crate) async fn call(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+    ) -> ObservedCall {
+        // Boxed: a recording's state does not weigh on the future of an unobserved call.
+        let recorded = if !self.sinks.is_empty() {
+            Box::pin(self.call_recorded(seam, scope, source, call)).await
+        } else if self.events.subscribers() > 0 {
+            Box::pin(self.call_watched(seam, scope, source, call)).await
+        } else {
+            let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
+            return ObservedCall(Observed::Unrecorded(bounded));
+        };
+        ObservedCall(Observed::Recorded(recorded))
     }
 
     /// [`call`](Self::call) watched by subscribers alone: no sink waits for its events, so none
@@ -467,55 +470,6 @@ impl Recorder {
             .end(Termination::Answered, invocation.content())
             .await;
         invocation
-    }
-}
-
-/// The future of [`Recorder::call`]. Whether anyone observes is decided at its first poll:
-/// when nobody does, it is the seam's own future and nothing more; when someone does, the
-/// recording runs boxed apart, so that its state does not weigh on the unobserved call.
-pub(crate) enum CallFuture<'a> {
-    Unpolled {
-        recorder: &'a Recorder,
-        seam: &'a Seam,
-        scope: &'a RunScope,
-        source: &'a str,
-        call: &'a ToolCall,
-    },
-    Unobserved(Invoke<'a>),
-    Recorded(Pin<Box<dyn Future<Output = Arc<ToolInvocation>> + Send + 'a>>),
-}
-
-impl Future for CallFuture<'_> {
-    type Output = ObservedCall;
-
-    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<ObservedCall> {
-        let this = &mut *self;
-        if let CallFuture::Unpolled {
-            recorder,
-            seam,
-            scope,
-            source,
-            call,
-        } = *this
-        {
-            *this = if !recorder.sinks.is_empty() {
-                CallFuture::Recorded(Box::pin(recorder.call_recorded(seam, scope, source, call)))
-            } else if recorder.events.subscribers() > 0 {
-                CallFuture::Recorded(Box::pin(recorder.call_watched(seam, scope, source, call)))
-            } else {
-                CallFuture::Unobserved(seam.invoking(scope, &call.name, &call.arguments))
-            };
-        }
-        match this {
-            CallFuture::Unobserved(invoke) => Pin::new(invoke)
-                .poll(context)
-                .map(|bounded| ObservedCall(Observed::Unrecorded(bounded))),
-            CallFuture::Recorded(recording) => recording
-                .as_mut()
-                .poll(context)
-                .map(|invocation| ObservedCall(Observed::Recorded(invocation))),
-            CallFuture::Unpolled { .. } => unreachable!("an unpolled call is started above"),
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The set of tools a service can run: every `#[tool]` linked into the binary, plus additions.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
@@ -73,89 +74,10 @@ impl Handle {
     }
 }
 
-/// Positions of tools by name: open addressing over a power-of-two table at most half full,
-/// each slot the position plus one (zero is empty). The table is built from registered names
-/// only and never grows from what a model sends, so FNV-1a (no key) is enough: a name that is
-/// not registered costs at most the longest run of occupied slots, which registered names fix.
-#[derive(Default)]
-struct NameIndex {
-    slots: Box<[u32]>,
-}
-
-/// Whether two names are the same bytes, compared eight at a time in place (no call for the
-/// short names tools have).
-#[inline]
-fn same_name(a: &str, b: &str) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let (a_words, a_rest) = a.as_bytes().as_chunks::<8>();
-    let (b_words, b_rest) = b.as_bytes().as_chunks::<8>();
-    a_words.iter().zip(b_words).all(|(x, y)| x == y)
-        && a_rest.iter().zip(b_rest).all(|(x, y)| x == y)
-}
-
-impl NameIndex {
-    /// An index of these names, in their order.
-    fn of<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> Self {
-        let size = (names.len() * 2).next_power_of_two().max(8);
-        let mut index = Self {
-            slots: vec![0; size].into_boxed_slice(),
-        };
-        for (position, name) in names.enumerate() {
-            index.place(name, position);
-        }
-        index
-    }
-
-    /// Records `name` at `position`, in a table with room for it.
-    fn place(&mut self, name: &str, position: usize) {
-        let mask = self.slots.len() - 1;
-        let mut slot = self.home(name);
-        while self.slots[slot] != 0 {
-            slot = (slot + 1) & mask;
-        }
-        self.slots[slot] = u32::try_from(position + 1).expect("fewer than 2^32 tools");
-    }
-
-    /// Where the search for `name` starts: FNV-1a over its bytes, eight at a time.
-    #[inline]
-    fn home(&self, name: &str) -> usize {
-        const PRIME: u64 = 0x0100_0000_01b3;
-        let (words, rest) = name.as_bytes().as_chunks::<8>();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for word in words {
-            hash = (hash ^ u64::from_le_bytes(*word)).wrapping_mul(PRIME);
-        }
-        for &byte in rest {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
-        }
-        // The high bits of the product are the well-mixed ones.
-        hash ^= hash >> 32;
-        // Truncation keeps the low bits, which the mask takes.
-        #[allow(clippy::cast_possible_truncation)]
-        let hash = hash as usize;
-        hash & (self.slots.len() - 1)
-    }
-
-    /// The position of `name` among `tools`.
-    #[inline]
-    fn find(&self, name: &str, tools: &[Entry]) -> Option<usize> {
-        // No registered name is longer: a model's megabyte of name is not even hashed.
-        if self.slots.is_empty() || name.len() > TOOL_NAME_LIMIT {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
-        let mut slot = self.home(name);
-        loop {
-            let position = self.slots[slot].checked_sub(1)? as usize;
-            if same_name(&tools[position].name, name) {
-                return Some(position);
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-}
+/// Positions of tools by name. The keys are registered names only, so a model's names never
+/// grow it; foldhash is keyed per process, and a name longer than any tool may have is not even
+/// hashed.
+type NameIndex = HashMap<Box<str>, usize, foldhash::fast::RandomState>;
 
 /// Two tools with one name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -292,19 +214,19 @@ impl ToolRegistry {
                 second: spec.place().to_owned(),
             }));
         }
+        self.names.insert(entry.name.clone(), self.tools.len());
         self.tools.push(entry);
-        let position = self.tools.len() - 1;
-        if (position + 1) * 2 <= self.names.slots.len() {
-            self.names.place(&self.tools[position].name, position);
-        } else {
-            self.reindex();
-        }
         Ok(())
     }
 
     /// Builds the name index anew from the tools.
     fn reindex(&mut self) {
-        self.names = NameIndex::of(self.tools.iter().map(|entry| &*entry.name));
+        self.names = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(position, entry)| (entry.name.clone(), position))
+            .collect();
     }
 
     /// The tool of that name.
@@ -314,7 +236,11 @@ impl ToolRegistry {
 
     #[inline]
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.names.find(name, &self.tools)
+        // No registered name is longer: a model's megabyte of name is not even hashed.
+        if name.len() > TOOL_NAME_LIMIT {
+            return None;
+        }
+        self.names.get(name).copied()
     }
 
     /// The tool of that name with its position and the policy read from its spec when it was

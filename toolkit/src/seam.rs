@@ -190,28 +190,13 @@ impl Seam {
     /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log). Then an
     /// error result loses its artifacts, content passes the content filter, and both channels
     /// are bounded (see [`bound`]).
-    pub fn invoke<'a>(
-        &'a self,
-        scope: &'a RunScope,
-        name: &'a str,
-        arguments: &'a str,
-    ) -> impl Future<Output = BoundedResult> + Send + 'a {
-        self.invoking(scope, name, arguments)
-    }
-
-    /// [`invoke`](Self::invoke)'s future by its name, for a future that holds it.
-    pub(crate) fn invoking<'a>(
-        &'a self,
-        scope: &'a RunScope,
-        name: &'a str,
-        arguments: &'a str,
-    ) -> Invoke<'a> {
-        Invoke::Unpolled {
-            seam: self,
-            scope,
-            name,
-            arguments,
-        }
+    pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
+        let result = match self.start(scope, name, arguments, false) {
+            Started::Finished(result) => result,
+            // Boxed: the ready path's future carries none of the waiting state.
+            started => Box::pin(self.wait(started, scope, name, arguments)).await,
+        };
+        BoundedResult::bound(result, scope.context.filter())
     }
 
     /// The same checks as [`invoke`](Self::invoke) for a call an operator approved: `approval`
@@ -452,76 +437,6 @@ fn not_ready<'a>(name: &str, executed: std::thread::Result<ToolFuture<'a>>) -> S
             name,
             Err(Failure::Panicked(panic_message(payload.as_ref()))),
         )),
-    }
-}
-
-/// The seam's future for one call: the checks and a tool that finishes at once run in its first
-/// poll, with nothing boxed; a tool that waits or runs on a worker is waited for in a boxed
-/// future of its own, so that the ready path carries none of that state.
-pub(crate) enum Invoke<'a> {
-    Unpolled {
-        seam: &'a Seam,
-        scope: &'a RunScope,
-        name: &'a str,
-        arguments: &'a str,
-    },
-    Waiting {
-        scope: &'a RunScope,
-        wait: Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>,
-    },
-    Done,
-}
-
-impl Future for Invoke<'_> {
-    type Output = BoundedResult;
-
-    #[inline]
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<BoundedResult> {
-        match *self {
-            Invoke::Unpolled {
-                seam,
-                scope,
-                name,
-                arguments,
-            } => {
-                let started = match seam.check(scope, name, arguments, false) {
-                    Ok(found) if found.policy.execution != Execution::Blocking => {
-                        match execute_here(found.tool, arguments, &scope.context) {
-                            // The ready path: the tool's result goes straight to the bound.
-                            Ok(ToolFuture::Ready(Ok(result))) => {
-                                *self = Invoke::Done;
-                                return Poll::Ready(BoundedResult::bound(
-                                    result,
-                                    scope.context.filter(),
-                                ));
-                            }
-                            other => not_ready(name, other),
-                        }
-                    }
-                    Ok(found) => Started::OnWorker(found.index),
-                    Err(refusal) => refusal.result(scope, name, arguments),
-                };
-                if let Started::Finished(result) = started {
-                    // A refusal, or a tool that failed at once: nothing to wait for either.
-                    *self = Invoke::Done;
-                    return Poll::Ready(BoundedResult::bound(result, scope.context.filter()));
-                }
-                let wait = Box::pin(seam.wait(started, scope, name, arguments));
-                *self = Invoke::Waiting { scope, wait };
-                self.poll(cx)
-            }
-            Invoke::Waiting {
-                scope,
-                ref mut wait,
-            } => {
-                let Poll::Ready(result) = wait.as_mut().poll(cx) else {
-                    return Poll::Pending;
-                };
-                *self = Invoke::Done;
-                Poll::Ready(BoundedResult::bound(result, scope.context.filter()))
-            }
-            Invoke::Done => panic!("the seam's future was polled after it gave its result"),
-        }
     }
 }
 

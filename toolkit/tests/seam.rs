@@ -212,14 +212,10 @@ fn the_seam_runs_nothing_until_polled_and_gives_its_result_once() {
     assert_eq!(result.content().as_str(), "counted");
     assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
     // Polled again, it does not run the tool a second time: it panics, as futures may.
-    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let _ = future.as_mut().poll(&mut cx);
     }))
     .expect_err("a finished call is not polled twice");
-    assert_eq!(
-        again.downcast_ref::<&str>(),
-        Some(&"the seam's future was polled after it gave its result")
-    );
     assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
 }
 
