@@ -6,7 +6,7 @@
 //!   MCP hosts. `tools/list` gives the offered tools' names, descriptions and input schemas; every
 //!   `tools/call` goes through the seam, and the reply is the bounded content as one text block
 //!   with `isError` from the result. Artifacts never go into a reply (a host forwards replies to a
-//!   model); subscribers of the service's event stream see them, each call as a run `mcp_N`.
+//!   model); subscribers of the service's event stream see them, each call as a run `mcp_<uuid>`.
 //! - [`add_mcp_tools`] connects to MCP servers (a command, or a streamable HTTP URL) and
 //!   registers their tools as remote tools, which count against a run's budget of remote calls.
 //!

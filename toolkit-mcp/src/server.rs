@@ -18,7 +18,7 @@ use toolkit::{RunScope, ScopeError, ToolCall, ToolContext, ToolLoopService};
 /// The path the streamable HTTP endpoint is served under: `http://127.0.0.1:PORT/mcp`.
 pub const HTTP_PATH: &str = "/mcp";
 
-/// What the server calls itself to hosts, and the `source` of its calls' run ids (`mcp_N`).
+/// What the server calls itself to hosts, and the `source` of its calls' run ids (`mcp_<uuid>`).
 const SOURCE: &str = "mcp";
 
 /// An MCP server over one service: `tools/list` gives the tools a fresh scope of `context`
