@@ -13,8 +13,6 @@ mod anthropic;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
 #[cfg(feature = "openai")]
-mod json;
-#[cfg(feature = "openai")]
 mod openai;
 mod scripted;
 
@@ -140,7 +138,7 @@ impl ProviderResponse {
 }
 
 /// A request body serialised into a buffer sized up front (see [`body_capacity`]).
-#[cfg(feature = "anthropic")]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 fn serialise_body(
     body: &impl serde::Serialize,
     request: &ProviderRequest<'_>,

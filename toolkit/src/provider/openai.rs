@@ -1,10 +1,10 @@
 //! OpenAI Chat Completions, and servers that speak it (Ollama, vLLM, llama.cpp, LM Studio).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::http::{HttpClient, HttpOptions, endpoint, key_from_env};
-use super::json::JsonBody;
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::declaration::Declared;
 use crate::trace::Usage;
@@ -62,75 +62,100 @@ impl OpenAiProvider {
         })
     }
 
-    /// The exact bytes this provider POSTs for `request`, written straight from borrowed
-    /// parts: no message is copied into an intermediate value, and each tool's declaration is
-    /// serialised once (the first time a request offers it) and copied as bytes after.
+    /// The exact bytes this provider POSTs for `request`, serialised straight from borrowed
+    /// parts: no message is copied into an intermediate JSON tree, and each tool's declaration
+    /// is serialised once (the first time a request offers it) and copied as bytes after.
     pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
-        let declarations = || request.tools.iter().map(|spec| Declared::openai(spec));
-        let mut body = JsonBody::with_capacity(super::body_capacity(request, declarations()));
-        body.raw(r#"{"model":"#);
-        body.string(request.model.unwrap_or(&self.model));
-        body.raw(r#","messages":"#);
-        body.array(request.messages, message);
-        if !request.tools.is_empty() {
-            body.raw(r#","tools":"#);
-            body.array(declarations(), |body, declaration| {
-                body.raw(declaration.get());
-            });
-        }
-        if let Some(temperature) = request.temperature {
-            body.raw(r#","temperature":"#);
-            body.value(&temperature).map_err(super::unserialisable)?;
-        }
-        body.raw("}");
-        Ok(body.into_bytes())
+        let body = Body {
+            model: request.model.unwrap_or(&self.model),
+            messages: request.messages.iter().map(Message::from).collect(),
+            tools: request
+                .tools
+                .iter()
+                .map(|spec| Declared::openai(spec))
+                .collect(),
+            temperature: request.temperature,
+        };
+        super::serialise_body(&body, request, &body.tools)
     }
 }
 
+/// The request body; tool declarations borrow their schemas instead of copying them.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
 /// One message in the Chat Completions format.
-fn message(body: &mut JsonBody, message: &ChatMessage) {
-    match message {
-        ChatMessage::System { content, .. } => {
-            body.raw(r#"{"role":"system","content":"#);
-            body.string(content);
-        }
-        ChatMessage::User { content, .. } => {
-            body.raw(r#"{"role":"user","content":"#);
-            body.string(content);
-        }
-        ChatMessage::Assistant {
-            content,
-            tool_calls,
-            ..
-        } => {
-            body.raw(r#"{"role":"assistant","content":"#);
-            // `null` for a turn that only calls tools.
-            if content.is_empty() && !tool_calls.is_empty() {
-                body.raw("null");
-            } else {
-                body.string(content);
-            }
-            if !tool_calls.is_empty() {
-                body.raw(r#","tool_calls":"#);
-                body.array(tool_calls, |body, call| {
-                    body.raw(r#"{"id":"#);
-                    body.string(&call.id);
-                    body.raw(r#","type":"function","function":{"name":"#);
-                    body.string(&call.name);
-                    body.raw(r#","arguments":"#);
-                    body.string(&call.arguments);
-                    body.raw("}}");
-                });
-            }
-        }
-        ChatMessage::ToolResult(result) => {
-            body.raw(r#"{"role":"tool","tool_call_id":"#);
-            body.string(result.call_id());
-            body.raw(r#","content":"#);
-            body.string(result.content());
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+enum Message<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: &'a str,
+    },
+    Assistant {
+        /// `None` (`null`) for a turn that only calls tools.
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<Call<'a>>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct Call<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+impl<'a> From<&'a ChatMessage> for Message<'a> {
+    fn from(message: &'a ChatMessage) -> Self {
+        match message {
+            ChatMessage::System { content, .. } => Message::System { content },
+            ChatMessage::User { content, .. } => Message::User { content },
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+                ..
+            } => Message::Assistant {
+                content: (!content.is_empty() || tool_calls.is_empty()).then_some(content),
+                tool_calls: tool_calls
+                    .iter()
+                    .map(|call| Call {
+                        id: &call.id,
+                        kind: "function",
+                        function: Function {
+                            name: &call.name,
+                            arguments: &call.arguments,
+                        },
+                    })
+                    .collect(),
+            },
+            ChatMessage::ToolResult(result) => Message::Tool {
+                tool_call_id: result.call_id(),
+                content: result.content().as_str(),
+            },
         }
     }
-    body.raw("}");
 }
 
 /// A Chat Completions answer, as far as the loop reads it.
