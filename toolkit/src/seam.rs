@@ -226,19 +226,14 @@ impl Seam {
     /// could not run.
     #[cfg(feature = "loop")]
     pub(crate) fn refusal(&self, scope: &RunScope, name: &str, arguments: &str) -> Option<String> {
-        let Some(index) = self.registry.index_of(name) else {
-            return Some(unknown(name));
-        };
-        if !scope.offers(&self.registry, index) {
-            return Some(not_permitted(name));
+        match self.check(scope, name, arguments, Check::Look) {
+            Err(refusal) => Some(refusal.message(scope, name, arguments)),
+            Ok(found) => found
+                .tool
+                .check_arguments(arguments)
+                .err()
+                .map(|invalid| argument_error_message(name, &invalid)),
         }
-        if arguments.len() > ARGUMENT_LIMIT {
-            return Some(too_long(name, arguments));
-        }
-        let tool = self.registry.at(index);
-        tool.check_arguments(arguments)
-            .err()
-            .map(|invalid| argument_error_message(name, &invalid))
     }
 
     /// Checks arguments an operator gives instead of `call`'s as a call of its tool would be
@@ -284,14 +279,16 @@ impl Seam {
         finished(name, outcome)
     }
 
-    /// The checks, in order, before a tool runs: the tool, or why it does not run.
+    /// The checks, in order, before a tool runs: the tool, or why it does not run. The one
+    /// place their order is written: a call about to run and a look before a run stops for an
+    /// operator both come here.
     #[inline]
     fn check<'a>(
         &'a self,
         scope: &RunScope,
         name: &str,
         arguments: &str,
-        approved: bool,
+        check: Check,
     ) -> Result<Found<'a>, Refusal<'a>> {
         let Some(found) = self.registry.lookup(name) else {
             return Err(Refusal::Unknown);
@@ -299,13 +296,15 @@ impl Seam {
         if !scope.offers(&self.registry, found.index) {
             return Err(Refusal::NotPermitted);
         }
-        if found.policy.flags.remote() && !scope.charge_remote_call() {
+        let runs = matches!(check, Check::Run { .. });
+        if runs && found.policy.flags.remote() && !scope.charge_remote_call() {
             return Err(Refusal::OverBudget);
         }
         if arguments.len() > ARGUMENT_LIMIT {
             return Err(Refusal::TooLong);
         }
-        if found.policy.flags.requires_approval() && !approved {
+        if matches!(check, Check::Run { approved: false }) && found.policy.flags.requires_approval()
+        {
             return Err(Refusal::NotApproved(found.tool));
         }
         Ok(found)
@@ -319,7 +318,7 @@ impl Seam {
         arguments: &'a str,
         approved: bool,
     ) -> Started<'a> {
-        match self.check(scope, name, arguments, approved) {
+        match self.check(scope, name, arguments, Check::Run { approved }) {
             Err(refusal) => refusal.result(scope, name, arguments),
             Ok(found) if found.policy.execution == Execution::Blocking => {
                 Started::OnWorker(found.index)
@@ -402,15 +401,31 @@ impl Refusal<'_> {
     /// The error result the caller gets.
     #[cold]
     fn result<'a>(self, scope: &RunScope, name: &str, arguments: &str) -> Started<'a> {
-        let message = match self {
+        Started::Finished(ToolResult::error(self.message(scope, name, arguments)))
+    }
+
+    /// What the caller is told.
+    #[cold]
+    fn message(self, scope: &RunScope, name: &str, arguments: &str) -> String {
+        match self {
             Refusal::Unknown => unknown(name),
             Refusal::NotPermitted => not_permitted(name),
             Refusal::OverBudget => over_budget(scope.remote_budget, name),
             Refusal::TooLong => too_long(name, arguments),
             Refusal::NotApproved(tool) => not_approved(tool, name, arguments),
-        };
-        Started::Finished(ToolResult::error(message))
+        }
     }
+}
+
+/// What [`Seam::check`] checks for.
+#[derive(Clone, Copy)]
+enum Check {
+    /// A call about to run: charged to the remote budget, and refused without an approval
+    /// when its tool needs one.
+    Run { approved: bool },
+    /// A look before a run stops for an operator: nothing charged, no approval asked.
+    #[cfg_attr(not(feature = "loop"), allow(dead_code))]
+    Look,
 }
 
 /// Calls `execute` on the calling thread, catching a panic.
