@@ -56,6 +56,17 @@ async fn wait_done(browser: &Browser) -> Value {
         .await
 }
 
+/// Waits until the page shows a suspended run's approval panel.
+async fn wait_for_approval(browser: &Browser) {
+    browser
+        .wait_for(
+            "the approval box",
+            "return document.querySelector('[data-testid=approval]') !== null;",
+            json!([]),
+        )
+        .await;
+}
+
 async fn run_tool(browser: &Browser) {
     browser.click("[data-testid=run-tool]").await;
     browser
@@ -102,13 +113,7 @@ async fn approvals_are_given_in_the_page_and_the_run_resumes_live() {
 
     browser.fill("#script", WRITER_SCRIPT).await;
     browser.click("[data-testid=run-loop]").await;
-    browser
-        .wait_for(
-            "the approval box",
-            "return document.querySelector('[data-testid=approval]') !== null;",
-            json!([]),
-        )
-        .await;
+    wait_for_approval(&browser).await;
     let pending = browser
         .execute(
             "return Array.from(document.querySelectorAll('[data-testid=approval] .pending-call')).map((row) => [row.dataset.testid, row.querySelector('[data-testid=pending-arguments]').textContent]);",
@@ -202,13 +207,7 @@ async fn approving_one_of_two_calls_that_share_an_id_in_the_page_runs_that_one_o
     browser.open(&format!("{}/", playground.url)).await;
     browser.fill("#script", SHARED_ID_SCRIPT).await;
     browser.click("[data-testid=run-loop]").await;
-    browser
-        .wait_for(
-            "the approval box",
-            "return document.querySelector('[data-testid=approval]') !== null;",
-            json!([]),
-        )
-        .await;
+    wait_for_approval(&browser).await;
     let pending = browser
         .execute(
             "return Array.from(document.querySelectorAll('[data-testid=approval] .pending-call')).map((row) => row.dataset.testid);",
@@ -983,13 +982,7 @@ async fn every_choice_of_the_approval_panel_works_from_the_page() {
     browser.open(&format!("{}/", playground.url)).await;
     browser.fill("#script", STEERED_SCRIPT).await;
     browser.click("[data-testid=run-loop]").await;
-    browser
-        .wait_for(
-            "the approval box",
-            "return document.querySelector('[data-testid=approval]') !== null;",
-            json!([]),
-        )
-        .await;
+    wait_for_approval(&browser).await;
     pick_every_choice(&browser).await;
     // The whole panel: each call with its choice.
     browser
@@ -1144,13 +1137,7 @@ async fn the_page_shows_what_the_policy_approved_and_why() {
     );
     browser.fill("#script", POLICY_SCRIPT).await;
     browser.click("[data-testid=run-loop]").await;
-    browser
-        .wait_for(
-            "the approval box",
-            "return document.querySelector('[data-testid=approval]') !== null;",
-            json!([]),
-        )
-        .await;
+    wait_for_approval(&browser).await;
     let steps = browser.execute(STEPS, json!([])).await;
     assert_eq!(
         steps,

@@ -89,6 +89,16 @@ async fn suspended(service: &ToolLoopService, provider: &ScriptedProvider) -> To
     result
 }
 
+/// The ids of the calls a suspended run waits on, in the turn's order.
+fn pending_ids(result: &ToolLoopResult) -> Vec<&str> {
+    let suspension = result.suspension.as_ref().expect("suspended");
+    suspension
+        .pending
+        .iter()
+        .map(|call| call.id.as_str())
+        .collect()
+}
+
 fn token(result: &ToolLoopResult) -> String {
     result.suspension.as_ref().expect("suspended").token.clone()
 }
@@ -400,15 +410,7 @@ async fn approving_a_tool_for_the_run_answers_its_later_calls_and_no_other_tool(
     // The later archive ran without a question; publish still waits.
     assert_eq!(second.termination, Termination::Suspended);
     assert_eq!(done_with("run-"), ["archive:run-1", "archive:run-2"]);
-    let pending: Vec<&str> = second
-        .suspension
-        .as_ref()
-        .unwrap()
-        .pending
-        .iter()
-        .map(|call| call.id.as_str())
-        .collect();
-    assert_eq!(pending, ["p1"]);
+    assert_eq!(pending_ids(&second), ["p1"]);
     assert_eq!(
         recorded_decisions(&second),
         [
@@ -499,15 +501,7 @@ async fn a_policy_answers_before_the_run_stops_and_its_name_is_on_the_step() {
     let result = service.run(&provider, request()).await.expect("runs");
     assert_eq!(result.termination, Termination::Suspended);
     assert_eq!(done_with("policy-"), ["archive:policy-draft"]);
-    let pending: Vec<&str> = result
-        .suspension
-        .as_ref()
-        .unwrap()
-        .pending
-        .iter()
-        .map(|call| call.id.as_str())
-        .collect();
-    assert_eq!(pending, ["a3", "p1"]);
+    assert_eq!(pending_ids(&result), ["a3", "p1"]);
     assert_eq!(
         recorded_decisions(&result),
         [json!({"kind": "decided", "decisions": [
