@@ -129,10 +129,9 @@ fn invoke(c: &mut Criterion) {
 
 /// A service on a current-thread runtime, with the host's call of `add`, and two more services
 /// with ten subscribers each. The first's are tasks on the same runtime, which never run while
-/// the calls keep it busy (`block_on` polls a ready call and returns): every call sends its one
-/// message (its four events, made only when read) and drops the one that fell out of the
-/// 4096-message buffer, with the call it held: the caller's cost with subscribers that never
-/// read. The second's read every event on a thread of their own, which each call wakes.
+/// the calls keep it busy (`block_on` polls a ready call and returns): every call sends its four
+/// events and drops the four that fell out of the 4096-event buffer, with the call they held:
+/// the caller's cost with subscribers that never read. The second's read every event on a thread of their own, which each call wakes.
 struct Observed {
     runtime: tokio::runtime::Runtime,
     service: ToolLoopService,

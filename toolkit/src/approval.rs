@@ -1,12 +1,12 @@
-//! What an operator (or a policy written as code) decides about a call that waits for approval,
-//! and how each decision is recorded.
+//! What an operator (or a policy written as code) decides about a call that waits for approval.
+//! How each decision is recorded is [`CallDecision`](crate::recording::CallDecision).
 
 use std::panic::{self, AssertUnwindSafe};
 
 use serde::{Deserialize, Serialize};
 
 use crate::context::ToolContext;
-use crate::recorder::RunId;
+use crate::recording::RunId;
 use crate::tool::ToolSpec;
 use crate::wire::ToolCall;
 
@@ -174,92 +174,4 @@ pub(crate) fn ask_policies(
             });
         (answer != PolicyAnswer::Ask).then(|| (policy.name().to_owned(), answer))
     })
-}
-
-/// Who decided about a call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "by", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Decider {
-    /// The operator, on a resume.
-    Operator,
-    /// The operator's approval of the tool for the rest of the run, given earlier.
-    ApprovedForRun,
-    /// A policy, by its name, with its reason.
-    Policy {
-        /// The policy's name.
-        policy: String,
-        /// Why it answered so.
-        why: String,
-    },
-}
-
-/// What was decided about a call, as the run records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Decided {
-    /// The call runs.
-    Approved,
-    /// The call runs, and later calls of its tool in the run need no question.
-    ApprovedForRun,
-    /// The call does not run; the model reads the reason (the standard text without one).
-    Denied {
-        /// The reason given.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
-    },
-    /// The call's arguments were changed: both versions.
-    Edited {
-        /// What the model asked for.
-        original: String,
-        /// What the operator gave instead.
-        arguments: String,
-    },
-    /// Left without a decision: the call does not run.
-    NotDecided,
-    /// The run was stopped: the call does not run.
-    Aborted,
-}
-
-impl Decided {
-    /// `approved`, `approved_for_run`, `denied`, `edited`, `not_decided` or `aborted`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Decided::Approved => "approved",
-            Decided::ApprovedForRun => "approved_for_run",
-            Decided::Denied { .. } => "denied",
-            Decided::Edited { .. } => "edited",
-            Decided::NotDecided => "not_decided",
-            Decided::Aborted => "aborted",
-        }
-    }
-}
-
-/// One call's decision as recorded: in a run's `resumed` step (the operator's decisions) or its
-/// `decided` step (a policy's, or an earlier approval for the run).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct CallDecision {
-    /// The call.
-    pub call_id: String,
-    /// Its tool.
-    pub tool: String,
-    /// Who decided.
-    #[serde(flatten)]
-    pub by: Decider,
-    /// What.
-    #[serde(flatten)]
-    pub decided: Decided,
-}
-
-impl CallDecision {
-    pub(crate) fn new(call: &ToolCall, by: Decider, decided: Decided) -> Self {
-        Self {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            by,
-            decided,
-        }
-    }
 }

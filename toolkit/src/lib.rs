@@ -87,11 +87,9 @@ mod workers;
 #[cfg(feature = "loop")]
 mod approval;
 #[cfg(feature = "loop")]
-mod events;
-#[cfg(feature = "loop")]
 pub mod provider;
 #[cfg(feature = "loop")]
-mod recorder;
+pub mod recording;
 #[cfg(feature = "loop")]
 mod replay;
 #[cfg(feature = "loop")]
@@ -100,8 +98,6 @@ mod run;
 mod seal;
 #[cfg(feature = "loop")]
 mod service;
-#[cfg(feature = "loop")]
-mod trace;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -321,13 +317,14 @@ pub use toolkit_macros::tools;
 pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
 
 #[cfg(feature = "loop")]
-pub use approval::{
-    ApprovalPolicy, CallDecision, Choice, Decided, Decider, Decision, PendingCall, PolicyAnswer,
+pub use approval::{ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer};
+#[cfg(feature = "loop")]
+pub use provider::Usage;
+#[cfg(feature = "loop")]
+pub use recording::{
+    CallDecision, Decided, Decider, ObservedCall, Recorder, RunEvent, RunId, RunKind, RunStep,
+    RunTrace, Sink, SinkError, SinkFuture, StepKind, Subscription, Termination, ToolInvocation,
 };
-#[cfg(feature = "loop")]
-pub use events::{RunEvent, RunKind, Subscription};
-#[cfg(feature = "loop")]
-pub use recorder::{ObservedCall, Recorder, RunId, Sink, SinkError, SinkFuture, ToolInvocation};
 #[cfg(feature = "loop")]
 pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 #[cfg(feature = "loop")]
@@ -341,5 +338,3 @@ pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
 pub use seam::CheckedEdit;
 #[cfg(feature = "loop")]
 pub use service::{DEFAULT_TOKEN_LIFETIME, ToolLoopService};
-#[cfg(feature = "loop")]
-pub use trace::{RunStep, RunTrace, StepKind, Termination, Usage};

@@ -10,15 +10,14 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::approval::{
-    ApprovalPolicy, CallDecision, Choice, Decided, Decider, Decision, PendingCall, PolicyAnswer,
-    ask_policies,
-};
+use crate::approval::{ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer, ask_policies};
 use crate::bound::echo;
 use crate::context::ToolContext;
-use crate::events::RunKind;
-use crate::provider::{Provider, ProviderRequest, ProviderResponse};
-use crate::recorder::{Recording, RunId};
+use crate::provider::{Provider, ProviderRequest, ProviderResponse, Usage};
+use crate::recording::{
+    CallDecision, Decided, Decider, Recording, RunId, RunKind, RunStep, RunTrace, StepKind,
+    Termination,
+};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall, resumable_state};
 use crate::seam::{
     Approval, CheckedEdit, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, RunScope, ScopeError, Seam,
@@ -26,7 +25,6 @@ use crate::seam::{
 };
 use crate::service::ToolLoopService;
 use crate::tool::ToolSpec;
-use crate::trace::{RunStep, RunTrace, StepKind, Termination, Usage};
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 resumable_state! {
@@ -874,11 +872,15 @@ impl<'s> Run<'s> {
     async fn execute(&mut self, calls: &[(usize, &ToolCall)], answers: &mut [Option<WireString>]) {
         let seam = self.seam;
         let scope = &self.scope;
-        self.recording
-            .tools(calls, answers, |call| {
+        let invocations = self
+            .recording
+            .tools(calls, |call| {
                 seam.invoke(scope, &call.name, &call.arguments)
             })
             .await;
+        for (&(position, _), invocation) in calls.iter().zip(invocations) {
+            answers[position] = Some(invocation.wire().clone());
+        }
     }
 
     /// Runs calls an operator approved, each with the proof of its approval.
@@ -889,11 +891,15 @@ impl<'s> Run<'s> {
     ) {
         let seam = self.seam;
         let scope = &self.scope;
-        self.recording
-            .tools(calls, answers, |call| {
+        let invocations = self
+            .recording
+            .tools(calls, |call| {
                 seam.invoke_approved(scope, call, Approval::granted(call))
             })
             .await;
+        for (&(position, _), invocation) in calls.iter().zip(invocations) {
+            answers[position] = Some(invocation.wire().clone());
+        }
     }
 
     fn answer(&mut self, call: &ToolCall, wire: WireString) {

@@ -8,9 +8,9 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::recorder::RunId;
+use crate::provider::Usage;
+use crate::recording::RunId;
 use crate::run::RunOptions;
-use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 type HmacSha256 = Hmac<Sha256>;

@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use crate::approval::ApprovalPolicy;
 use crate::context::ToolContext;
-use crate::events::Subscription;
 use crate::filter::ContentFilter;
-use crate::recorder::{ObservedCall, Recorder, Sink};
+use crate::recording::{ObservedCall, Recorder, Sink, Subscription};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};

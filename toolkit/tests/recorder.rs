@@ -139,7 +139,7 @@ async fn an_unobserved_single_call_gives_the_same_answer_and_no_record() {
 }
 
 #[tokio::test]
-async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares_and_one_that_falls_behind_is_told_how_many_it_missed()
+async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_told_how_many_it_missed()
  {
     let service = service();
     let mut first = service.subscribe();
@@ -184,14 +184,14 @@ async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares
         assert!(Arc::ptr_eq(one, other), "{one:?}");
     }
 
-    // Then a loop's twelve events (a message each) and 4 095 more such calls (a message each,
-    // of four events): 4 108 messages, twelve more than the buffer holds. The twelve oldest are
-    // lost: the first call's four events and the loop's first eleven.
+    // Then a loop's twelve events and 1 023 more such calls (four events each): 4 108 events,
+    // twelve more than the buffer holds. The twelve oldest are lost, counted one by one: the
+    // first call's four events and the loop's first eight.
     let buffer = toolkit::Recorder::EVENT_BUFFER;
     assert_eq!(buffer, 4096);
     let looked = look(&service).await;
     assert_eq!(looked.content, "seen");
-    for id in 2..=4096 {
+    for id in 2..=1024 {
         service
             .call_observed(
                 &scope,
@@ -202,18 +202,28 @@ async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares
     }
     assert_eq!(
         format!("{behind:?}"),
-        format!("Subscription {{ waiting: {}, .. }}", 4 + 12 + 4095 * 4)
+        format!("Subscription {{ waiting: {}, .. }}", 4 + 12 + 1023 * 4)
     );
     match behind.try_recv() {
         Err(tokio::sync::broadcast::error::TryRecvError::Lagged(missed)) => {
-            assert_eq!(missed, 4 + 11, "every event lost, counted one by one");
+            assert_eq!(missed, 4 + 8, "every event lost, counted one by one");
         }
         other => panic!("expected the subscriber to have lagged, got {other:?}"),
     }
-    let next = behind.try_recv().expect("the loop's last event");
-    assert!(matches!(&*next, RunEvent::Done { content, .. } if content == "seen"));
+    let last_four: Vec<String> = (0..4)
+        .map(|_| name_of(&behind.try_recv().expect("the loop's last events")))
+        .collect();
+    assert_eq!(
+        last_four,
+        [
+            "tool_invoked#3",
+            "step_started#4",
+            "step_finished#4",
+            "done"
+        ]
+    );
     let rest = received(&mut behind);
-    assert_eq!(rest.len(), 4095 * 4);
+    assert_eq!(rest.len(), 1023 * 4);
     let RunEvent::ToolInvoked { invocation, .. } = &*rest[2] else {
         panic!("{:?}", rest[2]);
     };
@@ -223,42 +233,32 @@ async fn a_call_done_at_once_is_one_message_whose_events_every_subscriber_shares
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_calls_from_many_threads_a_slow_reader_loses_no_event_it_is_not_told_of() {
-    // Four tasks make 3 000 single calls each (12 000 messages of four events) while a reader
-    // that keeps stopping falls behind, catches up and falls behind again.
+    // Four tasks make 3 000 single calls each (12 000 runs of four events) while a reader that
+    // keeps stopping falls behind, catches up and falls behind again.
     const TASKS: usize = 4;
     const CALLS: usize = 3_000;
     let service = Arc::new(service());
     let mut events = service.subscribe();
     let reader = tokio::spawn(async move {
         let (mut read, mut missed, mut lags) = (0_u64, 0_u64, 0_u32);
-        let mut group: Vec<Arc<RunEvent>> = Vec::new();
+        // The position of the last event read of each run: a run's events come in order.
+        let mut seen = std::collections::HashMap::<toolkit::RunId, usize>::new();
         loop {
             match events.recv().await {
                 Ok(event) => {
                     read += 1;
-                    group.push(event);
-                    if group.len() == 4 {
-                        // A call's four events, whole, in order, of one run.
-                        let names: Vec<String> = group.iter().map(|event| name_of(event)).collect();
-                        assert_eq!(
-                            names,
-                            ["run_started", "step_started#0", "tool_invoked#0", "done"]
-                        );
-                        assert!(
-                            group
-                                .iter()
-                                .all(|event| event.run_id() == group[0].run_id())
-                        );
-                        group.clear();
+                    let position = ["run_started", "step_started#0", "tool_invoked#0", "done"]
+                        .iter()
+                        .position(|name| *name == name_of(&event))
+                        .expect("a single call's event");
+                    if let Some(before) = seen.insert(event.run_id().clone(), position) {
+                        assert!(before < position, "{event:?} after {before}");
                     }
                     if read % 1_000 == 0 {
                         tokio::time::sleep(Duration::from_millis(5)).await;
                     }
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(count)) => {
-                    // Lost messages are whole calls, and reading goes on at a call's start.
-                    assert!(group.is_empty(), "a lag tore a call apart: {group:?}");
-                    assert_eq!(count % 4, 0, "{count}");
                     missed += count;
                     lags += 1;
                 }
@@ -628,4 +628,133 @@ async fn a_sink_alone_is_given_every_event_of_a_call() {
         *sink.kept.lock().unwrap(),
         ["run_started", "step_started#0", "tool_invoked#0", "done"]
     );
+}
+
+/// What a sink kept and a subscriber saw of everything `work` records, the subscriber checking
+/// that the sink had kept each event before it was shown.
+async fn sink_then_stream<F: Future>(
+    service: &Arc<ToolLoopService>,
+    sink: &Arc<Slow>,
+    work: F,
+) -> (Vec<String>, Vec<String>, F::Output) {
+    sink.kept.lock().unwrap().clear();
+    let mut events = service.subscribe();
+    let kept_by_sink = Arc::clone(sink);
+    let watcher = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Ok(event) = events.recv().await {
+            let name = name_of(&event);
+            let kept = kept_by_sink.kept.lock().unwrap().clone();
+            assert_eq!(
+                kept.get(seen.len()),
+                Some(&name),
+                "{name} was shown before the sink kept it, or out of its order: {kept:?}"
+            );
+            seen.push(name);
+            if matches!(*event, RunEvent::Done { .. }) {
+                return seen;
+            }
+        }
+        seen
+    });
+    let output = work.await;
+    let seen = watcher.await.expect("the watcher saw every event in order");
+    let kept = sink.kept.lock().unwrap().clone();
+    (kept, seen, output)
+}
+
+/// The steps a run's events announced finished, as their kinds, in step order.
+fn finished_kinds(events: &[String]) -> Vec<String> {
+    let mut finished: Vec<(usize, &str)> = events
+        .iter()
+        .filter_map(|name| {
+            let (event, index) = name.split_once('#')?;
+            let kind = match event {
+                "tool_invoked" => "tool",
+                "step_finished" => "other",
+                _ => return None,
+            };
+            Some((index.parse().unwrap(), kind))
+        })
+        .collect();
+    finished.sort_unstable();
+    finished
+        .iter()
+        .map(|(_, kind)| (*kind).to_owned())
+        .collect()
+}
+
+fn trace_kinds(trace: &toolkit::RunTrace) -> Vec<String> {
+    trace
+        .steps()
+        .iter()
+        .map(|step| match step.kind() {
+            StepKind::Tool => "tool".to_owned(),
+            _ => "other".to_owned(),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_entry_point_records_each_step_to_the_sinks_then_the_stream_then_the_trace() {
+    let sink = Arc::new(Slow::default());
+    let service = Arc::new(service().with_sink(sink.clone()));
+    let scope = service.scope(ToolContext::new()).unwrap();
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "look", "name": "shows"}, {"id": "del", "name": "guarded"}]},
+        {"content": "finished"}
+    ]}"#;
+    let provider = ScriptedProvider::from_json(script).unwrap();
+
+    // A single call (MCP, the inspector): a run of one tool step.
+    let call = ToolCall::new("1", "shows", "{}");
+    let (kept, seen, observed) =
+        sink_then_stream(&service, &sink, service.call_observed(&scope, "mcp", &call)).await;
+    assert_eq!(
+        kept,
+        ["run_started", "step_started#0", "tool_invoked#0", "done"]
+    );
+    assert_eq!(seen, kept);
+    assert_eq!(observed.record().unwrap().call_id(), "1");
+
+    // A loop, up to its suspension.
+    let (kept, seen, suspended) = sink_then_stream(
+        &service,
+        &sink,
+        service.run(&provider, RunRequest::new("x")),
+    )
+    .await;
+    let suspended = suspended.unwrap();
+    assert_eq!(seen, kept);
+    assert_eq!(kept.len(), 10);
+    assert_eq!(finished_kinds(&kept), trace_kinds(&suspended.trace));
+    let token = suspended.suspension.expect("suspended").token;
+
+    // Its resume.
+    let (kept, seen, resumed) = sink_then_stream(
+        &service,
+        &sink,
+        service.resume(
+            &provider,
+            &token,
+            &[Decision::approve("del")],
+            ToolContext::new(),
+        ),
+    )
+    .await;
+    let resumed = resumed.unwrap();
+    assert_eq!(resumed.content, "finished");
+    assert_eq!(seen, kept);
+    assert_eq!(kept.len(), 7);
+    assert_eq!(finished_kinds(&kept), trace_kinds(&resumed.trace));
+
+    // An abort of another suspension.
+    let again = service.run(&provider, RunRequest::new("y")).await.unwrap();
+    let token = again.suspension.expect("suspended").token;
+    let (kept, seen, aborted) = sink_then_stream(&service, &sink, service.abort(&token)).await;
+    let aborted = aborted.unwrap();
+    assert_eq!(aborted.termination, Termination::Aborted);
+    assert_eq!(seen, kept);
+    assert_eq!(kept, ["step_started#4", "step_finished#4", "done"]);
+    assert_eq!(finished_kinds(&kept), trace_kinds(&aborted.trace));
 }

@@ -4,8 +4,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use serde::{Deserialize, Serialize};
+
 use crate::tool::ToolSpec;
-use crate::trace::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
 #[cfg(feature = "anthropic")]
@@ -23,6 +24,23 @@ pub use http::HttpOptions;
 #[cfg(feature = "openai")]
 pub use openai::{OPENAI_BASE_URL, OPENAI_KEY_VARIABLE, OpenAiProvider};
 pub use scripted::{ScriptError, ScriptedProvider};
+
+/// Token counts reported by the provider.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens of the prompt.
+    pub input_tokens: u64,
+    /// Tokens of the answer.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another call's counts.
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+    }
+}
 
 /// What one provider call sends.
 #[derive(Debug)]
@@ -140,7 +158,7 @@ impl ProviderResponse {
 /// A request body serialised into a buffer sized up front (see [`body_capacity`]).
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 fn serialise_body(
-    body: &impl serde::Serialize,
+    body: &impl Serialize,
     request: &ProviderRequest<'_>,
     declarations: &[&serde_json::value::RawValue],
 ) -> Result<Vec<u8>, ProviderError> {

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use super::http::{HttpClient, HttpOptions, endpoint, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::declaration::Declared;
-use crate::trace::Usage;
+use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
 /// The API's own address.

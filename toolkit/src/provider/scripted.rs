@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
-use crate::trace::Usage;
+use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
 /// Plays back a JSON script, one turn per provider call:

@@ -3,28 +3,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::approval::CallDecision;
-use crate::recorder::{RunId, ToolInvocation};
+use crate::provider::Usage;
+use crate::recording::record::{CallDecision, RunId, ToolInvocation, duration_ms};
 use crate::wire::ToolCall;
-
-/// Token counts reported by the provider.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Tokens of the prompt.
-    pub input_tokens: u64,
-    /// Tokens of the answer.
-    pub output_tokens: u64,
-}
-
-impl Usage {
-    /// Adds another call's counts.
-    pub fn add(&mut self, other: Usage) {
-        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
-    }
-}
 
 /// Why a run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -190,16 +173,5 @@ impl RunTrace {
             RunStep::Tool(invocation) => Some(invocation.as_ref()),
             _ => None,
         })
-    }
-}
-
-/// Durations as milliseconds with fractions, for people reading traces.
-pub(crate) mod duration_ms {
-    use std::time::Duration;
-
-    use serde::Serializer;
-
-    pub fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_f64(duration.as_secs_f64() * 1000.0)
     }
 }

@@ -1,0 +1,383 @@
+//! Recording: the one pipeline from the seam to every place a call is shown or kept.
+//!
+//! Artifacts leave the seam here and nowhere else. A [`Recording`] is the only code that turns a
+//! seam result ([`BoundedResult`]) into the two things that follow a call: the [`WireString`] for
+//! the tool-result message, and the [`ToolInvocation`] (with the bounded artifacts) for people.
+//! Every run, a loop or one call made outside a loop (MCP, the inspector's one-tool runs), is
+//! recorded by one `Recording`, and every step it records goes, in this order, to each
+//! registered [`Sink`] (the persisted audit copy: committed before anything is shown), to the
+//! event stream (one [`RunEvent`] per message), and to the run's [`RunTrace`]. The one shortcut:
+//! a call nobody keeps or watches is not recorded at all, and its caller gets the seam's result.
+//!
+//! [`record`] holds what is recorded (the run's id, each call, each decision), [`trace`] a run's
+//! steps, [`events`] what subscribers and sinks are told.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+// Tokio's clock, so a paused test clock times calls exactly; unpaused it is the system's.
+use tokio::time::Instant;
+
+use crate::result::ToolArtifact;
+use crate::seam::{BoundedResult, RunScope, Seam};
+use crate::wire::{ToolCall, WireString};
+
+pub(crate) mod events;
+pub(crate) mod record;
+pub(crate) mod trace;
+
+pub use events::{RunEvent, RunKind, Subscription};
+pub use record::{CallDecision, Decided, Decider, RunId, ToolInvocation};
+pub use trace::{RunStep, RunTrace, StepKind, Termination};
+
+use events::Channel;
+
+/// A place that keeps what runs did, such as the persisted audit copy.
+///
+/// The recorder gives every event of every run to each sink, in the run's order, and waits for
+/// the sink before subscribers see the event: a step a sink keeps is committed before it is
+/// shown. A sink that fails does not stop the run; its error is logged and reported to
+/// subscribers as [`RunEvent::Error`].
+pub trait Sink: Send + Sync {
+    /// Keeps what `event` reports (or ignores it).
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a>;
+}
+
+/// The boxed future of [`Sink::record`].
+pub type SinkFuture<'a> = Pin<Box<dyn Future<Output = Result<(), SinkError>> + Send + 'a>>;
+
+/// A sink that could not keep an event.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct SinkError(Box<dyn std::error::Error + Send + Sync>);
+
+impl SinkError {
+    /// Wraps the sink's own error.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(error.into())
+    }
+}
+
+/// Records runs: fans every step out to the registered [`Sink`]s, the event stream and the
+/// run's trace.
+pub struct Recorder {
+    events: Channel,
+    sinks: Vec<Arc<dyn Sink>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self {
+            events: Channel::new(Self::EVENT_BUFFER),
+            sinks: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Recorder")
+            .field("sinks", &self.sinks.len())
+            .field("subscribers", &self.events.subscribers())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Recorder {
+    /// How many events a subscriber may fall behind before it misses some (it is told how
+    /// many).
+    pub const EVENT_BUFFER: usize = 4096;
+
+    /// A recorder with no sink.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same recorder also keeping every event in `sink`.
+    #[must_use]
+    pub fn with_sink(mut self, sink: Arc<dyn Sink>) -> Self {
+        self.sinks.push(sink);
+        self
+    }
+
+    /// Follows every run's events live, from now on. A subscriber that falls more than
+    /// [`EVENT_BUFFER`](Self::EVENT_BUFFER) events behind misses events (and is told how
+    /// many); it never slows a run.
+    pub fn subscribe(&self) -> Subscription {
+        self.events.subscribe()
+    }
+
+    /// Whether anyone keeps or watches events; when nobody does, none is built.
+    fn observed(&self) -> bool {
+        !self.sinks.is_empty() || self.events.subscribers() > 0
+    }
+
+    /// Gives the event to every sink, then to subscribers; when nobody keeps or watches
+    /// events, the event is not made.
+    async fn emit(&self, event: impl FnOnce() -> RunEvent) {
+        if !self.observed() {
+            return;
+        }
+        let event = Arc::new(event());
+        for sink in &self.sinks {
+            if let Err(error) = sink.record(&event).await {
+                tracing::error!(run_id = %event.run_id(), %error, "a sink could not keep an event");
+                let report = RunEvent::Error {
+                    run_id: event.run_id().clone(),
+                    message: format!("a sink could not keep this run's event: {error}"),
+                };
+                self.events.send(Arc::new(report));
+            }
+        }
+        self.events.send(event);
+    }
+
+    /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
+    /// sinks and subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the
+    /// artifacts) and `Done`, recorded as a loop records its steps. When nobody observes,
+    /// nothing is recorded: no event, no record, no clock read, nothing copied; the seam's
+    /// result is given as it is.
+    pub(crate) async fn call(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+    ) -> ObservedCall {
+        if !self.observed() {
+            let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
+            return ObservedCall(Observed::Unrecorded(bounded));
+        }
+        // Boxed: a recording's state does not weigh on the future of an unobserved call.
+        let recorded = Box::pin(async {
+            let mut recording =
+                Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+            let [invocation] = recording
+                .tools(&[(0, call)], |call| {
+                    seam.invoke(scope, &call.name, &call.arguments)
+                })
+                .await
+                .try_into()
+                .expect("one call, one record");
+            recording
+                .end(Termination::Answered, invocation.content())
+                .await;
+            invocation
+        })
+        .await;
+        ObservedCall(Observed::Recorded(recorded))
+    }
+}
+
+/// What [`ToolLoopService::call_observed`](crate::ToolLoopService::call_observed) gives back:
+/// the bounded result for whoever asked, and the record the sinks and subscribers were given
+/// when anyone kept or watched events.
+#[derive(Clone, Debug)]
+pub struct ObservedCall(Observed);
+
+#[derive(Clone, Debug)]
+enum Observed {
+    Recorded(Arc<ToolInvocation>),
+    Unrecorded(BoundedResult),
+}
+
+impl ObservedCall {
+    /// The wire content for the tool-result message (or an MCP reply).
+    pub fn wire(&self) -> &WireString {
+        match &self.0 {
+            Observed::Recorded(invocation) => invocation.wire(),
+            Observed::Unrecorded(bounded) => bounded.content(),
+        }
+    }
+
+    /// The bounded content that goes to whoever asked.
+    pub fn content(&self) -> &str {
+        self.wire().as_str()
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.wire().is_error()
+    }
+
+    /// The bounded artifacts: for people only, never on the wire.
+    pub fn artifacts(&self) -> &[ToolArtifact] {
+        match &self.0 {
+            Observed::Recorded(invocation) => invocation.artifacts(),
+            Observed::Unrecorded(bounded) => bounded.artifacts(),
+        }
+    }
+
+    /// The record every sink and subscriber was given (the same one, shared), with how long the
+    /// call took; `None` when no sink kept and no subscriber watched events, so that nothing
+    /// was recorded or timed. A host that wants the time of an unobserved call times its
+    /// `await`, as around [`invoke`](crate::ToolLoopService::invoke).
+    pub fn record(&self) -> Option<&Arc<ToolInvocation>> {
+        match &self.0 {
+            Observed::Recorded(invocation) => Some(invocation),
+            Observed::Unrecorded(_) => None,
+        }
+    }
+}
+
+/// One run being recorded: its id, the next step's index and its trace.
+pub(crate) struct Recording<'r> {
+    recorder: &'r Recorder,
+    run_id: RunId,
+    steps: Vec<RunStep>,
+    next: usize,
+}
+
+impl<'r> Recording<'r> {
+    /// A new run: sinks and subscribers are told it started.
+    pub(crate) async fn start(
+        recorder: &'r Recorder,
+        run_id: RunId,
+        kind: RunKind,
+        title: &str,
+    ) -> Self {
+        recorder
+            .emit(|| RunEvent::run_started(&run_id, kind, title))
+            .await;
+        Self {
+            recorder,
+            run_id,
+            steps: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// A run going on after a suspension, its steps numbered on from `next`.
+    pub(crate) fn resume(recorder: &'r Recorder, run_id: RunId, next: usize) -> Self {
+        Self {
+            recorder,
+            run_id,
+            steps: Vec::new(),
+            next,
+        }
+    }
+
+    pub(crate) fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
+
+    /// The index the next step will get.
+    pub(crate) fn next_index(&self) -> usize {
+        self.next
+    }
+
+    /// Announces a step that takes a while (a provider call): subscribers see it started.
+    pub(crate) async fn begin(&mut self, kind: StepKind, tool: Option<&str>) -> usize {
+        let index = self.next;
+        self.next += 1;
+        let run_id = &self.run_id;
+        self.recorder
+            .emit(|| RunEvent::step_started(run_id, index, kind, tool))
+            .await;
+        index
+    }
+
+    /// Records a step begun with [`begin`](Self::begin).
+    pub(crate) async fn finish(&mut self, index: usize, step: RunStep) {
+        self.announce_finished(index, &step).await;
+        self.steps.push(step);
+    }
+
+    /// Records a step that took no time of its own.
+    pub(crate) async fn step(&mut self, step: RunStep) {
+        let tool = match &step {
+            RunStep::Tool(invocation) => Some(Arc::clone(invocation)),
+            _ => None,
+        };
+        let index = self
+            .begin(step.kind(), tool.as_ref().map(|tool| tool.name()))
+            .await;
+        self.finish(index, step).await;
+    }
+
+    async fn announce_finished(&self, index: usize, step: &RunStep) {
+        let run_id = &self.run_id;
+        self.recorder
+            .emit(|| RunEvent::step_finished(run_id, index, step))
+            .await;
+    }
+
+    /// Records a call answered without running it (a refusal): a tool step like any other.
+    pub(crate) async fn answered(&mut self, call: &ToolCall, bounded: BoundedResult) -> WireString {
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, Duration::ZERO));
+        let wire = invocation.wire().clone();
+        self.step(RunStep::Tool(invocation)).await;
+        wire
+    }
+
+    /// Runs `calls` concurrently through `execute` (the seam), each timed; each is shown as it
+    /// finishes, and the trace keeps them in the calls' order. Gives their records in that
+    /// order.
+    pub(crate) async fn tools<'c, F, Fut>(
+        &mut self,
+        calls: &[(usize, &'c ToolCall)],
+        execute: F,
+    ) -> Vec<Arc<ToolInvocation>>
+    where
+        F: Fn(&'c ToolCall) -> Fut,
+        Fut: Future<Output = BoundedResult>,
+    {
+        // One call (the usual turn, and every call outside a loop) needs no join.
+        if let [(_, call)] = calls {
+            let index = self.begin(StepKind::Tool, Some(&call.name)).await;
+            let invocation = self.tool(call, index, &execute).await;
+            self.steps.push(RunStep::Tool(Arc::clone(&invocation)));
+            return vec![invocation];
+        }
+        let mut indices = Vec::with_capacity(calls.len());
+        for (_, call) in calls {
+            indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
+        }
+        let this = &*self;
+        let invocations = join_all(
+            calls
+                .iter()
+                .zip(indices)
+                .map(|(&(_, call), index)| this.tool(call, index, &execute)),
+        )
+        .await;
+        self.steps.extend(
+            invocations
+                .iter()
+                .map(|invocation| RunStep::Tool(Arc::clone(invocation))),
+        );
+        invocations
+    }
+
+    /// One call of a turn, begun as step `index`: run, timed and shown as it finishes.
+    async fn tool<'c, F, Fut>(
+        &self,
+        call: &'c ToolCall,
+        index: usize,
+        execute: &F,
+    ) -> Arc<ToolInvocation>
+    where
+        F: Fn(&'c ToolCall) -> Fut,
+        Fut: Future<Output = BoundedResult>,
+    {
+        let started = Instant::now();
+        let bounded = execute(call).await;
+        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+        self.announce_finished(index, &RunStep::Tool(Arc::clone(&invocation)))
+            .await;
+        invocation
+    }
+
+    /// The run stopped: sinks and subscribers are told why; the trace is complete.
+    pub(crate) async fn end(self, termination: Termination, content: &str) -> RunTrace {
+        let run_id = &self.run_id;
+        self.recorder
+            .emit(|| RunEvent::done(run_id, termination, content))
+            .await;
+        RunTrace::new(self.run_id, self.steps)
+    }
+}
