@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::filter::ContentFilter;
-use crate::tool::StateType;
 
 /// The caller's rights and the typed values (resources, policies) tools read while they run.
 ///
@@ -165,6 +164,39 @@ impl ToolContext {
             .as_ref()?
             .get(&TypeId::of::<T>())
             .and_then(|extension| extension.value.downcast_ref())
+    }
+}
+
+/// A type of state a tool reads from the [`ToolContext`]: declared in its spec (a `#[state]`
+/// parameter of a `#[tool]` function, or [`ToolSpec::with_state`](crate::ToolSpec::with_state)) and checked when a scope is
+/// built, so that a missing one fails once, before any call, naming the tool and the type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StateType {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl StateType {
+    /// The state type `T`.
+    pub fn of<T: Any + Send + Sync>() -> Self {
+        Self::new::<T>()
+    }
+
+    /// The same without the bound `#[tool]` checks itself (see `__private::StateValue`).
+    pub(crate) fn new<T: Any>() -> Self {
+        Self {
+            id: TypeId::of::<T>(),
+            name: type_name::<T>(),
+        }
+    }
+
+    /// The type's name, as `std::any::type_name` gives it.
+    pub fn type_name(self) -> &'static str {
+        self.name
+    }
+
+    pub(crate) fn id(self) -> TypeId {
+        self.id
     }
 }
 

@@ -1,6 +1,7 @@
-//! A tool's declaration in each wire format, borrowed from its [`ToolSpec`]: one type per format
-//! serves both the spec's exports ([`ToolSpec::openai`], [`ToolSpec::anthropic`], ...) and the
-//! providers' request bodies, so the two cannot drift apart.
+//! A tool's declaration in each wire format, borrowed from its spec's name, description and
+//! schema: one type per format serves both the spec's exports
+//! ([`ToolSpec::openai`](crate::ToolSpec::openai), [`ToolSpec::anthropic`](crate::ToolSpec::anthropic), ...)
+//! and the providers' request bodies, so the two cannot drift apart.
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 use std::sync::OnceLock;
@@ -9,8 +10,6 @@ use serde::Serialize;
 use serde_json::Value;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 use serde_json::value::RawValue;
-
-use crate::tool::ToolSpec;
 
 /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters}}`,
 /// with `"strict": true` in strict mode.
@@ -31,13 +30,18 @@ struct OpenAiFunction<'a> {
 }
 
 impl<'a> OpenAiTool<'a> {
-    /// The declaration of `spec` with these parameters (its own schema, or a rewrite of it).
-    pub(crate) fn new(spec: &'a ToolSpec, parameters: &'a Value, strict: bool) -> Self {
+    /// The declaration of a tool with these parameters (its own schema, or a rewrite of it).
+    pub(crate) fn new(
+        name: &'a str,
+        description: &'a str,
+        parameters: &'a Value,
+        strict: bool,
+    ) -> Self {
         Self {
             kind: "function",
             function: OpenAiFunction {
-                name: spec.name(),
-                description: spec.description(),
+                name,
+                description,
                 parameters,
                 strict,
             },
@@ -54,12 +58,12 @@ pub(crate) struct AnthropicTool<'a> {
 }
 
 impl<'a> AnthropicTool<'a> {
-    /// The declaration of `spec`, its schema as it is.
-    pub(crate) fn new(spec: &'a ToolSpec) -> Self {
+    /// The declaration of a tool, its schema as it is.
+    pub(crate) fn new(name: &'a str, description: &'a str, input_schema: &'a Value) -> Self {
         Self {
-            name: spec.name(),
-            description: spec.description(),
-            input_schema: spec.input_schema(),
+            name,
+            description,
+            input_schema,
         }
     }
 }
@@ -73,10 +77,10 @@ pub(crate) struct GeminiDeclaration<'a> {
 }
 
 impl<'a> GeminiDeclaration<'a> {
-    pub(crate) fn new(spec: &'a ToolSpec, parameters: &'a Value) -> Self {
+    pub(crate) fn new(name: &'a str, description: &'a str, parameters: &'a Value) -> Self {
         Self {
-            name: spec.name(),
-            description: spec.description(),
+            name,
+            description,
             parameters,
         }
     }
@@ -96,20 +100,19 @@ pub(crate) struct Declared {
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 impl Declared {
-    /// `spec`'s OpenAI declaration (not strict: its schema as it is).
+    /// The OpenAI declaration (not strict: the schema as it is) of the spec these are its
+    /// name, description and schema.
     #[cfg(feature = "openai")]
-    pub(crate) fn openai(spec: &ToolSpec) -> &RawValue {
-        spec.declared()
-            .openai
-            .get_or_init(|| raw(&OpenAiTool::new(spec, spec.input_schema(), false)))
+    pub(crate) fn openai(&self, name: &str, description: &str, schema: &Value) -> &RawValue {
+        self.openai
+            .get_or_init(|| raw(&OpenAiTool::new(name, description, schema, false)))
     }
 
-    /// `spec`'s Anthropic declaration.
+    /// The Anthropic declaration of the spec these are its name, description and schema.
     #[cfg(feature = "anthropic")]
-    pub(crate) fn anthropic(spec: &ToolSpec) -> &RawValue {
-        spec.declared()
-            .anthropic
-            .get_or_init(|| raw(&AnthropicTool::new(spec)))
+    pub(crate) fn anthropic(&self, name: &str, description: &str, schema: &Value) -> &RawValue {
+        self.anthropic
+            .get_or_init(|| raw(&AnthropicTool::new(name, description, schema)))
     }
 }
 

@@ -70,6 +70,8 @@ mod declaration;
 pub mod describe;
 mod filter;
 mod flat;
+#[cfg(test)]
+mod layout;
 mod meter;
 mod name;
 mod registry;
@@ -93,6 +95,10 @@ pub mod recording;
 #[cfg(feature = "loop")]
 mod replay;
 #[cfg(feature = "loop")]
+mod request;
+#[cfg(feature = "loop")]
+mod resumable;
+#[cfg(feature = "loop")]
 mod run;
 #[cfg(feature = "loop")]
 mod seal;
@@ -104,7 +110,7 @@ mod service;
 pub mod __private;
 
 pub use causes::with_causes;
-pub use context::ToolContext;
+pub use context::{StateType, ToolContext};
 pub use filter::ContentFilter;
 #[cfg(feature = "secrets")]
 pub use filter::SecretFilter;
@@ -117,8 +123,8 @@ pub use seam::{
     ScopeError, Seam,
 };
 pub use tool::{
-    ArgumentError, BoxToolFuture, ExecutePermit, Execution, StateType, Tool, ToolFlags, ToolFuture,
-    ToolSet, ToolSpec,
+    ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFlags, ToolFuture, ToolSet,
+    ToolSpec,
 };
 /// Makes a documented function a tool, registered when the program links it.
 ///
@@ -328,12 +334,13 @@ pub use recording::{
 #[cfg(feature = "loop")]
 pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 #[cfg(feature = "loop")]
-pub use run::{
-    CancelSignal, DEFAULT_MAX_ITERATIONS, Preview, RunError, RunOptions, RunRequest, Suspension,
-    ToolLoopResult,
-};
+pub use request::{CancelSignal, DEFAULT_MAX_ITERATIONS, RunOptions, RunRequest};
 #[cfg(feature = "loop")]
-pub use seal::{Resumable, SealKey, SuspendedRunState, TokenError};
+pub use resumable::Resumable;
+#[cfg(feature = "loop")]
+pub use run::{Preview, RunError, Suspension, ToolLoopResult};
+#[cfg(feature = "loop")]
+pub use seal::{SealKey, SuspendedRunState, TokenError};
 #[cfg(feature = "loop")]
 pub use seam::CheckedEdit;
 #[cfg(feature = "loop")]

@@ -37,7 +37,12 @@ impl ToolSpec {
     /// The OpenAI Chat Completions function tool (also accepted by Ollama, vLLM, llama.cpp and
     /// LM Studio), the input schema as it is.
     pub fn openai(&self) -> Value {
-        declaration::to_value(&OpenAiTool::new(self, self.input_schema(), false))
+        declaration::to_value(&OpenAiTool::new(
+            self.name(),
+            self.description(),
+            self.input_schema(),
+            false,
+        ))
     }
 
     /// The OpenAI function tool in strict mode: every object has `additionalProperties: false`
@@ -48,7 +53,8 @@ impl ToolSpec {
         let rewrite = Rewrite::new(self, "OpenAI strict");
         let parameters = rewrite.strict(self.input_schema(), "")?;
         Ok(declaration::to_value(&OpenAiTool::new(
-            self,
+            self.name(),
+            self.description(),
             &parameters,
             true,
         )))
@@ -56,7 +62,11 @@ impl ToolSpec {
 
     /// The Anthropic Messages tool, the input schema as it is.
     pub fn anthropic(&self) -> Value {
-        declaration::to_value(&AnthropicTool::new(self))
+        declaration::to_value(&AnthropicTool::new(
+            self.name(),
+            self.description(),
+            self.input_schema(),
+        ))
     }
 
     /// The Gemini function declaration: references inlined, only the keywords Gemini's schema
@@ -65,7 +75,8 @@ impl ToolSpec {
         let rewrite = Rewrite::new(self, "Gemini");
         let parameters = rewrite.gemini(self.input_schema(), "", &mut Vec::new())?;
         Ok(declaration::to_value(&GeminiDeclaration::new(
-            self,
+            self.name(),
+            self.description(),
             &parameters,
         )))
     }

@@ -10,7 +10,8 @@ use sha2::Sha256;
 
 use crate::provider::Usage;
 use crate::recording::RunId;
-use crate::run::RunOptions;
+use crate::request::RunOptions;
+use crate::resumable::resumable_state;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -75,64 +76,6 @@ pub enum TokenError {
     #[error("the token's use cannot be recorded: {0}")]
     Store(String),
 }
-
-pub(crate) mod sealed {
-    pub trait Sealed {}
-}
-
-/// Types that may be part of resumable state. Sealed: only this crate implements it, and never
-/// for an artifact type, so a [`SuspendedRunState`] provably holds no artifact.
-///
-/// ```compile_fail
-/// fn resumable<T: toolkit::Resumable>() {}
-/// resumable::<toolkit::ToolArtifact>();
-/// ```
-pub trait Resumable: sealed::Sealed {}
-
-macro_rules! resumable {
-    ($($type:ty),* $(,)?) => {
-        $(impl sealed::Sealed for $type {} impl Resumable for $type {})*
-    };
-}
-
-resumable!(
-    String,
-    bool,
-    u32,
-    u64,
-    usize,
-    f32,
-    std::time::Duration,
-    ChatMessage,
-    ToolCall,
-    WireString,
-    Usage,
-    RunId,
-);
-impl<T: Resumable> sealed::Sealed for Vec<T> {}
-impl<T: Resumable> Resumable for Vec<T> {}
-impl<T: Resumable> sealed::Sealed for Option<T> {}
-impl<T: Resumable> Resumable for Option<T> {}
-
-/// Defines a state struct and proves at compile time that every field type is [`Resumable`].
-macro_rules! resumable_state {
-    (
-        $(#[$meta:meta])*
-        $vis:vis struct $name:ident { $($(#[$field_meta:meta])* $field_vis:vis $field:ident: $type:ty,)* }
-    ) => {
-        $(#[$meta])*
-        $vis struct $name { $($(#[$field_meta])* $field_vis $field: $type,)* }
-
-        const _: () = {
-            const fn resumable<T: $crate::seal::Resumable>() {}
-            $(resumable::<$type>();)*
-        };
-
-        impl $crate::seal::sealed::Sealed for $name {}
-        impl $crate::seal::Resumable for $name {}
-    };
-}
-pub(crate) use resumable_state;
 
 resumable_state! {
     /// A run waiting for approvals: its options and its progress. Holds no artifact (they went to

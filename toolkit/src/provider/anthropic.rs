@@ -6,7 +6,6 @@ use serde_json::value::RawValue;
 
 use super::http::{HttpClient, HttpOptions, arguments_value, endpoint, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
-use crate::declaration::Declared;
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -132,7 +131,7 @@ impl AnthropicProvider {
             tools: request
                 .tools
                 .iter()
-                .map(|spec| Declared::anthropic(spec))
+                .map(|spec| spec.anthropic_declaration())
                 .collect(),
             temperature: request.temperature,
         };

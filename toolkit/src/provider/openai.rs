@@ -6,7 +6,6 @@ use serde_json::value::RawValue;
 
 use super::http::{HttpClient, HttpOptions, endpoint, key_from_env};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
-use crate::declaration::Declared;
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -72,7 +71,7 @@ impl OpenAiProvider {
             tools: request
                 .tools
                 .iter()
-                .map(|spec| Declared::openai(spec))
+                .map(|spec| spec.openai_declaration())
                 .collect(),
             temperature: request.temperature,
         };

@@ -1,16 +1,13 @@
 //! Recording: the one pipeline from the seam to every place a call is shown or kept.
 //!
-//! Artifacts leave the seam here and nowhere else. A [`Recording`] is the only code that turns a
-//! seam result ([`BoundedResult`]) into the two things that follow a call: the [`WireString`] for
+//! Artifacts leave the seam here and nowhere else. A run's `Recording` is the only code that turns
+//! a seam result ([`BoundedResult`]) into the two things that follow a call: the [`WireString`] for
 //! the tool-result message, and the [`ToolInvocation`] (with the bounded artifacts) for people.
 //! Every run, a loop or one call made outside a loop (MCP, the inspector's one-tool runs), is
 //! recorded by one `Recording`, and every step it records goes, in this order, to each
 //! registered [`Sink`] (the persisted audit copy: committed before anything is shown), to the
 //! event stream (one [`RunEvent`] per message), and to the run's [`RunTrace`]. The one shortcut:
 //! a call nobody keeps or watches is not recorded at all, and its caller gets the seam's result.
-//!
-//! [`record`] holds what is recorded (the run's id, each call, each decision), [`trace`] a run's
-//! steps, [`events`] what subscribers and sinks are told.
 
 use std::fmt;
 use std::future::Future;
