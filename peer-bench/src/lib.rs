@@ -226,17 +226,16 @@ impl Peers {
         let text = match path {
             "block_on_only" => self.block_on_only().to_string(),
             "hand_written" => self.hand_written(),
-            "toolkit_invoke_inline" => self.toolkit_invoke("add").content().as_str().to_owned(),
+            "toolkit_invoke_inline" => self.toolkit_invoke("add").content().to_owned(),
             "toolkit_invoke_async" => self
                 .toolkit_invoke("add_async")
                 .content()
-                .as_str()
                 .to_owned(),
             "toolkit_observed" => self.toolkit_observed().wire().as_str().to_owned(),
             "toolkit_observed_10_subscribers" => {
                 self.toolkit_observed_watched().wire().as_str().to_owned()
             }
-            "toolkit_seam_inline" => self.toolkit_seam("add").content().as_str().to_owned(),
+            "toolkit_seam_inline" => self.toolkit_seam("add").content().to_owned(),
             "rmcp_call_tool" => rmcp_text(&self.rmcp_call_tool().expect("called")).to_owned(),
             "rig_erased_tool" => self
                 .rig_erased_tool()
@@ -308,7 +307,7 @@ impl Peers {
 
     /// `call_observed` of a `ToolCall` the host holds (borrowed, as `invoke` borrows its
     /// text), nobody observing.
-    pub fn toolkit_observed(&self) -> toolkit::ObservedCall {
+    pub fn toolkit_observed(&self) -> toolkit::recording::ObservedCall {
         self.runtime.block_on(self.service.call_observed(
             &self.scope,
             "bench",
@@ -318,7 +317,7 @@ impl Peers {
 
     /// `call_observed` as [`toolkit_observed`](Self::toolkit_observed) does it, with ten
     /// subscribers draining the service's events.
-    pub fn toolkit_observed_watched(&self) -> toolkit::ObservedCall {
+    pub fn toolkit_observed_watched(&self) -> toolkit::recording::ObservedCall {
         self.runtime.block_on(self.watched.call_observed(
             &self.watched_scope,
             "bench",

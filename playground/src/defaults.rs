@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
-use toolkit::{SealKey, SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry, seal::SealKey, seam::SecretFilter};
 use toolkit_audit::Audit;
 use toolkit_builtins::policies::WritesUnder;
 use toolkit_builtins::{Database, WorkspaceRoot};

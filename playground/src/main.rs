@@ -31,8 +31,10 @@ use playground::server::{
 use playground::terminal;
 use toolkit::provider::Provider;
 use toolkit::{
-    CallDecision, Decided, Decider, Decision, Preview, RunEvent, RunRequest, RunStep, Termination,
-    ToolCall, ToolLoopService, ToolRegistry,
+    RunEvent, RunRequest, ToolCall, ToolLoopService, ToolRegistry,
+    approval::Decision,
+    recording::{CallDecision, Decided, Decider, RunStep, Termination},
+    run::Preview,
 };
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::policies::WritesUnder; // and links the builtin tools

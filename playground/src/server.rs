@@ -29,9 +29,13 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use toolkit::provider::Provider;
 use toolkit::{
-    Decision, Preview, RegistryError, RunError, RunEvent, RunId, RunRequest, TokenError,
-    ToolArtifact, ToolCall, ToolContext, ToolInvocation, ToolLoopResult, ToolLoopService,
-    ToolRegistry,
+    RunError, RunEvent, RunRequest, ToolArtifact, ToolCall, ToolContext, ToolLoopResult,
+    ToolLoopService, ToolRegistry,
+    approval::Decision,
+    recording::{RunId, ToolInvocation},
+    registry::RegistryError,
+    run::Preview,
+    seal::TokenError,
 };
 use toolkit_audit::{Audit, RunQuery};
 

@@ -101,7 +101,7 @@ pub fn render(artifact: &ToolArtifact) -> String {
 
 #[cfg(test)]
 mod tests {
-    use toolkit::{Cell, Table, ToolArtifact};
+    use toolkit::{Table, ToolArtifact, result::Cell};
 
     use super::{inert, render};
 

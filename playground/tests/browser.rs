@@ -129,10 +129,7 @@ async fn seam(name: &str, arguments: &str, context: ToolContext) -> (String, Vec
     let service = ToolLoopService::new(ToolRegistry::linked().expect("registry"));
     let scope = service.scope(context).unwrap();
     let result = service.invoke(&scope, name, arguments).await;
-    (
-        result.content().as_str().to_owned(),
-        result.artifacts().to_vec(),
-    )
+    (result.content().to_owned(), result.artifacts().to_vec())
 }
 
 /// Runs `name` with raw JSON `arguments` in the inspector and returns what the step shows.

@@ -10,7 +10,7 @@ use common::{
     start_playground_with_policy,
 };
 use serde_json::{Value, json};
-use toolkit::{Cell, Table, ToolArtifact, ToolResult, tool};
+use toolkit::{Table, ToolArtifact, ToolResult, result::Cell, tool};
 use toolkit_audit::Privacy;
 use toolkit_builtins::policies::WritesUnder; // and links the builtin tools
 

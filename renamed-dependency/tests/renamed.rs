@@ -21,11 +21,11 @@ async fn tools_of_a_crate_that_renames_toolkit_register_and_run() {
         .scope(ToolContext::new().with_extension(Volume(2)))
         .expect("the volume is given");
     let sum = service.invoke(&scope, "add", r#"{"a": 40}"#).await;
-    assert_eq!(sum.content().as_str(), "42 (admin: false)");
+    assert_eq!(sum.content(), "42 (admin: false)");
     let greeting = service.invoke(&scope, "greet", r#"{"name": "Ada"}"#).await;
-    assert_eq!(greeting.content().as_str(), "Hello, Ada!!");
+    assert_eq!(greeting.content(), "Hello, Ada!!");
     let shouted = service.invoke(&scope, "shout", r#"{"text": "hi"}"#).await;
-    assert_eq!(shouted.content().as_str(), "HI");
+    assert_eq!(shouted.content(), "HI");
     let counted = service.invoke(&scope, "count_on", r#"{"by": 2}"#).await;
-    assert_eq!(counted.content().as_str(), "42");
+    assert_eq!(counted.content(), "42");
 }

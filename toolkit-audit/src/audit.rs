@@ -9,7 +9,11 @@ use crate::postgres::PostgresAudit;
 use crate::privacy::Privacy;
 use crate::rows::{AuditError, RunQuery, RunRow, StepRow};
 use crate::sqlite::SqliteAudit;
-use toolkit::{ReplayFuture, ReplayStore, RunEvent, Sink, SinkFuture};
+use toolkit::{
+    RunEvent, Sink,
+    recording::SinkFuture,
+    seal::{ReplayFuture, ReplayStore},
+};
 
 /// An audit copy: what a program that takes an audit location (say, `--audit`) opens. It is a
 /// [`Sink`] and a [`ReplayStore`] for a service, and reads the history back.

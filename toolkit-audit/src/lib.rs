@@ -6,7 +6,7 @@
 //! either location. Each finished step is one row, committed (SQLite in WAL mode, synchronous;
 //! PostgreSQL at commit) before the recorder shows the step to anyone, so a process killed
 //! mid-run loses no step it had reported as finished. Both are also a
-//! [`ReplayStore`](toolkit::ReplayStore): every instance on one audit copy resumes each sealed
+//! [`ReplayStore`](toolkit::seal::ReplayStore): every instance on one audit copy resumes each sealed
 //! token once between them.
 //!
 //! With the `otlp` feature, [`OtlpExport`] sends runs as OpenTelemetry traces (GenAI semantic

@@ -16,7 +16,10 @@ use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use serde_json::json;
-use toolkit::{RunEvent, RunKind, RunStep, Sink, SinkFuture, ToolInvocation};
+use toolkit::{
+    RunEvent, Sink,
+    recording::{RunKind, RunStep, SinkFuture, ToolInvocation},
+};
 
 use crate::privacy::Privacy;
 

@@ -11,7 +11,11 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio::sync::{OnceCell, watch};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, NoTls, Row};
-use toolkit::{ReplayError, ReplayFuture, ReplayStore, RunEvent, Sink, SinkError, SinkFuture};
+use toolkit::{
+    RunEvent, Sink,
+    recording::{SinkError, SinkFuture},
+    seal::{ReplayError, ReplayFuture, ReplayStore},
+};
 
 use crate::privacy::Privacy;
 use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, write_for};

@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use toolkit::{CallDecision, Decided, Decider, RunEvent, RunKind, RunStep, ToolInvocation};
+use toolkit::{
+    RunEvent,
+    recording::{CallDecision, Decided, Decider, RunKind, RunStep, ToolInvocation},
+};
 
 use crate::privacy::Privacy;
 

@@ -5,7 +5,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, params};
-use toolkit::{ReplayError, ReplayFuture, ReplayStore, RunEvent, Sink, SinkError, SinkFuture};
+use toolkit::{
+    RunEvent, Sink,
+    recording::{SinkError, SinkFuture},
+    seal::{ReplayError, ReplayFuture, ReplayStore},
+};
 
 use crate::privacy::Privacy;
 use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, write_for};

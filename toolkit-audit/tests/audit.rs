@@ -287,7 +287,11 @@ fn guarded() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_resumes_once_across_services_sharing_the_audit_database() {
-    use toolkit::{Decision, RunError, SealKey, TokenError};
+    use toolkit::{
+        RunError,
+        approval::Decision,
+        seal::{SealKey, TokenError},
+    };
 
     /// Tokens tried, each from sixteen tasks at once.
     const ROUNDS: usize = 20;
@@ -378,7 +382,7 @@ async fn a_token_resumes_once_across_services_sharing_the_audit_database() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_decision_is_kept_as_each_privacy_level_keeps_it() {
-    use toolkit::Decision;
+    use toolkit::approval::Decision;
 
     let script = r#"{"turns": [
         {"tool_calls": [{"id": "g1", "name": "guarded"}, {"id": "g2", "name": "guarded"}]},

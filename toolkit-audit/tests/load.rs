@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use toolkit::provider::ScriptedProvider;
-use toolkit::{RunEvent, RunRequest, Sink, SinkFuture, ToolLoopService, ToolRegistry, tool};
+use toolkit::{
+    RunEvent, RunRequest, Sink, ToolLoopService, ToolRegistry, recording::SinkFuture, tool,
+};
 use toolkit_audit::{PostgresAudit, Privacy};
 
 #[path = "support/postgres.rs"]

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    RunRequest, RunStep, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, tool,
+    RunRequest, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, recording::RunStep,
+    tool,
 };
 use toolkit_audit::{OtlpExport, Privacy};
 

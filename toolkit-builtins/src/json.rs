@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
-use toolkit::{Cell, Table, ToolArtifact, ToolContext, ToolResult, tool};
+use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell, tool};
 
 use crate::shared::{cut, plural, settle, table_error};
 use crate::workspace::source_text;
@@ -287,7 +287,7 @@ fn pretty_head(value: &Value, limit: usize) -> String {
 /// A table of the items' keys, one row per item: at most [`TABLE_COLUMNS`] columns (the keys
 /// in the order first met) and [`TABLE_BYTES`] of cells; the label says what was left out.
 /// Its cost is bounded by those limits and one pass over the items, whatever their keys.
-fn items_table(items: &[Value]) -> Result<(String, Table), toolkit::TableError> {
+fn items_table(items: &[Value]) -> Result<(String, Table), toolkit::result::TableError> {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut columns: Vec<String> = Vec::new();
     for item in items {
@@ -332,7 +332,7 @@ fn items_table(items: &[Value]) -> Result<(String, Table), toolkit::TableError> 
 }
 
 /// A table of an object's keys, their types and values, within [`TABLE_BYTES`] of cells.
-fn keys_table(map: &Map<String, Value>) -> Result<(String, Table), toolkit::TableError> {
+fn keys_table(map: &Map<String, Value>) -> Result<(String, Table), toolkit::result::TableError> {
     let mut table = Table::new(["key", "type", "value"]);
     let mut bytes = 0;
     for (key, value) in map {

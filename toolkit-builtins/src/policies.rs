@@ -1,10 +1,10 @@
 //! Approval policies for the builtin writers: rules, written as code, that answer for calls an
-//! operator would otherwise be asked about (see [`toolkit::ApprovalPolicy`]).
+//! operator would otherwise be asked about (see [`toolkit::approval::ApprovalPolicy`]).
 
 use std::fmt;
 use std::path::Path;
 
-use toolkit::{ApprovalPolicy, PendingCall, PolicyAnswer};
+use toolkit::approval::{ApprovalPolicy, PendingCall, PolicyAnswer};
 
 use crate::workspace::{RelativePath, Workspace};
 

@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use toolkit::{Table, TableError, ToolArtifact, ToolResult};
+use toolkit::{Table, ToolArtifact, ToolResult, result::TableError};
 
 /// The result either way: `Err` carries a refusal or an error made early.
 pub(crate) fn settle(outcome: Result<ToolResult, ToolResult>) -> ToolResult {

@@ -13,7 +13,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolkit::{Cell, Table, ToolArtifact, ToolContext, ToolResult};
+use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell};
 
 use crate::resources::{Database, NO_DATABASE};
 use crate::shared::plural;

@@ -4,7 +4,7 @@ mod workspace_fixture;
 
 use serde_json::json;
 use std::fmt::Write as _;
-use toolkit::Cell;
+use toolkit::result::Cell;
 use toolkit_builtins as _;
 use workspace_fixture::{Fixture, assert_escapes_refused};
 

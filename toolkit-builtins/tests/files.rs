@@ -815,7 +815,7 @@ async fn search_files_answers_no_pattern_about_a_masked_secret() {
             .offer(["search_files"])
             .unwrap();
         if filtered {
-            scope = scope.with_content_filter(std::sync::Arc::new(toolkit::SecretFilter));
+            scope = scope.with_content_filter(std::sync::Arc::new(toolkit::seam::SecretFilter));
         }
         let mut learned = String::new();
         'next: while learned.len() < PASSWORD.len() {
@@ -826,7 +826,7 @@ async fn search_files_answers_no_pattern_about_a_masked_secret() {
                     .service
                     .invoke(&scope, "search_files", &arguments.to_string())
                     .await;
-                if result.content().as_str().starts_with("1 match") {
+                if result.content().starts_with("1 match") {
                     learned.push(candidate);
                     continue 'next;
                 }
@@ -846,7 +846,7 @@ async fn search_files_answers_no_pattern_about_a_masked_secret() {
         .unwrap()
         .offer(["search_files"])
         .unwrap()
-        .with_content_filter(std::sync::Arc::new(toolkit::SecretFilter));
+        .with_content_filter(std::sync::Arc::new(toolkit::seam::SecretFilter));
     let found = fixture
         .service
         .invoke(
@@ -856,7 +856,7 @@ async fn search_files_answers_no_pattern_about_a_masked_secret() {
         )
         .await;
     assert_eq!(
-        found.content().as_str(),
+        found.content(),
         "1 match for \"DB_PASSWORD=\" in 1 file:\nsettings.env:2: DB_PASSWORD=[REDACTED]"
     );
 }

@@ -419,7 +419,7 @@ async fn probe_url_counts_against_the_run_budget() {
         .invoke(&scope, "probe_url", r#"{"url": "http://127.0.0.1/"}"#)
         .await;
     assert_eq!(
-        second.content().as_str(),
+        second.content(),
         "Error: this run has used its budget of 1 calls to external tools; \"probe_url\" was not called."
     );
 }
@@ -758,7 +758,7 @@ async fn fetch_page_slices_are_cut_from_the_masked_text() {
             .offer(["fetch_page"])
             .unwrap();
         if filtered {
-            scope = scope.with_content_filter(Arc::new(toolkit::SecretFilter));
+            scope = scope.with_content_filter(Arc::new(toolkit::seam::SecretFilter));
         }
         let mut joined = String::new();
         let mut start = 0;
@@ -768,7 +768,7 @@ async fn fetch_page_slices_are_cut_from_the_masked_text() {
             let result = service
                 .invoke(&scope, "fetch_page", &arguments.to_string())
                 .await;
-            let content = result.content().as_str();
+            let content = result.content();
             assert!(!result.is_error(), "{content}");
             let (_, slice) = content.split_once("\n\n").expect("a slice after the head");
             joined.push_str(slice);

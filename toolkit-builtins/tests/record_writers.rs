@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use tempfile::TempDir;
 use toolkit::provider::ScriptedProvider;
-use toolkit::{Preview, RunRequest, Termination, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{
+    RunRequest, ToolContext, ToolLoopService, ToolRegistry, recording::Termination, run::Preview,
+};
 use toolkit_builtins as _;
 
 mod operator;
@@ -142,7 +144,7 @@ async fn a_run_that_does_not_name_the_writers_cannot_call_them() {
         assert!(offered.contains(&"read_records"));
         let result = service.invoke(&scope, name, arguments).await;
         assert_eq!(
-            result.content().as_str(),
+            result.content(),
             format!("Error: tool \"{name}\" not permitted")
         );
         assert!(result.is_error() && result.artifacts().is_empty());
@@ -539,8 +541,8 @@ async fn preview(database: &Database, arguments: &str) -> String {
     let result = service
         .invoke(&scope, "preview_record_change", arguments)
         .await;
-    assert!(!result.is_error(), "{}", result.content().as_str());
-    result.content().as_str().to_owned()
+    assert!(!result.is_error(), "{}", result.content());
+    result.content().to_owned()
 }
 
 #[tokio::test]

@@ -9,7 +9,8 @@ use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
 use tempfile::TempDir;
 use toolkit::{
-    ArtifactType, BoundedResult, Cell, Table, ToolContext, ToolLoopService, ToolRegistry,
+    BoundedResult, Table, ToolContext, ToolLoopService, ToolRegistry,
+    result::{ArtifactType, Cell},
 };
 use toolkit_builtins as _;
 use toolkit_builtins::records::QueryTimeLimit;
@@ -70,7 +71,7 @@ async fn call(database: &Path, tool: &str, arguments: &str) -> BoundedResult {
 }
 
 fn content(result: &BoundedResult) -> &str {
-    result.content().as_str()
+    result.content()
 }
 
 /// A text answer: not an error, no artifact.

@@ -38,6 +38,6 @@ async fn without_the_resource_they_can_only_say_it_is_missing() {
         ("tree", NO_WORKSPACE),
     ] {
         let result = service.invoke(&scope, name, "{}").await;
-        assert_eq!(result.content().as_str(), expected, "{name}");
+        assert_eq!(result.content(), expected, "{name}");
     }
 }

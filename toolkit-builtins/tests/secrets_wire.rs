@@ -17,7 +17,10 @@ use std::time::Duration;
 use common::Server;
 use serde_json::{Value, json};
 use toolkit::provider::{HttpOptions, OpenAiProvider};
-use toolkit::{RunRequest, SecretFilter, Termination, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{
+    RunRequest, ToolContext, ToolLoopService, ToolRegistry, recording::Termination,
+    seam::SecretFilter,
+};
 use toolkit_builtins::network::NetworkPolicy;
 use toolkit_builtins::{Database, WorkspaceRoot};
 
@@ -1053,7 +1056,7 @@ async fn run(filtered: bool) -> Run {
         "{}",
         result.content
     );
-    let calls: Vec<&toolkit::ToolInvocation> = result.trace.invocations().collect();
+    let calls: Vec<&toolkit::recording::ToolInvocation> = result.trace.invocations().collect();
     assert_eq!(calls.len(), call_count);
     assert!(calls.iter().all(|call| !call.is_error()), "{calls:?}");
     let artifacts = calls

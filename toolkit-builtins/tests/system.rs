@@ -200,14 +200,14 @@ async fn a_default_user_scope_does_not_run_admin_tools() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "list_processes", "{}").await;
     assert_eq!(
-        result.content().as_str(),
+        result.content(),
         "Error: tool \"list_processes\" not permitted"
     );
     let result = service
         .invoke(&scope, "get_env_raw", r#"{"name": "HOME"}"#)
         .await;
     assert_eq!(
-        result.content().as_str(),
+        result.content(),
         "Error: tool \"get_env_raw\" not permitted"
     );
 }

@@ -8,7 +8,10 @@ use std::os::unix::fs::symlink;
 
 use serde_json::{Value, json};
 use toolkit::provider::ScriptedProvider;
-use toolkit::{RunRequest, RunStep, Termination, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{
+    RunRequest, ToolContext, ToolLoopService, ToolRegistry,
+    recording::{RunStep, Termination},
+};
 use toolkit_builtins::WorkspaceRoot;
 use toolkit_builtins::policies::WritesUnder;
 

@@ -131,7 +131,7 @@ fn state_param(toolkit: &TokenStream, ty: &syn::Type, index: usize, out: &mut Ar
         let #binding: &#inner = match #toolkit::__private::state::<#inner>(context, self.spec()) {
             ::core::result::Result::Ok(state) => state,
             ::core::result::Result::Err(missing) => {
-                return #toolkit::ToolFuture::Ready(::core::result::Result::Ok(missing));
+                return #toolkit::spec::ToolFuture::Ready(::core::result::Result::Ok(missing));
             }
         };
     });
@@ -349,13 +349,13 @@ fn run(
         // Spanned on the user's `async`: a future that is not `Send` is reported there (at the
         // coercion to the boxed `Send` future), with rustc's note on the `.await` that makes it so.
         quote_spanned! {asyncness.span=>
-            #toolkit::ToolFuture::Pending(::std::boxed::Box::pin(async move {
+            #toolkit::spec::ToolFuture::Pending(::std::boxed::Box::pin(async move {
                 ::core::result::Result::Ok(#result)
             }))
         }
     } else {
         let result = into_result(call);
-        quote!(#toolkit::ToolFuture::Ready(::core::result::Result::Ok(#result)))
+        quote!(#toolkit::spec::ToolFuture::Ready(::core::result::Result::Ok(#result)))
     }
 }
 
@@ -475,8 +475,8 @@ pub fn tool_items(
                         #name,
                         #description,
                         #group,
-                        #toolkit::ToolFlags::new() #flags,
-                        #toolkit::Execution::#execution,
+                        #toolkit::spec::ToolFlags::new() #flags,
+                        #toolkit::spec::Execution::#execution,
                         ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
                     );
                     #(#states)*
@@ -488,7 +488,7 @@ pub fn tool_items(
             fn check_arguments(
                 &self,
                 arguments: &str,
-            ) -> ::core::result::Result<(), #toolkit::ArgumentError> {
+            ) -> ::core::result::Result<(), #toolkit::spec::ArgumentError> {
                 #toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
             }
 
@@ -496,13 +496,13 @@ pub fn tool_items(
                 &'a self,
                 arguments: &'a str,
                 context: &'a #toolkit::ToolContext,
-                _permit: &#toolkit::ExecutePermit,
-            ) -> #toolkit::ToolFuture<'a> {
+                _permit: &#toolkit::spec::ExecutePermit,
+            ) -> #toolkit::spec::ToolFuture<'a> {
                 let _ = context;
                 let arguments: __ToolkitArguments = match #toolkit::__private::parse_arguments(arguments) {
                     ::core::result::Result::Ok(arguments) => arguments,
                     ::core::result::Result::Err(error) => {
-                        return #toolkit::ToolFuture::Ready(::core::result::Result::Err(error));
+                        return #toolkit::spec::ToolFuture::Ready(::core::result::Result::Err(error));
                     }
                 };
                 #(#state_reads)*

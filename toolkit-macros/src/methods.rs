@@ -99,7 +99,7 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
             #(#generated)*
 
             #[automatically_derived]
-            impl #toolkit::ToolSet for #self_ty {
+            impl #toolkit::spec::ToolSet for #self_ty {
                 fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #toolkit::Tool>> {
                     ::std::vec![#(#makers(::std::sync::Arc::clone(&self))),*]
                 }

@@ -224,7 +224,7 @@ fn inline_on_async(attr: &ToolAttr, sig: &syn::Signature) -> Option<syn::Error> 
     ))
 }
 
-/// `[A-Za-z0-9_-]{1,64}`, or what is wrong: the rule `toolkit::check_tool_name` applies at run
+/// `[A-Za-z0-9_-]{1,64}`, or what is wrong: the rule `toolkit::spec::check_tool_name` applies at run
 /// time, checked here at compile time (a test below proves the two agree).
 fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
@@ -367,7 +367,7 @@ mod tests {
         for name in corpus() {
             assert_eq!(
                 check_name(&name).is_ok(),
-                toolkit::check_tool_name(&name).is_ok(),
+                toolkit::spec::check_tool_name(&name).is_ok(),
                 "{name:?}"
             );
         }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use std::path::PathBuf;
 
-use toolkit::{SecretFilter, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry, seam::SecretFilter};
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 

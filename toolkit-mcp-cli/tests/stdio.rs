@@ -77,10 +77,7 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let listing =
         runtime.block_on(service.invoke(&scope, "list_directory", r#"{"path": "notes"}"#));
-    assert_eq!(
-        reply(&output, 1),
-        (listing.content().as_str().to_owned(), false)
-    );
+    assert_eq!(reply(&output, 1), (listing.content().to_owned(), false));
 }
 
 #[test]

@@ -10,8 +10,8 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use toolkit::bound::echo;
 use toolkit::{
-    ArgumentError, ExecutePermit, Tool, ToolContext, ToolFlags, ToolFuture, ToolRegistry,
-    ToolResult, ToolSpec, check_tool_name,
+    Tool, ToolContext, ToolRegistry, ToolResult, ToolSpec,
+    spec::{ArgumentError, ExecutePermit, ToolFlags, ToolFuture, check_tool_name},
 };
 
 /// How long a server may take to start and list its tools before it counts as not available.

@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use toolkit::{RunScope, ScopeError, ToolCall, ToolContext, ToolLoopService};
+use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 /// The path the streamable HTTP endpoint is served under: `http://127.0.0.1:PORT/mcp`.
 pub const HTTP_PATH: &str = "/mcp";
@@ -200,7 +200,10 @@ fn invalid_input(error: ScopeError) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolkit::{ExecutePermit, Tool, ToolFlags, ToolFuture, ToolRegistry, ToolResult, ToolSpec};
+    use toolkit::{
+        Tool, ToolRegistry, ToolResult, ToolSpec,
+        spec::{ExecutePermit, ToolFlags, ToolFuture},
+    };
 
     struct Says(ToolSpec);
 

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use serde_json::json;
 use support::{python, reply, run_client};
 use toolkit::{
-    ExecutePermit, RunEvent, Table, Tool, ToolArtifact, ToolContext, ToolFuture, ToolLoopService,
-    ToolRegistry, ToolResult, ToolSpec,
+    RunEvent, Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult,
+    ToolSpec,
+    spec::{ExecutePermit, ToolFuture},
 };
 use toolkit_builtins::WorkspaceRoot;
 

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use support::{contains, python, reply, run_client, temp_path};
 use toolkit::{
-    ExecutePermit, Table, Tool, ToolArtifact, ToolContext, ToolFuture, ToolLoopService,
-    ToolRegistry, ToolResult, ToolSpec,
+    Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec,
+    spec::{ExecutePermit, ToolFuture},
 };
 use toolkit_builtins::WorkspaceRoot;
 
@@ -176,7 +176,7 @@ fn python_client_lists_and_calls_the_builtins_over_stdio_and_sees_no_artifact() 
             runtime.block_on(service.invoke(&scope, name, &call["arguments"].to_string()));
         assert_eq!(
             reply(&output, index),
-            (bounded.content().as_str().to_owned(), bounded.is_error()),
+            (bounded.content().to_owned(), bounded.is_error()),
             "call {index} ({name})"
         );
         artifacts_in_process += bounded.artifacts().len();

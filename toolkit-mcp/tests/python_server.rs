@@ -4,7 +4,7 @@ mod support;
 
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
-use toolkit::{RunRequest, Termination, ToolLoopService, ToolRegistry};
+use toolkit::{RunRequest, ToolLoopService, ToolRegistry, recording::Termination};
 use toolkit_builtins as _; // a tool named like a builtin must lose to it
 use toolkit_mcp::{McpServerConfig, add_mcp_tools};
 
@@ -154,7 +154,7 @@ async fn mcp_tools_count_against_the_run_budget_of_remote_calls() {
     let contents: Vec<&str> = result
         .trace
         .invocations()
-        .map(toolkit::ToolInvocation::content)
+        .map(toolkit::recording::ToolInvocation::content)
         .collect();
     assert_eq!(
         contents,
@@ -204,12 +204,9 @@ async fn python_server_over_streamable_http_joins_by_url() {
     let service = ToolLoopService::new(registry);
     let scope = service.scope(toolkit::ToolContext::new()).unwrap();
     let shout = service.invoke(&scope, "shout", r#"{"text": "far"}"#).await;
-    assert_eq!(shout.content().as_str(), "FAR!");
+    assert_eq!(shout.content(), "FAR!");
     let picture = service.invoke(&scope, "picture", "{}").await;
-    assert_eq!(
-        picture.content().as_str(),
-        "[dropped 1 image block]\na red square"
-    );
+    assert_eq!(picture.content(), "[dropped 1 image block]\na red square");
     assert!(!picture.is_error());
     let _ = server.kill().await;
 }

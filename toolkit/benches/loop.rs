@@ -21,7 +21,8 @@ use toolkit::provider::{
     ProviderResponse,
 };
 use toolkit::{
-    ChatMessage, RunRequest, Termination, ToolCall, ToolLoopService, ToolRegistry, Usage, tool,
+    ChatMessage, RunRequest, ToolCall, ToolLoopService, ToolRegistry, provider::Usage,
+    recording::Termination, tool,
 };
 
 /// Adds two integers (tiny: on the caller's thread, so the loop's own work is what is timed; a

@@ -81,7 +81,7 @@ fn invoke(c: &mut Criterion) {
         .expect("no tool reads state");
     for name in ["add", "add_async", "add_blocking"] {
         let check = runtime.block_on(service.invoke(&scope, name, ARGUMENTS));
-        assert_eq!(check.content().as_str(), "42");
+        assert_eq!(check.content(), "42");
     }
 
     let mut group = c.benchmark_group("invoke");
@@ -190,19 +190,19 @@ impl Observed {
             .block_on(self.service.invoke(&self.scope, "add", ARGUMENTS))
     }
 
-    fn observed(&self) -> toolkit::ObservedCall {
+    fn observed(&self) -> toolkit::recording::ObservedCall {
         self.runtime
             .block_on(self.service.call_observed(&self.scope, "bench", &self.call))
     }
 
-    fn watched(&self) -> toolkit::ObservedCall {
+    fn watched(&self) -> toolkit::recording::ObservedCall {
         self.runtime.block_on(
             self.watched
                 .call_observed(&self.watched_scope, "bench", &self.call),
         )
     }
 
-    fn read(&self) -> toolkit::ObservedCall {
+    fn read(&self) -> toolkit::recording::ObservedCall {
         self.runtime.block_on(
             self.read
                 .call_observed(&self.read_scope, "bench", &self.call),
@@ -212,7 +212,7 @@ impl Observed {
 
 /// Reads every event until the recorder is gone; one that falls behind reads on from where it
 /// is (it stays a subscriber).
-async fn follow(events: &mut toolkit::Subscription) {
+async fn follow(events: &mut toolkit::recording::Subscription) {
     loop {
         match events.recv().await {
             Ok(event) => drop(black_box(event)),

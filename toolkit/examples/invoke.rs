@@ -66,7 +66,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let result = runtime.block_on(service.invoke(&scope, &name, &arguments));
     let took = started.elapsed();
-    let wire = result.content();
+    let wire = result.wire();
 
     println!("== {name} {arguments}");
     println!(

@@ -13,7 +13,7 @@ mod shared;
 use std::process::ExitCode;
 
 use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
-use toolkit::{RunEvent, RunRequest, RunStep, ToolLoopService, ToolRegistry};
+use toolkit::{RunEvent, RunRequest, ToolLoopService, ToolRegistry, recording::RunStep};
 
 const DEMO_SCRIPT: &str = r#"{"turns": [
   {"content": "I will count the words and find the numbers.", "tool_calls": [

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::ToolContext;
 use crate::recording::RunId;
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 use crate::wire::ToolCall;
 
 /// An operator's decision on one pending call, as a page or a client sends it:
@@ -134,7 +134,7 @@ pub enum PolicyAnswer {
 /// seam. A policy that panics is taken to answer `Ask`.
 ///
 /// ```
-/// use toolkit::{ApprovalPolicy, PendingCall, PolicyAnswer};
+/// use toolkit::{approval::ApprovalPolicy, approval::PendingCall, approval::PolicyAnswer};
 ///
 /// /// Never lets a call delete anything.
 /// struct NoDeletes;

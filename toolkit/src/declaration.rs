@@ -11,6 +11,20 @@ use serde_json::Value;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 use serde_json::value::RawValue;
 
+/// A schema the target provider cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool \"{tool}\": the {target} schema cannot express {what} at {path}")]
+pub struct SchemaError {
+    /// The tool's name.
+    pub tool: String,
+    /// The export, such as `"OpenAI strict"`.
+    pub target: &'static str,
+    /// JSON Pointer into the tool's input schema.
+    pub path: String,
+    /// What is there.
+    pub what: String,
+}
+
 /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters}}`,
 /// with `"strict": true` in strict mode.
 #[derive(Serialize)]

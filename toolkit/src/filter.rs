@@ -24,7 +24,7 @@ pub trait ContentFilter: Send + Sync {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use toolkit::{SecretFilter, Seam, ToolRegistry};
+/// use toolkit::{seam::SecretFilter, Seam, ToolRegistry};
 ///
 /// let seam = Seam::new(ToolRegistry::new()).with_content_filter(Arc::new(SecretFilter));
 /// # let _ = seam;

@@ -203,3 +203,19 @@ fn the_check_sees_paths_groups_and_root_names_and_finds_circles() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+#[test]
+fn the_root_lists_at_most_forty_items() {
+    let lib = code_of(
+        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+            .expect("lib.rs"),
+    );
+    let modules = lib
+        .lines()
+        .filter(|line| line.starts_with("pub mod ") && !line.contains("__private"))
+        .count();
+    // Every re-export, the two macros among them.
+    let items = root_items(&lib).len();
+    assert!(modules + items <= 40, "{modules} modules and {items} items");
+    assert_eq!((modules, items), (13, 24));
+}

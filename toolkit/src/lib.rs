@@ -29,7 +29,7 @@
 //! let scope = service.scope(ToolContext::new())?;
 //! let result = service.invoke(&scope, "split_line", r#"{"line": "a, b, c"}"#).await;
 //!
-//! assert_eq!(result.content().as_str(), "3 cells"); // what the model sees
+//! assert_eq!(result.content(), "3 cells"); // what the model sees
 //! assert_eq!(result.artifacts()[0].as_table().unwrap().rows().len(), 3); // what people see
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
@@ -59,6 +59,8 @@
 //! With `default-features = false` the crate is the seam, the registry, the result and wire
 //! types and the `#[tool]` macro, and nothing else.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
@@ -74,23 +76,27 @@ mod flat;
 mod layout;
 mod meter;
 mod name;
-mod registry;
-mod result;
+pub mod registry;
+pub mod result;
 mod schema;
-mod seam;
+pub mod seam;
 #[cfg(feature = "secrets")]
+#[cfg_attr(docsrs, doc(cfg(feature = "secrets")))]
 pub mod secrets;
+pub mod spec;
 #[cfg(test)]
 mod testing;
-mod tool;
-mod wire;
+pub mod wire;
 mod workers;
 
 #[cfg(feature = "loop")]
-mod approval;
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub mod approval;
 #[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
 pub mod provider;
 #[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
 pub mod recording;
 #[cfg(feature = "loop")]
 mod replay;
@@ -99,9 +105,11 @@ mod request;
 #[cfg(feature = "loop")]
 mod resumable;
 #[cfg(feature = "loop")]
-mod run;
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub mod run;
 #[cfg(feature = "loop")]
-mod seal;
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub mod seal;
 #[cfg(feature = "loop")]
 mod service;
 
@@ -110,22 +118,23 @@ mod service;
 pub mod __private;
 
 pub use causes::with_causes;
-pub use context::{StateType, ToolContext};
-pub use filter::ContentFilter;
-#[cfg(feature = "secrets")]
-pub use filter::SecretFilter;
-pub use name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
-pub use registry::{DuplicateTool, RegistryError, ToolRegistry};
-pub use result::{ArtifactType, Cell, Table, TableError, ToolArtifact, ToolResult};
-pub use schema::SchemaError;
-pub use seam::{
-    ARGUMENT_LIMIT, Approval, BoundedResult, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT, RunScope,
-    ScopeError, Seam,
-};
-pub use tool::{
-    ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFlags, ToolFuture, ToolSet,
-    ToolSpec,
-};
+pub use context::ToolContext;
+pub use registry::ToolRegistry;
+pub use result::{Table, ToolArtifact, ToolResult};
+pub use seam::{BoundedResult, RunScope, Seam};
+pub use spec::{Tool, ToolSpec};
+pub use wire::{ChatMessage, ToolCall, WireString};
+
+#[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub use recording::{Recorder, RunEvent, Sink};
+#[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub use run::{RunError, RunOptions, RunRequest, ToolLoopResult};
+#[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub use service::ToolLoopService;
+
 /// Makes a documented function a tool, registered when the program links it.
 ///
 /// ```
@@ -151,7 +160,7 @@ pub use tool::{
 /// let scope = service.scope(ToolContext::new()).unwrap();
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// let result = runtime.block_on(service.invoke(&scope, "add", r#"{"a": 40, "b": 2}"#));
-/// assert_eq!(result.content().as_str(), "42");
+/// assert_eq!(result.content(), "42");
 /// ```
 ///
 /// # The description
@@ -201,7 +210,7 @@ pub use tool::{
 ///
 /// ```standalone_crate
 /// use std::collections::HashMap;
-/// use toolkit::{ScopeError, ToolContext, ToolLoopService, ToolRegistry, tool};
+/// use toolkit::{seam::ScopeError, ToolContext, ToolLoopService, ToolRegistry, tool};
 ///
 /// struct Prices(HashMap<String, u32>);
 ///
@@ -228,7 +237,7 @@ pub use tool::{
 /// let scope = service.scope(ToolContext::new().with_extension(prices)).unwrap();
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// let result = runtime.block_on(service.invoke(&scope, "price", r#"{"item": "tea", "count": 2}"#));
-/// assert_eq!(result.content().as_str(), "500");
+/// assert_eq!(result.content(), "500");
 /// ```
 ///
 /// # Return types
@@ -317,31 +326,6 @@ pub use toolkit_macros::tool;
 /// let scope = service.scope(ToolContext::new()).unwrap();
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// let result = runtime.block_on(service.invoke(&scope, "price", r#"{"item": "tea"}"#));
-/// assert_eq!(result.content().as_str(), "250");
+/// assert_eq!(result.content(), "250");
 /// ```
 pub use toolkit_macros::tools;
-pub use wire::{ChatMessage, MessageError, ToolCall, ToolResultMessage, WireString};
-
-#[cfg(feature = "loop")]
-pub use approval::{ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer};
-#[cfg(feature = "loop")]
-pub use provider::Usage;
-#[cfg(feature = "loop")]
-pub use recording::{
-    CallDecision, Decided, Decider, ObservedCall, Recorder, RunEvent, RunId, RunKind, RunStep,
-    RunTrace, Sink, SinkError, SinkFuture, StepKind, Subscription, Termination, ToolInvocation,
-};
-#[cfg(feature = "loop")]
-pub use replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
-#[cfg(feature = "loop")]
-pub use request::{CancelSignal, DEFAULT_MAX_ITERATIONS, RunOptions, RunRequest};
-#[cfg(feature = "loop")]
-pub use resumable::Resumable;
-#[cfg(feature = "loop")]
-pub use run::{Preview, RunError, Suspension, ToolLoopResult};
-#[cfg(feature = "loop")]
-pub use seal::{SealKey, SuspendedRunState, TokenError};
-#[cfg(feature = "loop")]
-pub use seam::CheckedEdit;
-#[cfg(feature = "loop")]
-pub use service::{DEFAULT_TOKEN_LIFETIME, ToolLoopService};

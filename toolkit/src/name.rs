@@ -23,7 +23,7 @@ pub enum InvalidToolName {
 /// Checks a tool name against the rule.
 ///
 /// ```
-/// use toolkit::{check_tool_name, InvalidToolName};
+/// use toolkit::{spec::check_tool_name, spec::InvalidToolName};
 ///
 /// assert_eq!(check_tool_name("read_file"), Ok(()));
 /// assert_eq!(check_tool_name("read file"), Err(InvalidToolName::Character(' ')));

@@ -5,7 +5,7 @@ use std::fmt::Display;
 use serde::de::DeserializeOwned;
 
 use crate::result::ToolResult;
-use crate::tool::{ArgumentError, Tool};
+use crate::spec::{ArgumentError, Tool};
 
 #[doc(hidden)]
 pub use linkme;
@@ -181,7 +181,7 @@ impl<T: std::any::Any + Sync> StateValue for T {}
 /// [`StateValue`], so a type that is not fails once, there.
 #[doc(hidden)]
 pub fn declare_state<T: StateValue>(spec: crate::ToolSpec) -> crate::ToolSpec {
-    spec.with_state_type(crate::StateType::new::<T>())
+    spec.with_state_type(crate::spec::StateType::new::<T>())
 }
 
 /// The state of type `T` a `#[tool]` reads, or the error result for a context without it (a
@@ -253,8 +253,8 @@ pub fn spec<T: schemars::JsonSchema>(
     name: &'static str,
     description: &'static str,
     group: &'static str,
-    flags: crate::ToolFlags,
-    execution: crate::Execution,
+    flags: crate::spec::ToolFlags,
+    execution: crate::spec::Execution,
     place: &'static str,
 ) -> crate::ToolSpec {
     crate::ToolSpec::new(

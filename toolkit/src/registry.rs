@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
-use crate::tool::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
+use crate::spec::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 
 /// Tools by name.
 ///

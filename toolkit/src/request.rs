@@ -113,7 +113,7 @@ impl RunOptions {
 }
 
 /// Stops a run from outside: the run ends at its next wait with
-/// [`Termination::Cancelled`](crate::Termination::Cancelled).
+/// [`Termination::Cancelled`](crate::recording::Termination::Cancelled).
 #[derive(Clone, Debug, Default)]
 pub struct CancelSignal(Arc<CancelInner>);
 

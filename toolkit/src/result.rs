@@ -25,7 +25,7 @@ use crate::meter::{Meter, Over};
 ///
 /// let failed = ToolResult::error("Error: no such directory");
 /// assert!(failed.is_error() && failed.artifacts().is_empty());
-/// # Ok::<(), toolkit::TableError>(())
+/// # Ok::<(), toolkit::result::TableError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ToolResult {
@@ -269,7 +269,7 @@ impl fmt::Debug for ToolArtifact {
 /// A rectangular table: every row has exactly as many [`Cell`]s as there are columns.
 ///
 /// ```
-/// use toolkit::{Cell, Table};
+/// use toolkit::{result::Cell, Table};
 ///
 /// let mut table = Table::new(["name", "note"]);
 /// table.push_row(["a", "ok"])?;
@@ -281,7 +281,7 @@ impl fmt::Debug for ToolArtifact {
 ///     serde_json::to_string(&table).unwrap(),
 ///     r#"{"columns":["name","note"],"rows":[["a","ok"],["b",null],["c",null]]}"#
 /// );
-/// # Ok::<(), toolkit::TableError>(())
+/// # Ok::<(), toolkit::result::TableError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Table {
@@ -297,7 +297,7 @@ pub struct Table {
 /// starting with `"`), in which case it is written as a JSON string.
 ///
 /// ```
-/// use toolkit::Cell;
+/// use toolkit::result::Cell;
 ///
 /// assert_eq!(Cell::Null.to_string(), "NULL");
 /// assert_eq!(Cell::from("null").to_string(), r#""null""#);

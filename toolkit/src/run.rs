@@ -15,11 +15,11 @@ use crate::provider::{Provider, ProviderRequest, ProviderResponse, Usage};
 use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, RunTrace, StepKind, Termination,
 };
-use crate::request::{CancelSignal, RunOptions, RunRequest};
+pub use crate::request::{CancelSignal, DEFAULT_MAX_ITERATIONS, RunOptions, RunRequest};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall};
 use crate::seam::{Approval, CheckedEdit, RunScope, ScopeError, Seam, approval_not_given};
 use crate::service::ToolLoopService;
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 /// A run that waits for an operator.
@@ -759,7 +759,7 @@ impl<'s> Run<'s> {
                 let answer = self.seam.invoke(&scope, preview, &call.arguments).await;
                 previews.push(Preview {
                     call_id: call.id.clone(),
-                    text: answer.content().as_str().to_owned(),
+                    text: answer.content().to_owned(),
                 });
             }
         }

@@ -16,22 +16,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::declaration::{self, AnthropicTool, GeminiDeclaration, OpenAiTool};
-use crate::tool::ToolSpec;
-
-/// A schema the target provider cannot express.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("tool \"{tool}\": the {target} schema cannot express {what} at {path}")]
-pub struct SchemaError {
-    /// The tool's name.
-    pub tool: String,
-    /// The export, such as `"OpenAI strict"`.
-    pub target: &'static str,
-    /// JSON Pointer into the tool's input schema.
-    pub path: String,
-    /// What is there.
-    pub what: String,
-}
+use crate::declaration::{self, AnthropicTool, GeminiDeclaration, OpenAiTool, SchemaError};
+use crate::spec::ToolSpec;
 
 impl ToolSpec {
     /// The OpenAI Chat Completions function tool (also accepted by Ollama, vLLM, llama.cpp and

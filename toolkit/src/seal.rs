@@ -10,11 +10,16 @@ use sha2::Sha256;
 
 use crate::provider::Usage;
 use crate::recording::RunId;
+pub use crate::replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
 use crate::request::RunOptions;
+pub use crate::resumable::Resumable;
 use crate::resumable::resumable_state;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 type HmacSha256 = Hmac<Sha256>;
+
+/// How long a suspended run's token opens unless told otherwise.
+pub const DEFAULT_TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_hours(1);
 
 /// The version prefix of tokens this build makes and accepts.
 const TOKEN_VERSION: &str = "v1";
@@ -363,7 +368,7 @@ mod message_mirror {
                 },
                 ChatMessage::ToolResult(result) => StoredMessage::ToolResult {
                     call_id: result.call_id().to_owned(),
-                    content: result.content().into(),
+                    content: result.wire().into(),
                 },
             })
             .collect();

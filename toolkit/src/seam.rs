@@ -11,10 +11,13 @@ use std::time::Duration;
 
 use crate::bound::{self, echo};
 use crate::context::ToolContext;
-use crate::filter::ContentFilter;
+pub use crate::filter::ContentFilter;
+#[cfg(feature = "secrets")]
+#[cfg_attr(docsrs, doc(cfg(feature = "secrets")))]
+pub use crate::filter::SecretFilter;
 use crate::registry::{Found, ToolRegistry};
 use crate::result::{ToolArtifact, ToolResult};
-use crate::tool::{
+use crate::spec::{
     ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture, ToolSpec,
 };
 use crate::wire::{ToolCall, WireString};
@@ -42,8 +45,8 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// let scope = seam.scope(ToolContext::new())?;
 /// let result = seam.invoke(&scope, "nope", "{}").await;
 /// assert!(result.is_error());
-/// assert_eq!(result.content().as_str(), "Error: unknown tool \"nope\"");
-/// # Ok::<(), toolkit::ScopeError>(())
+/// assert_eq!(result.content(), "Error: unknown tool \"nope\"");
+/// # Ok::<(), toolkit::seam::ScopeError>(())
 /// # }).unwrap();
 /// ```
 pub struct Seam {
@@ -55,7 +58,7 @@ pub struct Seam {
 ///
 /// Only toolkit makes one, from an operator's decision on a verified, unused token of a
 /// suspended run; [`Seam::invoke_approved`] spends it. A tool that
-/// [requires approval](crate::ToolFlags::requires_approval) runs with nothing less.
+/// [requires approval](crate::spec::ToolFlags::requires_approval) runs with nothing less.
 #[derive(Debug)]
 pub struct Approval {
     call_id: String,
@@ -814,9 +817,14 @@ impl BoundedResult {
         }
     }
 
-    /// The bounded content: what goes to the provider.
-    pub fn content(&self) -> &WireString {
+    /// The bounded content as the tool-result message takes it: what goes to the provider.
+    pub fn wire(&self) -> &WireString {
         &self.content
+    }
+
+    /// The bounded content's text.
+    pub fn content(&self) -> &str {
+        self.content.as_str()
     }
 
     /// Whether the call failed.
@@ -856,7 +864,7 @@ mod tests {
     async fn an_approval_covers_one_exact_call_and_nothing_else() {
         let counted = Arc::new(Fixed::new(
             ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
-                .with_flags(crate::ToolFlags::new().with_requires_approval(true)),
+                .with_flags(crate::spec::ToolFlags::new().with_requires_approval(true)),
             || ToolResult::text("ran"),
         ));
         let mut registry = ToolRegistry::new();
@@ -874,7 +882,7 @@ mod tests {
                 .await;
             assert!(refused.is_error());
             assert_eq!(
-                refused.content().as_str(),
+                refused.content(),
                 format!(
                     "Error: the approval given is not for call \"{}\" of tool \"{}\" with these arguments; it was not run.",
                     other.id, other.name
@@ -885,7 +893,7 @@ mod tests {
         let approval = Approval::granted(&call);
         assert_eq!(approval.call_id(), "c1");
         let ran = seam.invoke_approved(&scope, &call, approval).await;
-        assert_eq!(ran.content().as_str(), "ran");
+        assert_eq!(ran.content(), "ran");
         assert_eq!(counted.runs(), 1);
     }
 }

@@ -1,5 +1,5 @@
 //! Masking of secret-shaped strings and e-mail addresses: one rule set for every place that must
-//! not show a secret (the seam's [`SecretFilter`](crate::SecretFilter) on everything a tool sends
+//! not show a secret (the seam's [`SecretFilter`](crate::seam::SecretFilter) on everything a tool sends
 //! to the model, tools that read environments or logs, the audit copy's `redacted` level).
 //!
 //! ```
@@ -76,7 +76,7 @@
 //! `toolkit-builtins`' `secrets_wire` test plants 163 secret shapes in a workspace file, a log
 //! file, HTTP pages and database records, has a model read them with `read_file`,
 //! `fetch_logs`, `fetch_page`, `probe_url` and `read_records` through a service with
-//! [`SecretFilter`](crate::SecretFilter), and finds none of them on the provider wire (and all of
+//! [`SecretFilter`](crate::seam::SecretFilter), and finds none of them on the provider wire (and all of
 //! them without the filter).
 
 use std::borrow::Cow;

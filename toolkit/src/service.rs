@@ -9,7 +9,7 @@ use crate::filter::ContentFilter;
 use crate::recording::{ObservedCall, Recorder, Sink, Subscription};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
-use crate::seal::{SealKey, SuspendedRunState, TokenError};
+use crate::seal::{DEFAULT_TOKEN_LIFETIME, SealKey, SuspendedRunState, TokenError};
 use crate::seam::{BoundedResult, RunScope, ScopeError, Seam};
 use crate::wire::ToolCall;
 
@@ -28,8 +28,8 @@ use crate::wire::ToolCall;
 /// let scope = service.scope(ToolContext::new())?;
 /// let result = service.invoke(&scope, "nope", "{}").await;
 /// assert!(result.is_error());
-/// assert_eq!(result.content().as_str(), "Error: unknown tool \"nope\"");
-/// # Ok::<(), toolkit::ScopeError>(())
+/// assert_eq!(result.content(), "Error: unknown tool \"nope\"");
+/// # Ok::<(), toolkit::seam::ScopeError>(())
 /// # }).unwrap();
 /// ```
 pub struct ToolLoopService {
@@ -40,9 +40,6 @@ pub struct ToolLoopService {
     replay: Arc<dyn ReplayStore>,
     policies: Vec<Arc<dyn ApprovalPolicy>>,
 }
-
-/// How long a suspended run's token opens unless told otherwise.
-pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_hours(1);
 
 impl ToolLoopService {
     /// A service over these tools, with a random seal key, tokens that open once within

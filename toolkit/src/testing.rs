@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::context::ToolContext;
 use crate::registry::ToolRegistry;
 use crate::result::ToolResult;
-use crate::tool::{ExecutePermit, Tool, ToolFuture, ToolSpec};
+use crate::spec::{ExecutePermit, Tool, ToolFuture, ToolSpec};
 
 /// A tool with a given spec that answers every call with `answer()` and counts its runs.
 pub(crate) struct Fixed {

@@ -164,9 +164,14 @@ impl ToolResultMessage {
         &self.call_id
     }
 
-    /// The content that passed the seam.
-    pub fn content(&self) -> &WireString {
+    /// The content that passed the seam, as the message carries it.
+    pub fn wire(&self) -> &WireString {
         &self.content
+    }
+
+    /// The text of that content.
+    pub fn content(&self) -> &str {
+        self.content.as_str()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The threads blocking tools run on.
 //!
-//! A tool whose [`Execution`](crate::Execution) is `Blocking` runs here, and its caller waits on
+//! A tool whose [`Execution`](crate::spec::Execution) is `Blocking` runs here, and its caller waits on
 //! a channel under the per-tool timeout. A worker is a plain thread of toolkit's own, not the
 //! async runtime's blocking pool: a tool stuck past its timeout holds only its worker, and
 //! neither a runtime's shutdown nor the process's exit waits for it. When the caller stops

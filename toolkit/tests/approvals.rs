@@ -10,8 +10,8 @@ use proptest::prelude::*;
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    ChatMessage, Decision, RunError, RunRequest, Termination, TokenError, ToolContext,
-    ToolLoopService, ToolRegistry, tool,
+    ChatMessage, RunError, RunRequest, ToolContext, ToolLoopService, ToolRegistry,
+    approval::Decision, recording::Termination, seal::TokenError, tool,
 };
 
 static WIPES: AtomicUsize = AtomicUsize::new(0);
@@ -52,10 +52,9 @@ fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
     messages
         .iter()
         .filter_map(|message| match message {
-            ChatMessage::ToolResult(result) => Some((
-                result.call_id().to_owned(),
-                result.content().as_str().to_owned(),
-            )),
+            ChatMessage::ToolResult(result) => {
+                Some((result.call_id().to_owned(), result.content().to_owned()))
+            }
             _ => None,
         })
         .collect()
@@ -71,7 +70,7 @@ async fn only_an_operators_approval_runs_the_tool_and_only_once() {
     // The seam itself refuses: no loop, no approval, no run.
     let direct = service.invoke(&scope, "wipe", r#"{"disk": "sda"}"#).await;
     assert_eq!(
-        (direct.content().as_str(), direct.is_error()),
+        (direct.content(), direct.is_error()),
         (
             "Error: tool \"wipe\" requires approval that was not given.",
             true
@@ -80,7 +79,7 @@ async fn only_an_operators_approval_runs_the_tool_and_only_once() {
     // Arguments that do not decode are said first: nobody should approve a call that cannot run.
     let bad = service.invoke(&scope, "wipe", r#"{"disk": 1}"#).await;
     assert_eq!(
-        bad.content().as_str(),
+        bad.content(),
         "Error: invalid arguments for tool \"wipe\" at \"disk\": invalid type: integer `1`, expected a string."
     );
     assert_eq!(WIPES.load(Ordering::SeqCst), before);

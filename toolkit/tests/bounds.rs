@@ -5,7 +5,7 @@ use toolkit::bound::{
     ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE, OMITTED_LABEL, TRUNCATION_MARKER,
     artifacts_len, bound_artifacts, bound_content, cut_artifacts, cut_content, echo,
 };
-use toolkit::{Cell, Table, ToolArtifact};
+use toolkit::{Table, ToolArtifact, result::Cell};
 
 /// What the kept artifacts of a cut list may fill: the budget less the marker's reserve.
 const ROOM: usize = ARTIFACT_BUDGET - MARKER_RESERVE;
@@ -702,7 +702,7 @@ proptest! {
 /// it was given.
 struct Doubling(std::sync::atomic::AtomicUsize);
 
-impl toolkit::ContentFilter for Doubling {
+impl toolkit::seam::ContentFilter for Doubling {
     fn filter<'a>(&self, content: &'a str) -> std::borrow::Cow<'a, str> {
         self.0
             .store(content.len(), std::sync::atomic::Ordering::SeqCst);

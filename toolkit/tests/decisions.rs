@@ -9,9 +9,12 @@ use serde_json::{Value, json};
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    ApprovalPolicy, ChatMessage, Decision, PendingCall, PolicyAnswer, RunError, RunRequest,
-    RunStep, SecretFilter, Termination, TokenError, ToolContext, ToolLoopResult, ToolLoopService,
-    ToolRegistry, tool,
+    ChatMessage, RunError, RunRequest, ToolContext, ToolLoopResult, ToolLoopService, ToolRegistry,
+    approval::{ApprovalPolicy, Decision, PendingCall, PolicyAnswer},
+    recording::{RunStep, Termination},
+    seal::TokenError,
+    seam::SecretFilter,
+    tool,
 };
 
 /// What the tools below did, as `"tool:doc"`.
@@ -108,10 +111,9 @@ fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
     messages
         .iter()
         .filter_map(|message| match message {
-            ChatMessage::ToolResult(result) => Some((
-                result.call_id().to_owned(),
-                result.content().as_str().to_owned(),
-            )),
+            ChatMessage::ToolResult(result) => {
+                Some((result.call_id().to_owned(), result.content().to_owned()))
+            }
             _ => None,
         })
         .collect()

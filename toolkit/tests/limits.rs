@@ -4,7 +4,7 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use toolkit::{Execution, ToolContext, ToolLoopService, ToolRegistry, tool};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry, spec::Execution, tool};
 
 /// Opens when the test says so.
 static GATE: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
@@ -60,7 +60,7 @@ async fn a_blocking_tool_past_its_timeout_fails_while_it_still_blocks() {
         .unwrap()
         .with_timeout(Duration::from_millis(100));
     let result = service.invoke(&scope, "blocks", "{}").await;
-    assert_eq!(result.content().as_str(), "Error: tool \"blocks\" failed.");
+    assert_eq!(result.content(), "Error: tool \"blocks\" failed.");
     assert!(result.is_error());
     // The tool is still blocked on its worker; let it end.
     *GATE.0.lock().unwrap() = true;
@@ -87,7 +87,7 @@ async fn each_tool_runs_where_its_execution_says() {
         ("where_async", here.as_str()),
     ] {
         let result = service.invoke(&scope, name, "{}").await;
-        assert_eq!(result.content().as_str(), thread, "{name}");
+        assert_eq!(result.content(), thread, "{name}");
     }
 }
 
@@ -113,15 +113,15 @@ async fn a_content_filter_masks_the_wire_string_and_leaves_artifacts_alone() {
     let filtered = service
         .scope(ToolContext::new())
         .unwrap()
-        .with_content_filter(std::sync::Arc::new(toolkit::SecretFilter));
+        .with_content_filter(std::sync::Arc::new(toolkit::seam::SecretFilter));
     let short = r#"{"before": 0, "after": 4}"#;
     let unfiltered = service.invoke(&plain, "leaks", short).await;
     assert_eq!(
-        unfiltered.content().as_str(),
+        unfiltered.content(),
         "sk-proj-Abcdefghijklmnopqrstuvwx0123456789 x x"
     );
     let masked = service.invoke(&filtered, "leaks", short).await;
-    assert_eq!(masked.content().as_str(), "[REDACTED] x x");
+    assert_eq!(masked.content(), "[REDACTED] x x");
     assert_eq!(
         masked.artifacts()[0].as_text(),
         Some("sk-proj-Abcdefghijklmnopqrstuvwx0123456789")
@@ -136,7 +136,7 @@ async fn a_content_filter_masks_the_wire_string_and_leaves_artifacts_alone() {
             .contains("w sk-proj-Abcdefghij\n…[tool result")
     );
     let masked = service.invoke(&filtered, "leaks", across).await;
-    let content = masked.content().as_str();
+    let content = masked.content();
     assert_eq!(content.len(), 50_000);
     assert!(content.contains("w [REDACTED] x x"));
     assert!(!content.contains("sk-"));

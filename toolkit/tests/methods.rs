@@ -6,8 +6,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
 use toolkit::{
-    DuplicateTool, RegistryError, ScopeError, ToolContext, ToolLoopService, ToolRegistry,
-    ToolResult, ToolSpec, tools,
+    ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec,
+    registry::{DuplicateTool, RegistryError},
+    seam::ScopeError,
+    tools,
 };
 
 /// A shop whose tools share its stock and count their calls.
@@ -117,15 +119,15 @@ async fn every_call_shares_the_one_registered_instance() {
         .offer_all()
         .expect("every state is there");
     let result = service.invoke(&scope, "stock", r#"{"item": "tea"}"#).await;
-    assert_eq!(result.content().as_str(), "12");
+    assert_eq!(result.content(), "12");
     let result = service.invoke(&scope, "opening_hours", "{}").await;
-    assert_eq!(result.content().as_str(), "9-17");
+    assert_eq!(result.content(), "9-17");
     // `take` needs an operator's approval, like any such tool.
     let refused = service.invoke(&scope, "take", r#"{"item": "cake"}"#).await;
     assert!(refused.is_error());
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     let result = service.invoke(&scope, "stock", r#"{"item": "cake"}"#).await;
-    assert_eq!(result.content().as_str(), "3");
+    assert_eq!(result.content(), "3");
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     // Its state is checked like a free function's.
     assert_eq!(
@@ -173,8 +175,8 @@ impl toolkit::Tool for Taken {
         &'a self,
         _arguments: &'a str,
         _context: &'a ToolContext,
-        _permit: &toolkit::ExecutePermit,
-    ) -> toolkit::ToolFuture<'a> {
-        toolkit::ToolFuture::Ready(Ok(ToolResult::text("taken")))
+        _permit: &toolkit::spec::ExecutePermit,
+    ) -> toolkit::spec::ToolFuture<'a> {
+        toolkit::spec::ToolFuture::Ready(Ok(ToolResult::text("taken")))
     }
 }

@@ -5,7 +5,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use toolkit::provider::ScriptedProvider;
-use toolkit::{Preview, RunRequest, Termination, ToolLoopService, ToolRegistry, tool};
+use toolkit::{
+    RunRequest, ToolLoopService, ToolRegistry, recording::Termination, run::Preview, tool,
+};
 
 static PREVIEWS: AtomicUsize = AtomicUsize::new(0);
 static RENAMES: AtomicUsize = AtomicUsize::new(0);

@@ -7,8 +7,11 @@ use std::time::Duration;
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    Decision, RunEvent, RunRequest, Sink, SinkError, SinkFuture, StepKind, Termination,
-    ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool,
+    RunEvent, RunRequest, Sink, ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry,
+    ToolResult,
+    approval::Decision,
+    recording::{SinkError, SinkFuture, StepKind, Termination},
+    tool,
 };
 
 /// Shows a text to people.
@@ -49,7 +52,7 @@ fn name_of(event: &RunEvent) -> String {
     }
 }
 
-fn received(events: &mut toolkit::Subscription) -> Vec<Arc<RunEvent>> {
+fn received(events: &mut toolkit::recording::Subscription) -> Vec<Arc<RunEvent>> {
     std::iter::from_fn(|| events.try_recv().ok()).collect()
 }
 
@@ -126,7 +129,7 @@ async fn an_unobserved_single_call_gives_the_same_answer_and_no_record() {
     );
     // The seam's answer as `invoke` gives it.
     let invoked = service.invoke(&scope, "shows", "{}").await;
-    assert_eq!(observed.wire(), invoked.content());
+    assert_eq!(observed.wire(), invoked.wire());
     assert_eq!(observed.artifacts(), invoked.artifacts());
     // A subscriber that comes later hears of no earlier call.
     let mut events = service.subscribe();
@@ -242,7 +245,7 @@ async fn under_calls_from_many_threads_a_slow_reader_loses_no_event_it_is_not_to
     let reader = tokio::spawn(async move {
         let (mut read, mut missed, mut lags) = (0_u64, 0_u64, 0_u32);
         // The position of the last event read of each run: a run's events come in order.
-        let mut seen = std::collections::HashMap::<toolkit::RunId, usize>::new();
+        let mut seen = std::collections::HashMap::<toolkit::recording::RunId, usize>::new();
         loop {
             match events.recv().await {
                 Ok(event) => {
@@ -503,7 +506,7 @@ async fn a_sink_keeps_every_event_before_any_subscriber_sees_it() {
     let ids: Vec<&str> = result
         .trace
         .invocations()
-        .map(toolkit::ToolInvocation::call_id)
+        .map(toolkit::recording::ToolInvocation::call_id)
         .collect();
     assert_eq!(ids, ["a", "b"]);
 }
@@ -684,7 +687,7 @@ fn finished_kinds(events: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn trace_kinds(trace: &toolkit::RunTrace) -> Vec<String> {
+fn trace_kinds(trace: &toolkit::recording::RunTrace) -> Vec<String> {
     trace
         .steps()
         .iter()

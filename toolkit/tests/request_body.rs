@@ -43,7 +43,7 @@ fn wire(service: &ToolLoopService, text: &str) -> WireString {
         .build()
         .expect("a runtime");
     let bounded = runtime.block_on(service.invoke(&scope, "echo", &arguments));
-    bounded.content().clone()
+    bounded.wire().clone()
 }
 
 fn specs(service: &ToolLoopService) -> Vec<&ToolSpec> {
@@ -62,7 +62,7 @@ fn an_openai_body_is_exactly_the_conversation_in_the_chat_completions_format() {
         .expect("a runtime");
     let refused = runtime
         .block_on(service.invoke(&scope, "refuse", "{}"))
-        .content()
+        .wire()
         .clone();
     let messages = vec![
         ChatMessage::system("Be \"terse\".\nAlways."),

@@ -5,9 +5,13 @@ use std::time::Duration;
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    CancelSignal, ChatMessage, Decision, RunError, RunEvent, RunOptions, RunRequest, RunStep,
-    SealKey, Table, Termination, TokenError, ToolArtifact, ToolLoopService, ToolRegistry,
-    ToolResult, tool,
+    ChatMessage, RunError, RunEvent, RunOptions, RunRequest, Table, ToolArtifact, ToolLoopService,
+    ToolRegistry, ToolResult,
+    approval::Decision,
+    recording::{RunStep, Termination},
+    run::CancelSignal,
+    seal::{SealKey, TokenError},
+    tool,
 };
 
 static DELETES: AtomicUsize = AtomicUsize::new(0);
@@ -67,10 +71,9 @@ fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String)> {
     messages
         .iter()
         .filter_map(|message| match message {
-            ChatMessage::ToolResult(result) => Some((
-                result.call_id().to_owned(),
-                result.content().as_str().to_owned(),
-            )),
+            ChatMessage::ToolResult(result) => {
+                Some((result.call_id().to_owned(), result.content().to_owned()))
+            }
             _ => None,
         })
         .collect()
@@ -147,7 +150,7 @@ async fn parallel_calls_run_concurrently_and_answer_in_the_models_order() {
     let ids: Vec<&str> = result
         .trace
         .invocations()
-        .map(toolkit::ToolInvocation::call_id)
+        .map(toolkit::recording::ToolInvocation::call_id)
         .collect();
     assert_eq!(ids, ["a", "b", "c"]);
 }
@@ -251,7 +254,7 @@ async fn bad_calls_from_the_model_become_error_results_and_the_run_goes_on() {
         result
             .trace
             .invocations()
-            .all(toolkit::ToolInvocation::is_error)
+            .all(toolkit::recording::ToolInvocation::is_error)
     );
     // The trace keeps a bounded copy of the arguments, not 100 MB.
     let huge_step = result.trace.invocations().last().unwrap();
@@ -532,8 +535,8 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
 async fn an_approval_call_at_the_argument_limit_waits_and_one_byte_more_is_refused_at_once() {
     let frame = r#"{"target":""}"#.len();
     for (length, waits) in [
-        (toolkit::ARGUMENT_LIMIT, true),
-        (toolkit::ARGUMENT_LIMIT + 1, false),
+        (toolkit::seam::ARGUMENT_LIMIT, true),
+        (toolkit::seam::ARGUMENT_LIMIT + 1, false),
     ] {
         let raw = format!(r#"{{"target":"{}"}}"#, "x".repeat(length - frame));
         assert_eq!(raw.len(), length);
@@ -555,7 +558,7 @@ async fn an_approval_call_at_the_argument_limit_waits_and_one_byte_more_is_refus
                     "big".to_owned(),
                     format!(
                         "Error: invalid arguments for tool \"delete_all\": {length} bytes of arguments; the limit is {}.",
-                        toolkit::ARGUMENT_LIMIT
+                        toolkit::seam::ARGUMENT_LIMIT
                     )
                 )]
             );

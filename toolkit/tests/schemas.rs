@@ -301,17 +301,17 @@ async fn strict_calls_with_nulls_for_optional_arguments_decode() {
         "placed": null, "limit": null, "order": null, "include_cancelled": null}"#;
     let result = service.invoke(&scope, "search_orders", strict_call).await;
     assert_eq!(
-        result.content().as_str(),
+        result.content(),
         "1 filters, range none, limit None, Desc, cancelled false"
     );
     let full = r#"{"filters": [], "placed": {"from": "2026-01-01", "to": null}, "limit": 5, "order": "asc"}"#;
     let result = service.invoke(&scope, "search_orders", full).await;
     assert_eq!(
-        result.content().as_str(),
+        result.content(),
         "0 filters, range 2026-01-01..None, limit Some(5), Asc, cancelled false"
     );
     let result = service
         .invoke(&scope, "area", r#"{"shape": {"square": {"side": 2.0}}}"#)
         .await;
-    assert_eq!(result.content().as_str(), "4.000");
+    assert_eq!(result.content(), "4.000");
 }

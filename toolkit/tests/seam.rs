@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use toolkit::bound::{CONTENT_LIMIT, TRUNCATION_MARKER};
 use toolkit::{
-    ChatMessage, MessageError, RunScope, Table, ToolArtifact, ToolContext, ToolLoopService,
-    ToolRegistry, ToolResult, tool,
+    ChatMessage, RunScope, Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry,
+    ToolResult, tool, wire::MessageError,
 };
 
 static ECHO_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -184,7 +184,7 @@ async fn call(
     args: &str,
 ) -> (String, bool) {
     let result = service.invoke(scope, name, args).await;
-    (result.content().as_str().to_owned(), result.is_error())
+    (result.content().to_owned(), result.is_error())
 }
 
 #[tokio::test]
@@ -209,7 +209,7 @@ fn the_seam_runs_nothing_until_polled_and_gives_its_result_once() {
     let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) else {
         panic!("an inline tool's call is ready at its first poll");
     };
-    assert_eq!(result.content().as_str(), "counted");
+    assert_eq!(result.content(), "counted");
     assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
     // Polled again, it does not run the tool a second time: it panics, as futures may.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -467,7 +467,7 @@ async fn a_tool_past_its_timeout_fails() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let started = tokio::time::Instant::now();
     let result = service.invoke(&scope, "sleeps", "{}").await;
-    assert_eq!(result.content().as_str(), "Error: tool \"sleeps\" failed.");
+    assert_eq!(result.content(), "Error: tool \"sleeps\" failed.");
     assert!(result.is_error());
     assert_eq!(started.elapsed(), Duration::from_secs(30));
 
@@ -515,7 +515,7 @@ async fn a_blocking_tool_is_told_to_stop_when_its_timeout_passes() {
 /// Masks every digit.
 struct NoDigits;
 
-impl toolkit::ContentFilter for NoDigits {
+impl toolkit::seam::ContentFilter for NoDigits {
     fn filter<'a>(&self, content: &'a str) -> Cow<'a, str> {
         if content.contains(|c: char| c.is_ascii_digit()) {
             Cow::Owned(content.replace(|c: char| c.is_ascii_digit(), "#"))
@@ -644,7 +644,7 @@ async fn a_table_of_ten_thousand_rows_is_cut_to_the_rows_that_fit() {
     let service = service();
     let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "rows", r#"{"count": 10000}"#).await;
-    assert_eq!(result.content().as_str(), "10000 rows");
+    assert_eq!(result.content(), "10000 rows");
     let artifacts = result.artifacts();
     assert_eq!(artifacts.len(), 2);
     let table = artifacts[0].as_table().expect("the table comes first");
@@ -674,7 +674,7 @@ async fn wire_strings_from_the_seam_make_tool_result_messages() {
     let service = service();
     let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "echo", r#"{"text":"hello"}"#).await;
-    let message = ChatMessage::tool_result("call_1", result.content().clone()).unwrap();
+    let message = ChatMessage::tool_result("call_1", result.wire().clone()).unwrap();
     assert_eq!(
         serde_json::to_string(&message).unwrap(),
         r#"{"role":"tool_result","call_id":"call_1","content":"hello"}"#
@@ -726,9 +726,9 @@ impl toolkit::Tool for Impostor {
         &'a self,
         _arguments: &'a str,
         _context: &'a ToolContext,
-        _permit: &toolkit::ExecutePermit,
-    ) -> toolkit::ToolFuture<'a> {
-        toolkit::ToolFuture::Ready(Ok(ToolResult::text("impostor")))
+        _permit: &toolkit::spec::ExecutePermit,
+    ) -> toolkit::spec::ToolFuture<'a> {
+        toolkit::spec::ToolFuture::Ready(Ok(ToolResult::text("impostor")))
     }
 }
 
@@ -784,14 +784,14 @@ async fn a_wire_string_reads_as_its_text_and_carries_the_error_flag() {
     let said = service
         .invoke(&scope, "echo", r#"{"text":"hi \"you\""}"#)
         .await;
-    let wire = said.content();
+    let wire = said.wire();
     assert!(!wire.is_error());
     assert_eq!(&**wire, "hi \"you\"");
     assert_eq!(AsRef::<str>::as_ref(wire), "hi \"you\"");
     assert_eq!(format!("{wire:?}"), r#""hi \"you\"""#);
     let failed = service.invoke(&scope, "nope", "{}").await;
-    assert!(failed.content().is_error());
-    assert_eq!(&**failed.content(), "Error: unknown tool \"nope\"");
+    assert!(failed.wire().is_error());
+    assert_eq!(&**failed.wire(), "Error: unknown tool \"nope\"");
 }
 
 #[tokio::test]
@@ -801,7 +801,7 @@ async fn arguments_of_exactly_the_limit_are_decoded_and_one_byte_more_is_refused
     let frame = r#"{"text":""}"#.len();
     let exact = format!(
         r#"{{"text":"{}"}}"#,
-        "a".repeat(toolkit::ARGUMENT_LIMIT - frame)
+        "a".repeat(toolkit::seam::ARGUMENT_LIMIT - frame)
     );
     assert_eq!(exact.len(), 1_048_576);
     let decoded = service.invoke(&scope, "echo", &exact).await;
@@ -809,7 +809,7 @@ async fn arguments_of_exactly_the_limit_are_decoded_and_one_byte_more_is_refused
     assert_eq!(decoded.content().len(), CONTENT_LIMIT);
     let over = format!(
         r#"{{"text":"{}"}}"#,
-        "a".repeat(toolkit::ARGUMENT_LIMIT - frame + 1)
+        "a".repeat(toolkit::seam::ARGUMENT_LIMIT - frame + 1)
     );
     assert_eq!(
         call(&service, &scope, "echo", &over).await,

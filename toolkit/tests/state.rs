@@ -9,8 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    DuplicateTool, ExecutePermit, RegistryError, RunError, RunRequest, ScopeError, StateType, Tool,
-    ToolContext, ToolFuture, ToolLoopService, ToolRegistry, ToolSpec, tool,
+    RunError, RunRequest, Tool, ToolContext, ToolLoopService, ToolRegistry, ToolSpec,
+    registry::{DuplicateTool, RegistryError},
+    seam::ScopeError,
+    spec::{ExecutePermit, StateType, ToolFuture},
+    tool,
 };
 
 /// Prices by item, in cents.
@@ -209,12 +212,9 @@ async fn tools_read_their_state_from_the_context_and_share_it_between_calls() {
         .with_admin(true);
     let scope = service.scope(context).expect("every state is there");
     let result = service.invoke(&scope, "price", r#"{"item": "tea"}"#).await;
-    assert_eq!(result.content().as_str(), "tea: 250 cents");
+    assert_eq!(result.content(), "tea: 250 cents");
     let result = service.invoke(&scope, "greet", r#"{"name": "Ada"}"#).await;
-    assert_eq!(
-        result.content().as_str(),
-        "Hello, Ada (2 prices, admin: true)"
-    );
+    assert_eq!(result.content(), "Hello, Ada (2 prices, admin: true)");
     *scope
         .context()
         .extension::<Greeting>()
@@ -225,19 +225,16 @@ async fn tools_read_their_state_from_the_context_and_share_it_between_calls() {
     let result = service
         .invoke(&scope, "greet", r#"{"name": "Linus"}"#)
         .await;
-    assert_eq!(
-        result.content().as_str(),
-        "Welcome, Linus (2 prices, admin: true)"
-    );
+    assert_eq!(result.content(), "Welcome, Linus (2 prices, admin: true)");
     // A state is not an argument: naming it is refused like any unknown field.
     let result = service
         .invoke(&scope, "price", r#"{"item": "tea", "prices": {}}"#)
         .await;
     assert!(result.is_error());
     assert!(
-        result.content().as_str().contains("unknown field `prices`"),
+        result.content().contains("unknown field `prices`"),
         "{}",
-        result.content().as_str()
+        result.content()
     );
 }
 
@@ -314,7 +311,7 @@ async fn a_tool_run_with_a_context_lacking_its_state_answers_an_error_and_does_n
         .await;
     assert!(result.is_error());
     assert_eq!(
-        result.content().as_str(),
+        result.content(),
         "Error: tool \"price\" reads state of type `state::Prices`, which the context does not hold."
     );
 }

@@ -43,7 +43,6 @@ fn the_process_with_a_stuck_tool() -> ExitCode {
             .invoke(&scope, "stuck", "{}")
             .await
             .content()
-            .as_str()
             .to_owned()
     });
     drop(runtime);

@@ -10,7 +10,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolkit::provider::{AnthropicProvider, HttpOptions, OpenAiProvider, Provider};
 use toolkit::{
-    RunRequest, Table, Termination, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, tool,
+    RunRequest, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult,
+    recording::Termination, tool,
 };
 
 const KEY_VARIABLE: &str = "TOOLKIT_TEST_PROVIDER_KEY";

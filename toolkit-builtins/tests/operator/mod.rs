@@ -6,7 +6,8 @@
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    Decision, RunOptions, RunRequest, ToolArtifact, ToolContext, ToolInvocation, ToolLoopService,
+    RunOptions, RunRequest, ToolArtifact, ToolContext, ToolLoopService, approval::Decision,
+    recording::ToolInvocation,
 };
 
 /// The approved call's outcome: content, error flag, artifacts. A call refused before it could

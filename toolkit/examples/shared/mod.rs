@@ -8,7 +8,7 @@ use toolkit::{Table, ToolArtifact, ToolResult, tool};
 pub fn count_words(
     /// The text to count.
     text: String,
-) -> Result<ToolResult, toolkit::TableError> {
+) -> Result<ToolResult, toolkit::result::TableError> {
     let mut counts: Vec<(String, usize)> = Vec::new();
     for word in text.split_whitespace() {
         let word = word
@@ -35,7 +35,7 @@ pub fn count_words(
 pub fn find_numbers(
     /// The text to search.
     text: String,
-) -> Result<ToolResult, toolkit::TableError> {
+) -> Result<ToolResult, toolkit::result::TableError> {
     let pairs: Vec<(&str, &str)> = text
         .split_whitespace()
         .filter_map(|word| word.split_once('='))

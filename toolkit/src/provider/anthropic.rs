@@ -101,8 +101,8 @@ impl AnthropicProvider {
                 ChatMessage::ToolResult(result) => {
                     let block = Block::ToolResult {
                         tool_use_id: result.call_id(),
-                        content: result.content().as_str(),
-                        is_error: result.content().is_error(),
+                        content: result.content(),
+                        is_error: result.wire().is_error(),
                     };
                     // Results answering one turn travel together in one user message.
                     match messages.last_mut() {

@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 use crate::wire::{ChatMessage, ToolCall};
 
 #[cfg(feature = "anthropic")]

@@ -151,7 +151,7 @@ impl<'a> From<&'a ChatMessage> for Message<'a> {
             },
             ChatMessage::ToolResult(result) => Message::Tool {
                 tool_call_id: result.call_id(),
-                content: result.content().as_str(),
+                content: result.content(),
             },
         }
     }

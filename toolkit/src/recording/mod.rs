@@ -187,7 +187,7 @@ impl ObservedCall {
     pub fn wire(&self) -> &WireString {
         match &self.0 {
             Observed::Recorded(invocation) => invocation.wire(),
-            Observed::Unrecorded(bounded) => bounded.content(),
+            Observed::Unrecorded(bounded) => bounded.wire(),
         }
     }
 

@@ -2,7 +2,7 @@
 // only to read.
 // control: pass/edit-checked-by-the-seam.rs
 // expect: E0594
-use toolkit::CheckedEdit;
+use toolkit::seam::CheckedEdit;
 
 pub fn swap(edit: &CheckedEdit) {
     edit.call().arguments = r#"{"to": 1}"#.to_owned();

@@ -3,7 +3,8 @@
 // call an approval covers.
 // control: pass/edit-checked-by-the-seam.rs
 // expect: E0451
-use toolkit::{CheckedEdit, ToolCall};
+use toolkit::ToolCall;
+use toolkit::seam::CheckedEdit;
 
 pub fn forge() -> CheckedEdit {
     CheckedEdit {

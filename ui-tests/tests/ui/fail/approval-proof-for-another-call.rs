@@ -3,7 +3,8 @@
 // run, or a policy after the seam's checks) decided on.
 // control: pass/edit-checked-by-the-seam.rs
 // expect: E0624
-use toolkit::{Approval, ToolCall};
+use toolkit::ToolCall;
+use toolkit::seam::Approval;
 
 pub fn forge(call: &ToolCall) -> Approval {
     Approval::granted(call)

@@ -2,7 +2,7 @@
 // fields are private, so only an operator's decision on a resumed run makes one.
 // control: pass/approval-only-from-an-operator.rs
 // expect: E0451
-use toolkit::Approval;
+use toolkit::seam::Approval;
 
 pub fn forge() -> Approval {
     Approval {

@@ -3,7 +3,8 @@
 // empty call id) makes one.
 // control: pass/chat-message-constructors.rs
 // expect: E0451
-use toolkit::{ChatMessage, ToolResultMessage, WireString};
+use toolkit::wire::ToolResultMessage;
+use toolkit::{ChatMessage, WireString};
 
 pub fn build(content: WireString) -> ChatMessage {
     ChatMessage::ToolResult(ToolResultMessage {

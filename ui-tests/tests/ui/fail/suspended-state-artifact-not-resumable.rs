@@ -2,7 +2,8 @@
 // `SuspendedRunState` is checked against `Resumable` at compile time) can hold one.
 // control: pass/suspended-run-resumes.rs
 // expect: E0277
-use toolkit::{Resumable, ToolArtifact};
+use toolkit::ToolArtifact;
+use toolkit::seal::Resumable;
 
 fn resumable<T: Resumable>() {}
 

@@ -2,7 +2,8 @@
 // (say, one that wraps an artifact) and slip it into state.
 // control: pass/suspended-run-resumes.rs
 // expect: E0277
-use toolkit::{Resumable, ToolArtifact};
+use toolkit::ToolArtifact;
+use toolkit::seal::Resumable;
 
 pub struct Smuggler(pub ToolArtifact);
 

@@ -2,7 +2,8 @@
 // state only comes from a suspended run.
 // control: pass/suspended-run-resumes.rs
 // expect: E0451
-use toolkit::{RunOptions, SuspendedRunState};
+use toolkit::RunOptions;
+use toolkit::seal::SuspendedRunState;
 
 pub fn forge(from: &SuspendedRunState) -> SuspendedRunState {
     SuspendedRunState {

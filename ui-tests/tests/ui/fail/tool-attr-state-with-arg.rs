@@ -10,7 +10,11 @@ pub struct Counter(u32);
 
 /// Says the counter.
 #[tool]
-pub fn show(#[state] #[arg(default = 0)] counter: &Counter) -> String {
+pub fn show(
+    #[state]
+    #[arg(default = 0)]
+    counter: &Counter,
+) -> String {
     counter.0.to_string()
 }
 

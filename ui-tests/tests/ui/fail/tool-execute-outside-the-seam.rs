@@ -3,7 +3,8 @@
 // call and bound what comes back).
 // control: pass/tool-execute-through-the-seam.rs
 // expect: E0423
-use toolkit::{ExecutePermit, ToolContext, ToolRegistry, ToolResult, tool};
+use toolkit::spec::ExecutePermit;
+use toolkit::{ToolContext, ToolRegistry, ToolResult, tool};
 
 /// Reads a secret the model must only see bounded.
 #[tool]

@@ -2,7 +2,8 @@
 // is not the future's, so a tool cannot run another tool with it once `execute` has returned.
 // control: pass/tool-execute-through-the-seam.rs
 // expect: lifetime may not live long enough
-use toolkit::{ExecutePermit, Tool, ToolContext, ToolFuture, ToolResult, ToolSpec};
+use toolkit::spec::{ExecutePermit, ToolFuture};
+use toolkit::{Tool, ToolContext, ToolResult, ToolSpec};
 
 pub struct Later(pub ToolSpec);
 

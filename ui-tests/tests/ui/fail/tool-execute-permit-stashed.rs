@@ -5,7 +5,8 @@
 // expect: E0521
 use std::sync::Mutex;
 
-use toolkit::{ExecutePermit, Tool, ToolContext, ToolFuture, ToolResult, ToolSpec};
+use toolkit::spec::{ExecutePermit, ToolFuture};
+use toolkit::{Tool, ToolContext, ToolResult, ToolSpec};
 
 static STASH: Mutex<Option<&'static ExecutePermit>> = Mutex::new(None);
 

@@ -2,7 +2,8 @@
 // so it cannot become a tool-result message.
 // control: pass/bounded-result-from-invoke.rs
 // expect: E0308
-use toolkit::{ChatMessage, MessageError, ToolResult};
+use toolkit::wire::MessageError;
+use toolkit::{ChatMessage, ToolResult};
 
 pub fn skip_the_seam(result: &ToolResult) -> Result<ChatMessage, MessageError> {
     ChatMessage::tool_result("call_1", result.content())

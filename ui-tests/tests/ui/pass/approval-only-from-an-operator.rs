@@ -1,11 +1,11 @@
 // control for fail/approval-proof-*.rs: a tool that requires approval runs only once an
 // operator approves the suspended call; the proof is made and spent inside toolkit, and a
 // direct call without one is refused.
+use toolkit::approval::Decision;
 use toolkit::provider::ScriptedProvider;
-use toolkit::{
-    Approval, Decision, RunRequest, Termination, ToolContext, ToolLoopService, ToolRegistry,
-    tool,
-};
+use toolkit::recording::Termination;
+use toolkit::seam::Approval;
+use toolkit::{RunRequest, ToolContext, ToolLoopService, ToolRegistry, tool};
 
 /// Deletes everything (needs an operator).
 #[tool(requires_approval)]
@@ -30,15 +30,26 @@ async fn main() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let refused = service.invoke(&scope, "delete_everything", "{}").await;
     assert_eq!(
-        refused.content().as_str(),
+        refused.content(),
         "Error: tool \"delete_everything\" requires approval that was not given."
     );
-    let suspended = service.run(&provider, RunRequest::new("clean")).await.unwrap();
+    let suspended = service
+        .run(&provider, RunRequest::new("clean"))
+        .await
+        .unwrap();
     assert_eq!(suspended.termination, Termination::Suspended);
     let token = suspended.suspension.unwrap().token;
     let resumed = service
-        .resume(&provider, &token, &[Decision::approve("d1")], ToolContext::new())
+        .resume(
+            &provider,
+            &token,
+            &[Decision::approve("d1")],
+            ToolContext::new(),
+        )
         .await
         .unwrap();
-    assert_eq!(resumed.trace.invocations().next().unwrap().content(), "deleted");
+    assert_eq!(
+        resumed.trace.invocations().next().unwrap().content(),
+        "deleted"
+    );
 }

@@ -2,9 +2,10 @@
 // `BoundedResult` (and so a `WireString`) only by going through the seam's `invoke`, which
 // bounds both channels; before that its content is a plain `&str`.
 use toolkit::bound::artifacts_len;
+use toolkit::wire::MessageError;
 use toolkit::{
-    BoundedResult, ChatMessage, MessageError, ToolArtifact, ToolContext, ToolLoopService,
-    ToolRegistry, ToolResult, WireString, tool,
+    BoundedResult, ChatMessage, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry,
+    ToolResult, WireString, tool,
 };
 
 /// Produces far more than the provider may see.
@@ -26,7 +27,7 @@ async fn main() -> Result<(), MessageError> {
     let scope = service.scope(ToolContext::new()).unwrap();
     let bounded: BoundedResult = service.invoke(&scope, "flood", "{}").await;
 
-    let content: &WireString = bounded.content();
+    let content: &WireString = bounded.wire();
     assert_eq!(content.len(), 50_000);
     assert!(content.ends_with("\n…[tool result truncated at 50000 bytes]"));
     assert!(artifacts_len(bounded.artifacts(), usize::MAX).unwrap() <= 50_000);

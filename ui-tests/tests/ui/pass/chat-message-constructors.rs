@@ -1,9 +1,9 @@
 // control for fail/chat-message-*.rs: messages are made by their constructors (a tool result from a
 // `WireString` and a non-empty call id), serialised for the provider, and a tool result is read by
 // pattern (also through `&mut ChatMessage`) and its accessors.
+use toolkit::wire::{MessageError, ToolResultMessage};
 use toolkit::{
-    ChatMessage, MessageError, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolResult,
-    ToolResultMessage, WireString, tool,
+    ChatMessage, ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolResult, WireString, tool,
 };
 
 /// Answers with a fixed word.
@@ -16,7 +16,7 @@ fn ping() -> ToolResult {
 async fn main() -> Result<(), MessageError> {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate tools"));
     let scope = service.scope(ToolContext::new()).unwrap();
-    let content: WireString = service.invoke(&scope, "ping", "").await.content().clone();
+    let content: WireString = service.invoke(&scope, "ping", "").await.wire().clone();
 
     assert_eq!(
         ChatMessage::tool_result("", content.clone()),
@@ -37,7 +37,7 @@ async fn main() -> Result<(), MessageError> {
     };
     let answer: &ToolResultMessage = answer;
     assert_eq!(
-        (answer.call_id(), answer.content().as_str()),
+        (answer.call_id(), answer.content()),
         ("call_1", "pong")
     );
 
@@ -46,7 +46,7 @@ async fn main() -> Result<(), MessageError> {
     if let ChatMessage::ToolResult(answer) = &mut last {
         assert_eq!(answer.call_id(), "call_1");
     }
-    last = ChatMessage::tool_result("call_2", answer.content().clone())?;
+    last = ChatMessage::tool_result("call_2", answer.wire().clone())?;
     assert_eq!(
         serde_json::to_string(&last).unwrap(),
         r#"{"role":"tool_result","call_id":"call_2","content":"pong"}"#

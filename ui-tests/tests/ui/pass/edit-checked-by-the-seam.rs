@@ -2,11 +2,11 @@
 // edit reaches a call only through the seam's check (`Seam::check_edit`, or `Decision::edit` on a
 // resume, which makes the same check before the token is spent); the approval of the edited call
 // is made and spent inside toolkit.
+use toolkit::approval::Decision;
 use toolkit::provider::ScriptedProvider;
-use toolkit::{
-    Approval, CheckedEdit, Decision, RunError, RunRequest, Termination, ToolCall, ToolContext,
-    ToolLoopService, ToolRegistry, tool,
-};
+use toolkit::recording::Termination;
+use toolkit::seam::{Approval, CheckedEdit};
+use toolkit::{RunError, RunRequest, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
 /// Renames the project (needs an operator).
 #[tool(requires_approval)]
@@ -32,12 +32,23 @@ fn holds<'a>(
 async fn main() {
     assert_eq!(holds(None, None), (None, None));
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let scope = service.scope_offering(ToolContext::new(), ["rename"]).unwrap();
+    let scope = service
+        .scope_offering(ToolContext::new(), ["rename"])
+        .unwrap();
     let call = ToolCall::new("r1", "rename", r#"{"to": "old"}"#);
-    let edit = service.seam().check_edit(&scope, &call, r#"{"to": "new"}"#).unwrap();
-    assert_eq!((edit.call().id.as_str(), edit.call().arguments.as_str()), ("r1", r#"{"to": "new"}"#));
+    let edit = service
+        .seam()
+        .check_edit(&scope, &call, r#"{"to": "new"}"#)
+        .unwrap();
     assert_eq!(
-        service.seam().check_edit(&scope, &call, r#"{"to": 1}"#).unwrap_err(),
+        (edit.call().id.as_str(), edit.call().arguments.as_str()),
+        ("r1", r#"{"to": "new"}"#)
+    );
+    assert_eq!(
+        service
+            .seam()
+            .check_edit(&scope, &call, r#"{"to": 1}"#)
+            .unwrap_err(),
         "Error: invalid arguments for tool \"rename\" at \"to\": invalid type: integer `1`, expected a string."
     );
 
@@ -51,13 +62,26 @@ async fn main() {
     assert_eq!(suspended.termination, Termination::Suspended);
     let token = suspended.suspension.unwrap().token;
     let refused = service
-        .resume(&provider, &token, &[Decision::edit("r1", "{}")], ToolContext::new())
+        .resume(
+            &provider,
+            &token,
+            &[Decision::edit("r1", "{}")],
+            ToolContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(refused, RunError::InvalidEdit { .. }));
     let resumed = service
-        .resume(&provider, &token, &[Decision::edit("r1", r#"{"to": "new"}"#)], ToolContext::new())
+        .resume(
+            &provider,
+            &token,
+            &[Decision::edit("r1", r#"{"to": "new"}"#)],
+            ToolContext::new(),
+        )
         .await
         .unwrap();
-    assert_eq!(resumed.trace.invocations().next().unwrap().content(), "renamed to new");
+    assert_eq!(
+        resumed.trace.invocations().next().unwrap().content(),
+        "renamed to new"
+    );
 }

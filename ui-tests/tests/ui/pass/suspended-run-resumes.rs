@@ -1,9 +1,12 @@
 // control for the suspended-state cases: a run suspends for approval, its state crosses the
 // process boundary only as a sealed token, and the token resumes it.
+use toolkit::approval::Decision;
 use toolkit::provider::ScriptedProvider;
+use toolkit::recording::Termination;
+use toolkit::seal::{Resumable, SuspendedRunState};
 use toolkit::{
-    ChatMessage, Decision, Resumable, RunOptions, RunRequest, SuspendedRunState, Termination,
-    ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool,
+    ChatMessage, RunOptions, RunRequest, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry,
+    ToolResult, tool,
 };
 
 /// Drops a table (needs an operator).
@@ -12,7 +15,10 @@ fn drop_table(
     /// The table.
     name: String,
 ) -> ToolResult {
-    ToolResult::text_with(format!("dropped {name}"), [ToolArtifact::text("Log", "dropped")])
+    ToolResult::text_with(
+        format!("dropped {name}"),
+        [ToolArtifact::text("Log", "dropped")],
+    )
 }
 
 fn resumable<T: Resumable>() {}
@@ -34,7 +40,12 @@ async fn main() {
     assert_eq!(suspended.termination, Termination::Suspended);
     let token = suspended.suspension.unwrap().token;
     let resumed = service
-        .resume(&provider, &token, &[Decision::approve("d1")], ToolContext::new())
+        .resume(
+            &provider,
+            &token,
+            &[Decision::approve("d1")],
+            ToolContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(resumed.content, "done");

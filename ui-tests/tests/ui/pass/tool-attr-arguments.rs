@@ -96,7 +96,7 @@ async fn main() {
     for (arguments, content) in cases {
         let result = service.invoke(&scope, "distance", arguments).await;
         assert_eq!(
-            (result.content().as_str(), result.is_error()),
+            (result.content(), result.is_error()),
             (content, false),
             "{arguments}"
         );
@@ -108,13 +108,13 @@ async fn main() {
     assert!(
         refused.content().contains("metric"),
         "{}",
-        refused.content().as_str()
+        refused.content()
     );
     let missing = service.invoke(&scope, "distance", r#"{"offset": 1}"#).await;
     assert!(missing.is_error());
     assert!(
         missing.content().contains("missing field `point`"),
         "{}",
-        missing.content().as_str()
+        missing.content()
     );
 }

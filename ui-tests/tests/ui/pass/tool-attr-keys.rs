@@ -2,7 +2,8 @@
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
 // description, or `description = ".."`, or `#[doc = include_str!(..)]` (cleaned for a model);
 // `preview = ".."` naming a tool; `crate = ".."` for the path to toolkit. The registry reports each tool with the name and flags it was given.
-use toolkit::{Execution, ToolContext, ToolFlags, ToolLoopService, ToolRegistry, ToolResult, tool};
+use toolkit::spec::{Execution, ToolFlags};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 
 /// The longest name a tool may have.
 const LONGEST: &str = "a-name-of-exactly_sixty-four_characters-is-what-providers-accept";
@@ -113,10 +114,7 @@ async fn main() {
         (plain.group(), plain.description()),
         ("default", "Keeps every default.")
     );
-    assert_eq!(
-        plain.flags(),
-        ToolFlags::new()
-    );
+    assert_eq!(plain.flags(), ToolFlags::new());
 
     assert_eq!(spec("described").description(), "Given to the model.");
     assert_eq!(
@@ -125,11 +123,15 @@ async fn main() {
     );
 
     let service = ToolLoopService::new(registry);
-    let scope = service.scope(ToolContext::new()).unwrap().offer_all().unwrap();
+    let scope = service
+        .scope(ToolContext::new())
+        .unwrap()
+        .offer_all()
+        .unwrap();
     for (name, content) in [("read_file", "read"), (LONGEST, "long"), ("plain", "plain")] {
         let result = service.invoke(&scope, name, "{}").await;
         assert_eq!(
-            (result.content().as_str(), result.is_error()),
+            (result.content(), result.is_error()),
             (content, false),
             "{name}"
         );

@@ -169,7 +169,7 @@ async fn main() {
     for (name, arguments, content, is_error) in cases {
         let result = service.invoke(&scope, name, arguments).await;
         assert_eq!(
-            (result.content().as_str(), result.is_error()),
+            (result.content(), result.is_error()),
             (content, is_error),
             "{name} {arguments}"
         );

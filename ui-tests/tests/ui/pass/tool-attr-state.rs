@@ -7,7 +7,8 @@
 use std::rc::Rc;
 use std::sync::Mutex;
 
-use toolkit::{StateType, ToolContext, ToolLoopService, ToolRegistry, tool};
+use toolkit::spec::StateType;
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tool};
 
 /// A counter shared by every call.
 pub struct Counter(Mutex<u32>);
@@ -52,7 +53,9 @@ async fn main() {
     // Neither `show` nor `bump` has its states among the arguments.
     assert_eq!(spec.input_schema().get("properties"), None);
     let bump = registry.get("bump").expect("linked").spec();
-    let properties = bump.input_schema()["properties"].as_object().expect("properties");
+    let properties = bump.input_schema()["properties"]
+        .as_object()
+        .expect("properties");
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["by"]);
     let service = ToolLoopService::new(registry);
     assert!(service.scope(ToolContext::new()).is_err());
@@ -62,7 +65,7 @@ async fn main() {
     let scope = service.scope(context).expect("every state given");
     let arguments = Rc::new(r#"{"by": 2}"#);
     let bumped = service.invoke(&scope, "bump", &arguments).await;
-    assert_eq!(bumped.content().as_str(), "2");
+    assert_eq!(bumped.content(), "2");
     let shown = service.invoke(&scope, "show", "{}").await;
-    assert_eq!(shown.content().as_str(), "n=2 (admin: false)");
+    assert_eq!(shown.content(), "n=2 (admin: false)");
 }

@@ -3,10 +3,8 @@
 // and passes it on inside `execute`, keeping only what outlives the call (a count).
 use std::sync::Mutex;
 
-use toolkit::{
-    ExecutePermit, Tool, ToolContext, ToolFuture, ToolLoopService, ToolRegistry, ToolResult,
-    ToolSpec, tool,
-};
+use toolkit::spec::{ExecutePermit, ToolFuture};
+use toolkit::{Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec, tool};
 
 /// Reads a secret the model must only see bounded.
 #[tool]
@@ -62,6 +60,6 @@ async fn main() {
     for name in ["read_secret", "secret"] {
         let result = service.invoke(&scope, name, "{}").await;
         assert!(!result.is_error(), "{name}: {:?}", result.content());
-        assert_eq!(result.content().as_str(), "secret");
+        assert_eq!(result.content(), "secret");
     }
 }

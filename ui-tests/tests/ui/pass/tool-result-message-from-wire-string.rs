@@ -1,8 +1,8 @@
 // control for fail/tool-result-message-*.rs: a tool-result message is built from the `WireString`
 // the seam gives back, and carries none of the result's artifacts (table or text).
+use toolkit::wire::MessageError;
 use toolkit::{
-    ChatMessage, MessageError, Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry,
-    ToolResult, tool,
+    ChatMessage, Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool,
 };
 
 /// Lists the files of a folder.

@@ -50,17 +50,28 @@ impl Counter {
 async fn main() {
     let mut registry = ToolRegistry::new();
     registry
-        .register_instance(Counter { value: Mutex::new(0) })
+        .register_instance(Counter {
+            value: Mutex::new(0),
+        })
         .expect("new names");
     let service = ToolLoopService::new(registry);
     let scope = service
         .scope(ToolContext::new().with_extension(Step(5)))
         .expect("the step is given");
-    assert_eq!(service.invoke(&scope, "bump", "{}").await.content().as_str(), "5");
     assert_eq!(
-        service.invoke(&scope, "counter_value", "{}").await.content().as_str(),
+        service
+            .invoke(&scope, "bump", "{}")
+            .await
+            .content(),
+        "5"
+    );
+    assert_eq!(
+        service
+            .invoke(&scope, "counter_value", "{}")
+            .await
+            .content(),
         "5 (admin: false)"
     );
     let hello = service.invoke(&scope, "hello", r#"{"name": "Ada"}"#).await;
-    assert_eq!(hello.content().as_str(), "hello Ada");
+    assert_eq!(hello.content(), "hello Ada");
 }

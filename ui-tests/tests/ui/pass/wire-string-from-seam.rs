@@ -17,7 +17,7 @@ async fn through_the_seam(name: &str, arguments: &str) -> WireString {
     service
         .invoke(&scope, name, arguments)
         .await
-        .content()
+        .wire()
         .clone()
 }
 
