@@ -216,15 +216,12 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
     let last_four: Vec<String> = (0..4)
         .map(|_| name_of(&behind.try_recv().expect("the loop's last events")))
         .collect();
-    assert_eq!(
-        last_four,
-        [
-            "tool_invoked#3",
-            "step_started#4",
-            "step_finished#4",
-            "done"
-        ]
+    // The loop's two calls run concurrently: the one that finished last is kept.
+    assert!(
+        ["tool_invoked#2", "tool_invoked#3"].contains(&last_four[0].as_str()),
+        "{last_four:?}"
     );
+    assert_eq!(last_four[1..], ["step_started#4", "step_finished#4", "done"]);
     let rest = received(&mut behind);
     assert_eq!(rest.len(), 1023 * 4);
     let RunEvent::ToolInvoked { invocation, .. } = &*rest[2] else {
