@@ -717,12 +717,16 @@ async fn runs(
     let Some(audit) = state.audit.clone() else {
         return Json(json!({"runs": [], "total": 0, "audit": null})).into_response();
     };
-    let query = RunQuery {
-        text: query.q,
-        termination: query.status,
-        offset: query.offset,
-        limit: query.limit.unwrap_or(RUNS_PAGE_LIMIT).min(RUNS_PAGE_LIMIT),
-    };
+    let mut runs = RunQuery::default()
+        .with_offset(query.offset)
+        .with_limit(query.limit.unwrap_or(RUNS_PAGE_LIMIT).min(RUNS_PAGE_LIMIT));
+    if let Some(text) = query.q {
+        runs = runs.with_text(text);
+    }
+    if let Some(termination) = query.status {
+        runs = runs.with_termination(termination);
+    }
+    let query = runs;
     // Read before the page: a change committed while it is read is announced after this. An
     // audit copy that cannot announce changes now still lists its runs; the page then asks
     // again every two seconds, as for SQLite.

@@ -122,10 +122,7 @@ fn killed_mid_run(data: &Path, location: &str, finished_tools: impl Fn() -> i64)
     runtime.block_on(async {
         let audit = Audit::open(location, Privacy::Full).await.expect("reopens");
         let (runs, total) = audit
-            .find_runs(&RunQuery {
-                limit: 10,
-                ..RunQuery::default()
-            })
+            .find_runs(&RunQuery::default().with_limit(10))
             .await
             .expect("runs");
         assert_eq!(total, 1);

@@ -37,6 +37,10 @@
 //! # }).unwrap();
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// Types whose fields or variants will grow say so: a new one is not a breaking change.
+#![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
+
 mod audit;
 #[cfg(feature = "otlp")]
 mod otlp;
@@ -48,8 +52,10 @@ mod sqlite;
 
 pub use audit::Audit;
 #[cfg(feature = "otlp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
 pub use otlp::{OtlpError, OtlpExport};
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::PostgresAudit;
 pub use privacy::{Privacy, REDACTED_STRING_LIMIT, UnknownPrivacy};
 pub use rows::{AuditError, RunQuery, RunRow, StepRow};

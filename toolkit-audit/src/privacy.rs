@@ -62,6 +62,7 @@ impl fmt::Display for Privacy {
 /// A privacy level name that is not one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown privacy level {0:?}: expected metadata, redacted or full")]
+#[non_exhaustive]
 pub struct UnknownPrivacy(pub String);
 
 impl FromStr for Privacy {

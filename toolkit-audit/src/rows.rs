@@ -45,6 +45,7 @@ pub enum AuditError {
 /// contains `text` (any case), that ended with `termination` (`answered`, ..., or `unfinished`
 /// for none yet), `limit` of them after skipping `offset`.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct RunQuery {
     /// Text to look for; `None` or empty for any.
     pub text: Option<String>,
@@ -54,6 +55,36 @@ pub struct RunQuery {
     pub offset: usize,
     /// Most runs returned.
     pub limit: usize,
+}
+
+impl RunQuery {
+    /// The same query looking for `text`.
+    #[must_use]
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
+        self
+    }
+
+    /// The same query for runs that ended so (`answered`, ..., `unfinished`).
+    #[must_use]
+    pub fn with_termination(mut self, termination: impl Into<String>) -> Self {
+        self.termination = Some(termination.into());
+        self
+    }
+
+    /// The same query skipping `offset` runs.
+    #[must_use]
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// The same query returning at most `limit` runs.
+    #[must_use]
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
 }
 
 /// One run as the history lists it.

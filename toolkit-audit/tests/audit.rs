@@ -226,10 +226,7 @@ async fn two_services_on_one_database_keep_both_calls() {
         assert_ne!(ids[0], ids[1]);
         let audit = place.open(Privacy::Metadata).await;
         let (runs, total) = audit
-            .find_runs(&toolkit_audit::RunQuery {
-                limit: 10,
-                ..Default::default()
-            })
+            .find_runs(&toolkit_audit::RunQuery::default().with_limit(10))
             .await
             .expect("runs");
         assert_eq!(total, 2);
@@ -255,11 +252,9 @@ async fn a_search_is_literal_text_on_either_database() {
         }
         let found = |text: &str| {
             let audit = Arc::clone(&audit);
-            let query = toolkit_audit::RunQuery {
-                text: Some(text.to_owned()),
-                limit: 10,
-                ..Default::default()
-            };
+            let query = toolkit_audit::RunQuery::default()
+                .with_text(text)
+                .with_limit(10);
             async move { audit.find_runs(&query).await.expect("searches").1 }
         };
         // Wildcards of LIKE and GLOB, and SQL, are only text to look for.
@@ -495,11 +490,11 @@ async fn postgres_keeps_nul_bytes_and_loses_no_step_to_them() {
     assert_eq!(steps[0].content_bytes, 12);
     // A search with a NUL finds the title it was kept as.
     let (found, total) = audit
-        .find_runs(&toolkit_audit::RunQuery {
-            text: Some("NO\0S".to_owned()),
-            limit: 10,
-            ..Default::default()
-        })
+        .find_runs(
+            &toolkit_audit::RunQuery::default()
+                .with_text("NO\0S")
+                .with_limit(10),
+        )
         .await
         .unwrap();
     assert_eq!((found.len(), total), (1, 1));
@@ -597,10 +592,7 @@ async fn postgres_announces_what_another_instance_commits() {
     let before = *changes.borrow_and_update();
     commit_elsewhere_and_see_it_announced(&url, &mut changes).await;
     let (runs, _) = watching
-        .find_runs(&toolkit_audit::RunQuery {
-            limit: 10,
-            ..Default::default()
-        })
+        .find_runs(&toolkit_audit::RunQuery::default().with_limit(10))
         .await
         .unwrap();
     assert_eq!(runs.len(), 1);

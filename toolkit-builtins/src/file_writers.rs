@@ -655,6 +655,7 @@ const MAX_EDITS: usize = 50;
 /// One replacement in a file.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Edit {
     /// The exact text to replace: it must occur exactly once in the file (as the earlier edits
     /// left it), so include enough of the lines around it.

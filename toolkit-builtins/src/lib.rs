@@ -18,6 +18,10 @@
 //! assert!(registry.get("regex_test").is_some());
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// Types whose fields or variants will grow say so: a new one is not a breaking change.
+#![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
+
 mod resources;
 mod shared;
 
@@ -26,34 +30,48 @@ pub use resources::{
 };
 
 #[cfg(feature = "data")]
+#[cfg_attr(docsrs, doc(cfg(feature = "data")))]
 pub mod data;
 #[cfg(feature = "data")]
+#[cfg_attr(docsrs, doc(cfg(feature = "data")))]
 pub mod delimited;
 #[cfg(feature = "writers")]
+#[cfg_attr(docsrs, doc(cfg(feature = "writers")))]
 pub mod file_writers;
 #[cfg(feature = "files")]
+#[cfg_attr(docsrs, doc(cfg(feature = "files")))]
 pub mod files;
 #[cfg(feature = "git")]
+#[cfg_attr(docsrs, doc(cfg(feature = "git")))]
 pub mod git;
 #[cfg(feature = "data")]
+#[cfg_attr(docsrs, doc(cfg(feature = "data")))]
 pub mod json;
 #[cfg(feature = "network")]
+#[cfg_attr(docsrs, doc(cfg(feature = "network")))]
 pub mod network;
 #[cfg(feature = "policies")]
+#[cfg_attr(docsrs, doc(cfg(feature = "policies")))]
 pub mod policies;
 #[cfg(feature = "writers")]
+#[cfg_attr(docsrs, doc(cfg(feature = "writers")))]
 pub mod record_writers;
 #[cfg(feature = "records")]
+#[cfg_attr(docsrs, doc(cfg(feature = "records")))]
 pub mod records;
 #[cfg(feature = "records")]
+#[cfg_attr(docsrs, doc(cfg(feature = "records")))]
 pub mod sample;
 #[cfg(any(feature = "records", feature = "writers"))]
 mod sqlite;
 #[cfg(feature = "system")]
+#[cfg_attr(docsrs, doc(cfg(feature = "system")))]
 pub mod system;
 #[cfg(any(feature = "data", feature = "files", feature = "utility"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "data", feature = "files", feature = "utility"))))]
 pub mod text;
 #[cfg(feature = "utility")]
+#[cfg_attr(docsrs, doc(cfg(feature = "utility")))]
 pub mod utility;
 #[cfg(any(
     feature = "data",

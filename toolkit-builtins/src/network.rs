@@ -48,6 +48,7 @@ const USER_AGENT: &str = concat!("toolkit-probe/", env!("CARGO_PKG_VERSION"));
 /// [`ToolContext::with_extension`](toolkit::ToolContext::with_extension); without one, only
 /// public addresses are reached.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NetworkPolicy {
     /// Host names or IP addresses, compared without case; IPv6 with or without brackets.
     pub allowed_hosts: Vec<String>,

@@ -23,6 +23,7 @@ pub const SAMPLE_SQL: &str = include_str!("../sample/sample.sql");
 
 /// Why the sample database could not be created.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SampleError {
     /// The file or its folder could not be checked, created or renamed.
     #[error("cannot create the sample database: {0}")]

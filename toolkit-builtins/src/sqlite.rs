@@ -35,11 +35,16 @@ pub const DEFAULT_QUERY_TIME: Duration = Duration::from_secs(5);
 ///
 /// [`ToolContext::with_extension`]: toolkit::ToolContext::with_extension
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::exhaustive_structs,
+    reason = "a newtype the caller builds: its one field is all it is"
+)]
 pub struct QueryTimeLimit(pub Duration);
 
 /// A value to compare with or to store: a boolean, a number or a text.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum Scalar {
     /// `true` or `false` (stored as 1 or 0).
     Boolean(bool),
@@ -55,6 +60,7 @@ pub enum Scalar {
 /// writers, a value to store.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ColumnValue {
     /// The column's name.
     pub column: String,
@@ -430,8 +436,8 @@ pub(crate) fn cell(value: ValueRef<'_>, boolean: bool) -> Cell {
 /// read as NULL (or starts with `"`) is written as a JSON string (`Cell`'s `Display`).
 pub(crate) fn content_cell(cell: &Cell) -> String {
     match cell {
-        Cell::Null => cell.to_string(),
         Cell::Text(text) => Cell::Text(tidy(text)).to_string(),
+        _ => cell.to_string(),
     }
 }
 

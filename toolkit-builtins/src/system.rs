@@ -251,6 +251,7 @@ pub(crate) fn duration_words(seconds: u64) -> String {
 /// How `list_processes` orders its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ProcessOrder {
     /// Largest resident memory first.
     Memory,
@@ -369,6 +370,7 @@ fn processes(name_contains: Option<&str>, sort_by: ProcessOrder, limit: usize) -
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum LogLevel {
     /// `TRACE`.
     Trace,

@@ -52,6 +52,7 @@ pub fn text_stats(
 #[cfg(any(feature = "files", feature = "utility"))]
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum HashAlgorithm {
     /// SHA-256 (32 bytes).
     Sha256,

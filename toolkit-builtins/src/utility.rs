@@ -499,6 +499,7 @@ pub fn convert_units(
 /// Which way `base64` converts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Base64Mode {
     /// Text to Base64.
     Encode,
@@ -509,6 +510,7 @@ pub enum Base64Mode {
 /// Which Base64 alphabet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Base64Alphabet {
     /// `+` and `/` (RFC 4648 section 4).
     Standard,
@@ -572,6 +574,7 @@ pub fn base64_convert(
 /// A UUID version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum UuidVersion {
     /// Random.
     V4,

@@ -598,7 +598,7 @@ async fn a_delete_waiting_for_approval_carries_its_preview() {
     let result = service.run(&provider, request).await.expect("a run");
     assert_eq!(result.termination, Termination::Suspended);
     let suspension = result.suspension.expect("suspended");
-    let [Preview { call_id, text }] = suspension.previews.as_slice() else {
+    let [Preview { call_id, text, .. }] = suspension.previews.as_slice() else {
         panic!("one preview: {:?}", suspension.previews);
     };
     assert_eq!(call_id, "d1");

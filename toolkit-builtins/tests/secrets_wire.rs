@@ -1025,10 +1025,7 @@ async fn run(filtered: bool) -> Run {
         turn(json!({"role": "assistant", "content": "read"})),
     ])
     .await;
-    let options = HttpOptions {
-        timeout: Duration::from_secs(10),
-        ..HttpOptions::default()
-    };
+    let options = HttpOptions::default().with_timeout(Duration::from_secs(10));
     let model =
         OpenAiProvider::from_env_var(KEY_VARIABLE, &format!("{}/v1", server.url), "m", options)
             .expect("provider");

@@ -19,6 +19,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// How to reach one MCP server.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum McpTransport {
     /// Start `command` with `args` and talk over its stdin and stdout.
     Command {
@@ -33,6 +34,7 @@ pub enum McpTransport {
 
 /// One MCP server to take tools from.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct McpServerConfig {
     /// The server's name, used in warnings, errors and the tools' group (`mcp:NAME`).
     pub name: String,

@@ -31,6 +31,9 @@
 //! # }
 //! ```
 
+// Types whose fields or variants will grow say so: a new one is not a breaking change.
+#![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
+
 mod client;
 mod portable;
 mod server;

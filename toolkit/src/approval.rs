@@ -19,6 +19,7 @@ use crate::wire::ToolCall;
 /// has: the loop gives a call an id of its own when the model repeated one. To stop the whole
 /// run instead, see [`ToolLoopService::abort`](crate::ToolLoopService::abort).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Decision {
     /// The call decided.
     pub call_id: String,
@@ -114,6 +115,7 @@ pub struct PendingCall<'a> {
 
 /// A policy's answer about one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PolicyAnswer {
     /// The call runs without a question; the text says why (for the operator and the record).
     Approve(String),

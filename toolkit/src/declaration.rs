@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 /// A schema the target provider cannot express.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("tool \"{tool}\": the {target} schema cannot express {what} at {path}")]
+#[non_exhaustive]
 pub struct SchemaError {
     /// The tool's name.
     pub tool: String,

@@ -31,6 +31,10 @@ pub trait ContentFilter: Send + Sync {
 /// ```
 #[cfg(feature = "secrets")]
 #[derive(Clone, Copy, Debug, Default)]
+#[allow(
+    clippy::exhaustive_structs,
+    reason = "a unit struct: it has nothing to grow"
+)]
 pub struct SecretFilter;
 
 #[cfg(feature = "secrets")]

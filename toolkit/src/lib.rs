@@ -60,6 +60,8 @@
 //! types and the `#[tool]` macro, and nothing else.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// Types whose fields or variants will grow say so: a new one is not a breaking change.
+#![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

@@ -340,6 +340,10 @@ fn title_and_description(doc: &str) -> (&str, &str) {
 /// A default value as the schema shows it: its JSON when its type serialises (this inherent
 /// method), nothing otherwise ([`NotShown`]'s, which method resolution picks only then).
 #[doc(hidden)]
+#[allow(
+    clippy::exhaustive_structs,
+    reason = "built by generated code in the user's crate"
+)]
 pub struct MaybeShown<T>(pub T);
 
 impl<T: serde::Serialize> MaybeShown<T> {
@@ -366,6 +370,10 @@ impl<T> NotShown for MaybeShown<T> {
 /// contract, as the derive does): this inherent method for `Option<T>`, [`NotOption`]'s for
 /// every other type.
 #[doc(hidden)]
+#[allow(
+    clippy::exhaustive_structs,
+    reason = "built by generated code in the user's crate"
+)]
 pub struct IsOption<T: ?Sized>(pub std::marker::PhantomData<T>);
 
 impl<T> IsOption<Option<T>> {

@@ -82,6 +82,7 @@ type NameIndex = HashMap<Box<str>, usize, foldhash::fast::RandomState>;
 /// Two tools with one name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("two tools are named \"{name}\": one defined at {first}, the other at {second}")]
+#[non_exhaustive]
 pub struct DuplicateTool {
     /// The shared name.
     pub name: String,

@@ -105,6 +105,7 @@ impl fmt::Debug for ToolResult {
 /// The kind of an artifact, as it appears in the `type` field of its serialised form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ArtifactType {
     /// `{"columns": [String], "rows": [[String | null]]}`
     Table,
@@ -305,6 +306,7 @@ pub struct Table {
 /// assert_eq!(Cell::from(None::<String>), Cell::Null);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Cell {
     /// No value. Sorts before every text.
     Null,
@@ -403,6 +405,7 @@ impl fmt::Display for Cell {
 /// A row whose width differs from the table's columns.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("row {row} has {found} cells, but the table has {expected} columns")]
+#[non_exhaustive]
 pub struct TableError {
     /// Index of the offending row (0-based, counting rows already in the table).
     pub row: usize,

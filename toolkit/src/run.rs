@@ -40,6 +40,7 @@ pub struct Suspension {
 /// A preview of one pending call: the answer of the tool's preview tool, run with the call's
 /// arguments, bounded like any tool content. It goes to the operator only, never to the model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Preview {
     /// The pending call it previews.
     pub call_id: String,

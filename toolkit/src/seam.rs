@@ -92,6 +92,7 @@ impl Approval {
 /// [`Seam::check_edit`] makes one, and a suspended run's call takes other arguments from
 /// nothing else: an approval of an edited call covers checked arguments only.
 #[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
 #[derive(Clone, Debug)]
 pub struct CheckedEdit {
     call: ToolCall,
@@ -242,6 +243,7 @@ impl Seam {
     /// Checks arguments an operator gives instead of `call`'s as a call of its tool would be
     /// checked, without running it; the error is the text the tool's call would get.
     #[cfg(feature = "loop")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
     pub fn check_edit(
         &self,
         scope: &RunScope,

@@ -87,6 +87,7 @@ pub type BoxToolFuture<'a> =
     Pin<Box<dyn Future<Output = Result<ToolResult, ArgumentError>> + Send + 'a>>;
 
 /// What [`Tool::execute`] gives back: the outcome at once, or a future of it.
+#[non_exhaustive]
 pub enum ToolFuture<'a> {
     /// The tool finished while being called.
     Ready(Result<ToolResult, ArgumentError>),

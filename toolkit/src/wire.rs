@@ -68,6 +68,7 @@ impl fmt::Debug for WireString {
 
 /// A tool call requested by the model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The provider's id for the call, echoed in the tool-result message.
     pub id: String,
@@ -99,6 +100,7 @@ impl ToolCall {
 /// tool results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ChatMessage {
     /// Instructions for the model.
     #[non_exhaustive]
@@ -177,6 +179,7 @@ impl ToolResultMessage {
 
 /// A message that cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MessageError {
     /// A tool result must name the call it answers.
     #[error("a tool-result message needs the id of the call it answers, and the id is empty")]

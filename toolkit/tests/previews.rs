@@ -5,9 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use toolkit::provider::ScriptedProvider;
-use toolkit::{
-    RunRequest, ToolLoopService, ToolRegistry, recording::Termination, run::Preview, tool,
-};
+use toolkit::{RunRequest, ToolLoopService, ToolRegistry, recording::Termination, tool};
 
 static PREVIEWS: AtomicUsize = AtomicUsize::new(0);
 static RENAMES: AtomicUsize = AtomicUsize::new(0);
@@ -80,13 +78,12 @@ async fn a_suspended_run_carries_each_previewable_calls_preview_for_the_operator
     assert_eq!(result.termination, Termination::Suspended);
     let suspension = result.suspension.expect("suspended");
     assert_eq!(suspension.pending.len(), 3);
-    assert_eq!(
-        suspension.previews,
-        [Preview {
-            call_id: "r1".to_owned(),
-            text: "PREVIEW-CANARY: ada would be called grace".to_owned(),
-        }]
-    );
+    let shown: Vec<(&str, &str)> = suspension
+        .previews
+        .iter()
+        .map(|preview| (preview.call_id.as_str(), preview.text.as_str()))
+        .collect();
+    assert_eq!(shown, [("r1", "PREVIEW-CANARY: ada would be called grace")]);
     assert_eq!(PREVIEWS.load(Ordering::SeqCst), 1);
     assert_eq!(
         RENAMES.load(Ordering::SeqCst),

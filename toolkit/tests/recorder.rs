@@ -221,7 +221,10 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
         ["tool_invoked#2", "tool_invoked#3"].contains(&last_four[0].as_str()),
         "{last_four:?}"
     );
-    assert_eq!(last_four[1..], ["step_started#4", "step_finished#4", "done"]);
+    assert_eq!(
+        last_four[1..],
+        ["step_started#4", "step_finished#4", "done"]
+    );
     let rest = received(&mut behind);
     assert_eq!(rest.len(), 1023 * 4);
     let RunEvent::ToolInvoked { invocation, .. } = &*rest[2] else {

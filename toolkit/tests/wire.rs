@@ -69,11 +69,9 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 fn options() -> HttpOptions {
-    HttpOptions {
-        timeout: Duration::from_secs(10),
-        initial_backoff: Duration::from_millis(10),
-        ..HttpOptions::default()
-    }
+    HttpOptions::default()
+        .with_timeout(Duration::from_secs(10))
+        .with_initial_backoff(Duration::from_millis(10))
 }
 
 fn openai_turn(
@@ -475,11 +473,7 @@ async fn run_capped(url: &str, cap: usize) -> toolkit::ToolLoopResult {
         KEY_VARIABLE,
         &format!("{url}/v1"),
         "test-model",
-        HttpOptions {
-            max_response_bytes: cap,
-            max_retries: 0,
-            ..options()
-        },
+        options().with_max_response_bytes(cap).with_max_retries(0),
     )
     .unwrap();
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());

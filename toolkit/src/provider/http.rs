@@ -7,6 +7,7 @@ use super::ProviderError;
 
 /// How provider HTTP calls behave.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// Limit for one attempt, connection to last byte.
     pub timeout: Duration,
@@ -29,6 +30,43 @@ impl Default for HttpOptions {
             max_backoff: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
         }
+    }
+}
+
+impl HttpOptions {
+    /// The same options with another limit for one attempt.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The same options with another number of retries.
+    #[must_use]
+    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+        self.max_retries = max_retries;
+        self
+    }
+
+    /// The same options with another wait before the first retry.
+    #[must_use]
+    pub fn with_initial_backoff(mut self, initial_backoff: Duration) -> Self {
+        self.initial_backoff = initial_backoff;
+        self
+    }
+
+    /// The same options with another longest wait between attempts.
+    #[must_use]
+    pub fn with_max_backoff(mut self, max_backoff: Duration) -> Self {
+        self.max_backoff = max_backoff;
+        self
+    }
+
+    /// The same options with another cap on an answer's size.
+    #[must_use]
+    pub fn with_max_response_bytes(mut self, max_response_bytes: usize) -> Self {
+        self.max_response_bytes = max_response_bytes;
+        self
     }
 }
 

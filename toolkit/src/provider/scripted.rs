@@ -57,6 +57,7 @@ struct ScriptedCall {
 /// A script that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid script at {path}: {message}")]
+#[non_exhaustive]
 pub struct ScriptError {
     /// Where in the script (`turns[1].tool_calls[0].name`).
     pub path: String,
