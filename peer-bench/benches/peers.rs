@@ -5,17 +5,15 @@
 //! each call is one `block_on` on a current-thread runtime, and `block_on_only` is that floor.
 //! After the group, the ratios of toolkit's paths to the others are measured in paired rounds
 //! (every path in turn, about a millisecond each, 200 times; see
-//! `toolkit/benches/support/paired.rs`) and printed with the goals and the load average.
+//! `toolkit_testing::paired`) and printed with the goals and the load average.
 
 #![allow(missing_docs)]
 
-#[path = "../../toolkit/benches/support/paired.rs"]
-mod paired;
 
 use std::hint::black_box;
 
 use criterion::Criterion;
-use paired::{Paired, load_average, verdict, wanted};
+use toolkit_testing::paired::{Paired, load_average, verdict, wanted};
 use peer_bench::{PATHS, Peers};
 
 /// A path's name and one call of it.

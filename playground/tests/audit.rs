@@ -7,12 +7,10 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use toolkit_testing::postgres;
 
 use serde_json::json;
 use toolkit_audit::{Audit, Privacy, RunQuery};
-
-#[path = "../../toolkit-audit/tests/support/postgres.rs"]
-mod postgres;
 
 /// An OpenAI-compatible server that answers the first request with one `text_stats` call and
 /// never answers the second, so the run hangs after a finished tool step.

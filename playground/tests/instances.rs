@@ -6,13 +6,12 @@
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use toolkit_testing::postgres;
 
 use serde_json::json;
 use toolkit_builtins as _;
 
 mod common;
-#[path = "../../toolkit-audit/tests/support/postgres.rs"]
-mod postgres;
 
 /// Runs the playground with `data` as its data folder; its exit code, stdout and stderr.
 fn playground(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {

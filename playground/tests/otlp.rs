@@ -4,9 +4,7 @@ use std::process::Command;
 
 use serde_json::json;
 use toolkit_builtins as _;
-
-#[path = "../../toolkit-audit/tests/support/otlp.rs"]
-mod otlp;
+use toolkit_testing::otlp;
 
 #[test]
 fn a_run_is_exported_before_the_command_exits() {

@@ -1,10 +1,11 @@
 //! The audit copy as a recorder sink: what each privacy level keeps, exactly, from real runs and
 //! calls; every finished step committed before it is shown; nothing of one run overwriting
 //! another's. Every test runs on a SQLite file and on a PostgreSQL database (the test server of
-//! `support/postgres.rs`; skipped with one line when PostgreSQL is not installed, outside CI).
+//! `toolkit_testing::postgres`; skipped with one line when PostgreSQL is not installed, outside CI).
 
 use std::sync::Arc;
 use std::time::Duration;
+use toolkit_testing::postgres;
 
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
@@ -13,9 +14,6 @@ use toolkit::{
     ToolRegistry, ToolResult, tool,
 };
 use toolkit_audit::{Audit, PostgresAudit, Privacy, StepRow};
-
-#[path = "support/postgres.rs"]
-mod postgres;
 
 /// Where a test keeps its audit copy: a new SQLite file, or a new PostgreSQL database.
 struct Place {

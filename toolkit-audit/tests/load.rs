@@ -6,15 +6,13 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+use toolkit_testing::postgres;
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
     RunEvent, RunRequest, Sink, ToolLoopService, ToolRegistry, recording::SinkFuture, tool,
 };
 use toolkit_audit::{PostgresAudit, Privacy};
-
-#[path = "support/postgres.rs"]
-mod postgres;
 
 /// Adds two numbers.
 #[tool]

@@ -13,9 +13,7 @@ use toolkit::{
 };
 use toolkit_audit::{OtlpExport, Privacy};
 
-#[path = "support/otlp.rs"]
-mod otlp;
-use otlp::{Receiver, attributes, python, receiver, spans};
+use toolkit_testing::otlp::{Receiver, attributes, python, receiver, spans};
 
 /// Stands in for what only people may see.
 const CANARY: &str = "ARTIFACT-CANARY-5d1c";

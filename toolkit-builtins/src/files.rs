@@ -1,4 +1,4 @@
-//! Tools over the workspace folder, confined to it (see [`crate::workspace`]).
+//! Tools over the workspace folder, confined to it (see the `workspace` module).
 
 use std::fmt::Write as _;
 use std::io::Read;

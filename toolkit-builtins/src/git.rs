@@ -18,7 +18,7 @@
 //!
 //! **Bounded work.** A repository may be hostile: a tree of a billion paths made of a few
 //! kilobytes of objects, a blob of a gigabyte that compresses to a megabyte. Every object a
-//! call reads goes through [`Objects`], which refuses an object larger than its kind's limit
+//! call reads goes through `Objects`, which refuses an object larger than its kind's limit
 //! before decompressing it, counts reads against a budget, and stops the call's work once its
 //! caller stops waiting ([`ToolContext::is_cancelled`]); trees are read up to
 //! [`ENTRY_LIMIT`] entries, the index up to [`INDEX_LIMIT`] bytes, and a work tree file is

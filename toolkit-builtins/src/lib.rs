@@ -68,7 +68,10 @@ mod sqlite;
 #[cfg_attr(docsrs, doc(cfg(feature = "system")))]
 pub mod system;
 #[cfg(any(feature = "data", feature = "files", feature = "utility"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "data", feature = "files", feature = "utility"))))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "data", feature = "files", feature = "utility")))
+)]
 pub mod text;
 #[cfg(feature = "utility")]
 #[cfg_attr(docsrs, doc(cfg(feature = "utility")))]

@@ -4,9 +4,6 @@
 //! people) keep every value. The same run without the filter carries every shape to the wire
 //! from every place that does not mask by itself, so the plants are real.
 
-#[path = "../../toolkit/tests/common/mod.rs"]
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -14,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::Server;
 use serde_json::{Value, json};
 use toolkit::provider::{HttpOptions, OpenAiProvider};
 use toolkit::{
@@ -23,6 +19,7 @@ use toolkit::{
 };
 use toolkit_builtins::network::NetworkPolicy;
 use toolkit_builtins::{Database, WorkspaceRoot};
+use toolkit_testing::http::Server;
 
 const KEY_VARIABLE: &str = "TOOLKIT_TEST_PROVIDER_KEY";
 

@@ -3,22 +3,22 @@
 //! server whose schema has a nullable type array draws the Inspector's warning, so the check is
 //! live. `scripts/test` installs the Inspector with npm into `target/mcp-inspector`.
 
-#[path = "../../toolkit-mcp/tests/support/mod.rs"]
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use support::temp_path;
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
+use toolkit_testing::mcp::temp_path;
 
 /// The Inspector's version `scripts/test` installs.
 const VERSION: &str = "2.12.0";
 
-/// The Inspector's launcher, when npm installed it and Node.js runs it.
+/// The Inspector's launcher, when npm installed it and Node.js runs it (in the full tier only).
 fn inspector() -> Option<PathBuf> {
+    if !toolkit_testing::tier::needs("Node.js and the MCP Inspector") {
+        return None;
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let package = root.join("target/mcp-inspector/node_modules/@modelcontextprotocol/inspector");
     let launcher = package.join("clients/launcher/build/index.js");

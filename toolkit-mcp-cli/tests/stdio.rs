@@ -1,15 +1,11 @@
 //! The shipped `toolkit-mcp` binary under the official Python MCP SDK's client over stdio: it
 //! lists the builtins a single call may use and answers exactly as the seam does in process.
 
-#[path = "../../toolkit-audit/tests/support/postgres.rs"]
-mod postgres;
-#[path = "../../toolkit-mcp/tests/support/mod.rs"]
-mod support;
-
 use serde_json::{Value, json};
-use support::{python, reply, run_client, temp_path};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
+use toolkit_testing::mcp::{python, reply, run_client, temp_path};
+use toolkit_testing::postgres;
 
 #[test]
 fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {

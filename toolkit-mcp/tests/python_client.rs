@@ -2,18 +2,16 @@
 //! the reply carries the content only, while the event stream carries the artifacts. (Over
 //! stdio: `python_client_stdio.rs`.)
 
-mod support;
-
 use std::sync::Arc;
 
 use serde_json::json;
-use support::{python, reply, run_client};
 use toolkit::{
     RunEvent, Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult,
     ToolSpec,
     spec::{ExecutePermit, ToolFuture},
 };
 use toolkit_builtins::WorkspaceRoot;
+use toolkit_testing::mcp::{python, reply, run_client};
 
 fn sample_context() -> ToolContext {
     ToolContext::new().with_extension(WorkspaceRoot::new(

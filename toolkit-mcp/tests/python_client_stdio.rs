@@ -3,18 +3,16 @@
 //! test-only tool whose artifacts hold canary strings, so no canary exists in any shipped binary.
 //! It has its own `main` (`harness = false`): libtest would write to stdout, the protocol.
 
-mod support;
-
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use support::{contains, python, reply, run_client, temp_path};
 use toolkit::{
     Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec,
     spec::{ExecutePermit, ToolFuture},
 };
 use toolkit_builtins::WorkspaceRoot;
+use toolkit_testing::mcp::{contains, python, reply, run_client, temp_path};
 
 /// The variable that makes this binary serve instead of test.
 const SERVE: &str = "TOOLKIT_MCP_TEST_SERVE";

@@ -1,18 +1,17 @@
 //! Our MCP client against a server on the official Python MCP SDK, inside a scripted run.
 
-mod support;
-
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{RunRequest, ToolLoopService, ToolRegistry, recording::Termination};
 use toolkit_builtins as _; // a tool named like a builtin must lose to it
 use toolkit_mcp::{McpServerConfig, add_mcp_tools};
+use toolkit_testing::mcp;
 
 fn python_server(python: &std::path::Path) -> McpServerConfig {
     McpServerConfig::command(
         "py",
         python.to_str().expect("UTF-8 path"),
-        [support::script("server.py").to_str().expect("UTF-8 path")],
+        [mcp::script("server.py").to_str().expect("UTF-8 path")],
     )
 }
 
@@ -25,7 +24,7 @@ fn dotted_warning(server: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
-    let Some(python) = support::python() else {
+    let Some(python) = mcp::python() else {
         return;
     };
     let mut registry = ToolRegistry::linked().expect("no duplicates");
@@ -125,7 +124,7 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_tools_count_against_the_run_budget_of_remote_calls() {
-    let Some(python) = support::python() else {
+    let Some(python) = mcp::python() else {
         return;
     };
     let mut registry = ToolRegistry::new();
@@ -167,7 +166,7 @@ async fn mcp_tools_count_against_the_run_budget_of_remote_calls() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_server_over_streamable_http_joins_by_url() {
-    let Some(python) = support::python() else {
+    let Some(python) = mcp::python() else {
         return;
     };
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -175,7 +174,7 @@ async fn python_server_over_streamable_http_joins_by_url() {
         .expect("a free port")
         .port();
     let mut server = tokio::process::Command::new(&python)
-        .arg(support::script("server.py"))
+        .arg(mcp::script("server.py"))
         .args(["http", &port.to_string()])
         .stderr(std::process::Stdio::null()) // uvicorn's access log
         .kill_on_drop(true)

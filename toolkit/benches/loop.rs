@@ -4,17 +4,10 @@
 //! iteration and the raw posts are timed again in paired rounds (see `support/paired.rs`) and
 //! their ratio printed with the issue's goal and the load average.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-#[path = "support/paired.rs"]
-mod paired;
-
 use std::hint::black_box;
 use std::time::Duration;
 
-use common::Server;
 use criterion::Criterion;
-use paired::{Paired, load_average, verdict, wanted};
 use serde_json::json;
 use toolkit::provider::{
     HttpOptions, OpenAiProvider, Provider, ProviderError, ProviderFuture, ProviderRequest,
@@ -24,6 +17,8 @@ use toolkit::{
     ChatMessage, RunRequest, ToolCall, ToolLoopService, ToolRegistry, provider::Usage,
     recording::Termination, tool,
 };
+use toolkit_testing::http::Server;
+use toolkit_testing::paired::{Paired, load_average, verdict, wanted};
 
 /// Adds two integers (tiny: on the caller's thread, so the loop's own work is what is timed; a
 /// plain `fn` adds a worker thread's hand-off, timed in the seam bench).
@@ -57,7 +52,7 @@ impl Provider for TwoTurns {
     }
 }
 
-fn answer(body: &[u8]) -> common::Response {
+fn answer(body: &[u8]) -> toolkit_testing::http::Response {
     let text = String::from_utf8_lossy(body);
     let message = if text.contains(r#""role":"tool""#) {
         json!({"role": "assistant", "content": "5"})

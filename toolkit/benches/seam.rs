@@ -9,16 +9,13 @@
 //! After criterion's groups, the ratios are measured again in paired rounds (see
 //! `support/paired.rs`) and printed with their goals and the load average.
 
-#[path = "support/paired.rs"]
-mod paired;
-
 use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::Criterion;
-use paired::{Paired, load_average, verdict, wanted};
 use toolkit::bound::{cut_artifacts, cut_content};
 use toolkit::{Table, ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
+use toolkit_testing::paired::{Paired, load_average, verdict, wanted};
 
 const KB_100: usize = 100 * 1024;
 const MB_100: usize = 100 * 1024 * 1024;

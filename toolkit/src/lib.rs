@@ -178,15 +178,15 @@ pub use service::ToolLoopService;
 ///
 /// | key | meaning |
 /// |---|---|
-/// | `name = ".."` | the name the model calls (default: the function's name); [`check_tool_name`] rules |
+/// | `name = ".."` | the name the model calls (default: the function's name); [`check_tool_name`](spec::check_tool_name) rules |
 /// | `group = ".."` | a group for listings (default `default`) |
 /// | `description = ".."` | the description, instead of the doc comment |
-/// | `requires_approval` | each call waits for an operator (the loop suspends; see [`Approval`]) |
+/// | `requires_approval` | each call waits for an operator (the loop suspends; see [`Approval`](seam::Approval)) |
 /// | `requires_admin` | offered only to an admin [`ToolContext`] |
 /// | `enabled_by_default = false` | offered only when a run asks for it by name |
 /// | `remote` | counts against a run's budget of remote calls |
 /// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
-/// | `preview = ".."` | a read-only tool run with a pending call's arguments when the run stops for approval; its answer is shown to the operator ([`Preview`]) |
+/// | `preview = ".."` | a read-only tool run with a pending call's arguments when the run stops for approval; its answer is shown to the operator ([`Preview`](run::Preview)) |
 /// | `crate = ".."` | the path to toolkit (`crate = "tk"`, `crate = "::deps::toolkit"`) when the crate's `Cargo.toml` does not say it |
 ///
 /// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value
@@ -205,7 +205,7 @@ pub use service::ToolLoopService;
 /// - `#[state] name: &T` borrows the run's state of type `T` (a database pool, a client, a
 ///   cache) from the context's typed extensions. The spec declares it
 ///   ([`ToolSpec::states`]), and a scope whose context lacks it is refused when it is built,
-///   once, naming the tool and the type ([`ScopeError::MissingState`]): a tool body never
+///   once, naming the tool and the type ([`ScopeError::MissingState`](seam::ScopeError::MissingState)): a tool body never
 ///   handles a missing state. `T` is shared by every call on any thread, so it is
 ///   `Send + Sync + 'static`, and taken as `&T` (a `Mutex` inside for changes).
 /// - One `&ToolContext` gives the caller's rights and every extension.

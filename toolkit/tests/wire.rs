@@ -1,11 +1,8 @@
 //! The wire test: real HTTP to a local server that speaks each provider's format and records
 //! every request byte. Artifacts hold canary strings; no canary byte may reach the wire.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Server;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolkit::provider::{AnthropicProvider, HttpOptions, OpenAiProvider, Provider};
@@ -13,6 +10,7 @@ use toolkit::{
     RunRequest, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult,
     recording::Termination, tool,
 };
+use toolkit_testing::http::Server;
 
 const KEY_VARIABLE: &str = "TOOLKIT_TEST_PROVIDER_KEY";
 

@@ -1,9 +1,5 @@
 //! An OTLP/HTTP receiver for the tests (`otlp_receiver.py`, on Python's `opentelemetry-proto`
 //! in target/mcp-venv, which `scripts/test` installs) and readers of what it decoded.
-//!
-//! Included by path from the other crates' tests, so it depends only on std and `serde_json`.
-
-#![allow(dead_code)] // each test binary uses a different part
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,13 +7,14 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
-#[path = "venv.rs"]
-mod venv;
+use crate::venv;
 
 /// The receiver process; killed when dropped.
 pub struct Receiver {
     child: Child,
+    /// The port it listens on, on 127.0.0.1.
     pub port: u16,
+    /// The file it writes each decoded request to, a JSON line each.
     pub out: PathBuf,
     _folder: tempfile::TempDir,
 }
@@ -42,6 +39,7 @@ pub fn python() -> Option<PathBuf> {
     )
 }
 
+/// A receiver started with `python`, listening on a free port of 127.0.0.1.
 pub fn receiver(python: &Path) -> Receiver {
     let folder = tempfile::tempdir().expect("temp dir");
     let out = folder.path().join("spans.jsonl");

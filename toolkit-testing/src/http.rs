@@ -1,9 +1,6 @@
 //! A local HTTP server for provider tests and benchmarks: it answers each request with the
 //! next canned response and records every request byte.
 
-// Shared by the wire test and the loop benchmark; each uses part of it.
-#![allow(dead_code)]
-
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
@@ -20,17 +17,21 @@ pub type Response = (u16, Vec<(&'static str, String)>, Value);
 /// One recorded request.
 #[derive(Clone, Debug)]
 pub struct Recorded {
+    /// The request line and headers.
     pub head: String,
+    /// The body's bytes.
     pub body: Vec<u8>,
 }
 
 /// A local HTTP server answering each request with the next canned response.
 pub struct Server {
+    /// Where it listens: `http://127.0.0.1:PORT`.
     pub url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
 }
 
 impl Server {
+    /// A server answering from `responses`, in order.
     pub async fn start(responses: Vec<Response>) -> Self {
         Self::start_with(move |_| None, responses).await
     }
@@ -82,10 +83,12 @@ impl Server {
         Self { url, requests }
     }
 
+    /// The requests recorded so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
     }
 
+    /// Every recorded byte, heads and bodies, in order.
     pub fn all_bytes(&self) -> Vec<u8> {
         self.requests()
             .into_iter()

@@ -1,7 +1,6 @@
 //! What the interoperability tests share: the Python interpreter with the official MCP SDK that
 //! `scripts/test` installs, its client script, and how to read what the client saw. Each test
 //! target uses part of it.
-#![allow(dead_code)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,8 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-#[path = "../../../toolkit-audit/tests/support/venv.rs"]
-mod venv;
+use crate::venv;
 
 /// The interpreter with `mcp` importable; `None` (after saying why) when it is missing, except
 /// under `CI=true`, where a missing interpreter fails the test.
@@ -78,6 +76,7 @@ pub fn reply(output: &Value, index: usize) -> (String, bool) {
     )
 }
 
+/// Whether `needle` occurs in `haystack`.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack
         .windows(needle.len())

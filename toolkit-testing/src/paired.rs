@@ -6,9 +6,7 @@
 //! rotated every round, and a ratio is the median over rounds of the two paths' times in that
 //! round: a slow stretch slows both sides of a round alike.
 //!
-//! Included by path (`#[path = ".."] mod paired;`) from the toolkit benches and from peer-bench.
-
-#![allow(dead_code)] // Each bench uses the part it needs.
+//! The toolkit benches and peer-bench time with it.
 
 use std::time::{Duration, Instant};
 
@@ -30,7 +28,14 @@ pub struct Timings {
     rounds: Vec<Vec<f64>>,
 }
 
+impl Default for Paired<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<'a> Paired<'a> {
+    /// No path yet.
     pub fn new() -> Self {
         Self { paths: Vec::new() }
     }
