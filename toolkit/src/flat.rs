@@ -7,9 +7,13 @@
 //! past 64 bits, `-0`, a nested value, trailing text, or any error the type reports (a missing,
 //! unknown or repeated field, a wrong type). Giving up costs nothing but the time spent: the
 //! caller then decodes with `serde_json`, whose result and error messages are the ones users
-//! see. So what this decoder accepts is a subset of what `serde_json` accepts, with equal values
-//! (`toolkit/tests/flat.rs` checks it against `serde_json` on generated arguments), and it
-//! never makes an error of its own.
+//! see. So what this decoder accepts is a subset of what `serde_json` accepts, with equal values,
+//! and it never makes an error of its own.
+//!
+//! That contract is checked three ways: the property tests below compare it with `serde_json` on
+//! generated arguments, `toolkit/fuzz` (cargo-fuzz) does the same on whatever libFuzzer finds,
+//! and `scripts/mutants` mutates this file. The `flat-decoder` feature (on by default) is the
+//! only way in: without it every call decodes with `serde_json` alone, for a bisect.
 //!
 //! Numbers reach a type only through the typed methods (`deserialize_i64`, `deserialize_f64`,
 //! ...), which `serde_json` answers alike whatever its features; a number asked for through

@@ -73,6 +73,7 @@ mod context;
 mod declaration;
 pub mod describe;
 mod filter;
+#[cfg(feature = "flat-decoder")]
 mod flat;
 #[cfg(test)]
 mod layout;

@@ -29,12 +29,21 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Argume
     // Nearly every call: a flat object from the first byte, decoded in one pass; any other
     // object (and every error) is `serde_json`'s.
     if arguments.as_bytes().first() == Some(&b'{') {
+        #[cfg(feature = "flat-decoder")]
         if let Some(decoded) = crate::flat::decode(arguments) {
             return Ok(decoded);
         }
         return serde_json::from_str(arguments).map_err(|error| locate::<T>(arguments, &error));
     }
     parse_unusual(arguments)
+}
+
+/// The flat decoder alone (`None` where it gives up), for the differential fuzz target
+/// (`toolkit/fuzz`).
+#[doc(hidden)]
+#[cfg(feature = "flat-decoder")]
+pub fn flat_decode<'de, T: serde::Deserialize<'de>>(text: &'de str) -> Option<T> {
+    crate::flat::decode(text)
 }
 
 /// Arguments that do not start with `{`: whitespace first, nothing at all, or not an object.
