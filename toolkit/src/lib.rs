@@ -55,6 +55,7 @@
 //! | `openai` | yes | the OpenAI Chat Completions provider over HTTP (reqwest with rustls) |
 //! | `anthropic` | yes | the Anthropic Messages provider over HTTP |
 //! | `secrets` | yes | [`secrets`]: masking of secret-shaped strings and e-mail addresses |
+//! | `flat-decoder` | yes | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
 //!
 //! With `default-features = false` the crate is the seam, the registry, the result and wire
 //! types and the `#[tool]` macro, and nothing else.
