@@ -66,6 +66,49 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
         .any(|window| window == needle)
 }
 
+#[test]
+fn http_options_are_the_defaults_with_what_each_builder_changes() {
+    let default = HttpOptions::default();
+    assert_eq!(
+        (
+            default.timeout,
+            default.max_retries,
+            default.initial_backoff,
+            default.max_backoff,
+            default.max_response_bytes
+        ),
+        (
+            Duration::from_mins(2),
+            3,
+            Duration::from_millis(500),
+            Duration::from_secs(30),
+            16 * 1024 * 1024
+        )
+    );
+    let options = HttpOptions::default()
+        .with_timeout(Duration::from_secs(7))
+        .with_max_retries(1)
+        .with_initial_backoff(Duration::from_millis(20))
+        .with_max_backoff(Duration::from_secs(2))
+        .with_max_response_bytes(1024);
+    assert_eq!(
+        (
+            options.timeout,
+            options.max_retries,
+            options.initial_backoff,
+            options.max_backoff,
+            options.max_response_bytes
+        ),
+        (
+            Duration::from_secs(7),
+            1,
+            Duration::from_millis(20),
+            Duration::from_secs(2),
+            1024
+        )
+    );
+}
+
 fn options() -> HttpOptions {
     HttpOptions::default()
         .with_timeout(Duration::from_secs(10))
