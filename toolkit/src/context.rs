@@ -168,8 +168,9 @@ impl ToolContext {
 }
 
 /// A type of state a tool reads from the [`ToolContext`]: declared in its spec (a `#[state]`
-/// parameter of a `#[tool]` function, or [`ToolSpec::with_state`](crate::ToolSpec::with_state)) and checked when a scope is
-/// built, so that a missing one fails once, before any call, naming the tool and the type.
+/// parameter of a `#[tool]` function, or [`ToolSpec::with_state`](crate::ToolSpec::with_state))
+/// and checked when a scope is built, so that a missing one fails once, before any call, naming
+/// the tool and the type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StateType {
     id: TypeId,

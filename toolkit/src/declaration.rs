@@ -1,7 +1,6 @@
 //! A tool's declaration in each wire format, borrowed from its spec's name, description and
-//! schema: one type per format serves both the spec's exports
-//! ([`ToolSpec::openai`](crate::ToolSpec::openai), [`ToolSpec::anthropic`](crate::ToolSpec::anthropic), ...)
-//! and the providers' request bodies, so the two cannot drift apart.
+//! schema: one type per format serves both the spec's exports (`ToolSpec::openai`,
+//! `ToolSpec::anthropic`, ...) and the providers' request bodies, so the two cannot drift apart.
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 use std::sync::OnceLock;

@@ -10,7 +10,8 @@ pub(crate) mod sealed {
 }
 
 /// Types that may be part of resumable state. Sealed: only this crate implements it, and never
-/// for an artifact type, so a [`SuspendedRunState`](crate::seal::SuspendedRunState) provably holds no artifact.
+/// for an artifact type, so a [`SuspendedRunState`](crate::seal::SuspendedRunState) provably
+/// holds no artifact.
 ///
 /// ```compile_fail
 /// fn resumable<T: toolkit::seal::Resumable>() {}
