@@ -219,3 +219,41 @@ impl RunRequest {
         &self.run_id
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::RunOptions;
+
+    #[test]
+    fn options_are_the_defaults_with_what_each_builder_changes() {
+        let default = RunOptions::default();
+        assert_eq!(
+            (
+                default.max_iterations(),
+                default.tool_timeout(),
+                default.remote_budget(),
+                default.model(),
+                default.temperature()
+            ),
+            (5, Duration::from_secs(30), 20, None, None)
+        );
+        let options = RunOptions::default()
+            .with_max_iterations(3)
+            .with_tool_timeout(Duration::from_millis(1500))
+            .with_remote_budget(2)
+            .with_model("m-1")
+            .with_temperature(0.25);
+        assert_eq!(
+            (
+                options.max_iterations(),
+                options.tool_timeout(),
+                options.remote_budget(),
+                options.model(),
+                options.temperature()
+            ),
+            (3, Duration::from_millis(1500), 2, Some("m-1"), Some(0.25))
+        );
+    }
+}
