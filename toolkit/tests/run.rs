@@ -199,6 +199,54 @@ async fn a_cancelled_run_stops() {
 }
 
 #[tokio::test]
+async fn a_signal_never_given_changes_nothing() {
+    let (service, provider) = service(r#"{"turns": [{"content": "answered"}]}"#);
+    let cancel = CancelSignal::new();
+    let result = service
+        .run(&provider, RunRequest::new("x").with_cancel(cancel.clone()))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::Answered);
+    assert_eq!(result.content, "answered");
+    assert!(!cancel.is_cancelled());
+}
+
+/// A model that never answers.
+struct Silent;
+
+impl toolkit::provider::Provider for Silent {
+    fn name(&self) -> &str {
+        "silent"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _request: toolkit::provider::ProviderRequest<'a>,
+    ) -> toolkit::provider::ProviderFuture<'a> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_cancelled_while_the_model_thinks_stops_at_once() {
+    let (service, _) = service(r#"{"turns": []}"#);
+    let cancel = CancelSignal::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        stopper.cancel();
+    });
+    let result = service
+        .run(&Silent, RunRequest::new("x").with_cancel(cancel))
+        .await
+        .unwrap();
+    assert_eq!(result.termination, Termination::Cancelled);
+    // The provider call cut short has no step: it never answered.
+    assert_eq!(kinds(result.trace.steps()), ["request"]);
+    assert_eq!(result.iterations, 1);
+}
+
+#[tokio::test]
 async fn a_run_offering_an_unregistered_tool_does_not_start() {
     let (service, provider) = service(r#"{"turns": []}"#);
     let error = service
