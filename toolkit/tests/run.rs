@@ -215,7 +215,7 @@ async fn a_signal_never_given_changes_nothing() {
 struct Silent;
 
 impl toolkit::provider::Provider for Silent {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "silent"
     }
 
