@@ -174,7 +174,8 @@ impl<'de> Flat<'de> {
         }
     }
 
-    /// The digits of an integer that fits a `u64`, with no leading zero, fraction or exponent.
+    /// The digits of an integer that fits a `u64`. A leading zero, a fraction or an exponent is
+    /// left unread, for the object to give up on.
     #[inline]
     fn digits(&mut self) -> Result<u64, GaveUp> {
         let Some(first @ b'0'..=b'9') = self.peek() else {
@@ -191,11 +192,9 @@ impl<'de> Flat<'de> {
                 self.at += 1;
             }
         }
-        match self.peek() {
-            // A leading zero, a fraction or an exponent.
-            Some(b'0'..=b'9' | b'.' | b'e' | b'E') => Err(GaveUp),
-            _ => Ok(value),
-        }
+        // A leading zero, a fraction or an exponent leaves a digit, `.`, `e` or `E` next, where
+        // the object needs `,` or `}`: the decoder gives up there.
+        Ok(value)
     }
 }
 
@@ -599,6 +598,17 @@ mod tests {
             agrees::<Strict>(&text)?;
             agrees::<Loose>(&text)?;
         }
+    }
+
+    #[test]
+    fn a_unit_argument_given_null_is_decoded_here_and_given_anything_else_is_not() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Unit {
+            a: i64,
+            u: (),
+        }
+        assert!(agrees::<Unit>(r#"{"a": 1, "u": null}"#).unwrap());
+        assert!(!agrees::<Unit>(r#"{"a": 1, "u": 0}"#).unwrap());
     }
 
     #[test]

@@ -199,6 +199,29 @@ async fn a_cancelled_run_stops() {
 }
 
 #[tokio::test]
+async fn the_model_is_sent_the_system_and_user_messages_first_and_the_request_step_counts_them() {
+    let (service, provider) = service(r#"{"turns": [{"content": "hi"}]}"#);
+    let result = service
+        .run(
+            &provider,
+            RunRequest::new("question").with_system("be brief"),
+        )
+        .await
+        .unwrap();
+    let toolkit::recording::RunStep::Request { messages, .. } = &result.trace.steps()[0] else {
+        panic!("the first step is the request: {:?}", result.trace.steps());
+    };
+    assert_eq!(*messages, 2);
+    assert_eq!(
+        result.messages[..2],
+        [
+            toolkit::ChatMessage::system("be brief"),
+            toolkit::ChatMessage::user("question")
+        ]
+    );
+}
+
+#[tokio::test]
 async fn a_signal_never_given_changes_nothing() {
     let (service, provider) = service(r#"{"turns": [{"content": "answered"}]}"#);
     let cancel = CancelSignal::new();
