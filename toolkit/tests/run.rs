@@ -208,7 +208,7 @@ async fn the_model_is_sent_the_system_and_user_messages_first_and_the_request_st
         )
         .await
         .unwrap();
-    let toolkit::recording::RunStep::Request { messages, .. } = &result.trace.steps()[0] else {
+    let RunStep::Request { messages, .. } = &result.trace.steps()[0] else {
         panic!("the first step is the request: {:?}", result.trace.steps());
     };
     assert_eq!(*messages, 2);
