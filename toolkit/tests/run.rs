@@ -215,8 +215,8 @@ async fn the_model_is_sent_the_system_and_user_messages_first_and_the_request_st
     assert_eq!(
         result.messages[..2],
         [
-            toolkit::ChatMessage::system("be brief"),
-            toolkit::ChatMessage::user("question")
+            ChatMessage::system("be brief"),
+            ChatMessage::user("question")
         ]
     );
 }
