@@ -221,12 +221,35 @@ async fn the_model_is_sent_the_system_and_user_messages_first_and_the_request_st
     );
 }
 
-#[tokio::test]
+/// A model that thinks for a second, then answers as its script says.
+struct Slow(ScriptedProvider);
+
+impl toolkit::provider::Provider for Slow {
+    fn name(&self) -> &'static str {
+        "slow"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: toolkit::provider::ProviderRequest<'a>,
+    ) -> toolkit::provider::ProviderFuture<'a> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            self.0.complete(request).await
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_signal_never_given_changes_nothing() {
     let (service, provider) = service(r#"{"turns": [{"content": "answered"}]}"#);
     let cancel = CancelSignal::new();
+    // The model takes a while: the run waits on it and on the signal at once.
     let result = service
-        .run(&provider, RunRequest::new("x").with_cancel(cancel.clone()))
+        .run(
+            &Slow(provider),
+            RunRequest::new("x").with_cancel(cancel.clone()),
+        )
         .await
         .unwrap();
     assert_eq!(result.termination, Termination::Answered);
