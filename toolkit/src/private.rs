@@ -56,8 +56,15 @@ fn parse_unusual<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentErro
     else {
         return serde_json::from_str("{}").map_err(|error| locate::<T>("{}", &error));
     };
-    // Derived structs would also accept a positional array; arguments are named, always.
+    // Derived structs would also accept a positional array; arguments are named, always. Text
+    // that only starts like a value (`not json`, `[1,`) is not valid JSON, and is said so.
     if let Some(found) = not_an_object(first) {
+        if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(arguments) {
+            return Err(ArgumentError::new(
+                ".",
+                format!("the arguments are not valid JSON: {error}"),
+            ));
+        }
         return Err(ArgumentError::new(
             ".",
             format!("invalid type: {found}, expected an object of named arguments"),

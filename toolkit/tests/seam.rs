@@ -362,6 +362,9 @@ async fn bad_arguments_name_the_tool_the_path_and_the_expectation_and_the_body_d
     let service = service();
     let scope = service.scope(ToolContext::new()).unwrap();
     let before = TYPED_RUNS.load(Ordering::SeqCst);
+    // Arrays 100 000 deep: cut short (not valid JSON), and closed (an array, not an object).
+    let deep = "[".repeat(100_000);
+    let closed = format!("{deep}{}", "]".repeat(100_000));
     let cases = [
         (
             r#"{"count": "3", "filters": []}"#,
@@ -402,6 +405,35 @@ async fn bad_arguments_name_the_tool_the_path_and_the_expectation_and_the_body_d
         (
             "null",
             "Error: invalid arguments for tool \"typed\": invalid type: null, expected an object of named arguments.",
+        ),
+        // Text that only starts like a value is not valid JSON, not a value of the wrong type.
+        (
+            "not json",
+            "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: expected ident at line 1 column 2.",
+        ),
+        (
+            "[3, []",
+            "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: EOF while parsing a list at line 1 column 6.",
+        ),
+        (
+            "\"open",
+            "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: EOF while parsing a string at line 1 column 5.",
+        ),
+        (
+            "-x",
+            "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: invalid number at line 1 column 2.",
+        ),
+        (
+            deep.as_str(),
+            "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: EOF while parsing a list at line 1 column 100000.",
+        ),
+        (
+            closed.as_str(),
+            "Error: invalid arguments for tool \"typed\": invalid type: array, expected an object of named arguments.",
+        ),
+        (
+            "true false",
+            "Error: invalid arguments for tool \"typed\": the arguments are not valid JSON: trailing characters at line 1 column 6.",
         ),
         (
             r#"{"count": 3, "filters": []} x"#,
