@@ -183,30 +183,32 @@ enum Observed {
 }
 
 impl ObservedCall {
+    /// The seam's result, recorded or not.
+    fn result(&self) -> &BoundedResult {
+        match &self.0 {
+            Observed::Recorded(invocation) => invocation.result(),
+            Observed::Unrecorded(bounded) => bounded,
+        }
+    }
+
     /// The wire content for the tool-result message (or an MCP reply).
     pub fn wire(&self) -> &WireString {
-        match &self.0 {
-            Observed::Recorded(invocation) => invocation.wire(),
-            Observed::Unrecorded(bounded) => bounded.wire(),
-        }
+        self.result().wire()
     }
 
     /// The bounded content that goes to whoever asked.
     pub fn content(&self) -> &str {
-        self.wire().as_str()
+        self.result().content()
     }
 
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        self.wire().is_error()
+        self.result().is_error()
     }
 
     /// The bounded artifacts: for people only, never on the wire.
     pub fn artifacts(&self) -> &[ToolArtifact] {
-        match &self.0 {
-            Observed::Recorded(invocation) => invocation.artifacts(),
-            Observed::Unrecorded(bounded) => bounded.artifacts(),
-        }
+        self.result().artifacts()
     }
 
     /// The record every sink and subscriber was given (the same one, shared), with how long the

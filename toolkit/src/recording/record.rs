@@ -120,8 +120,8 @@ impl PartialEq<&str> for RunId {
 #[derive(Clone)]
 pub struct ToolInvocation {
     call: CallText,
-    content: WireString,
-    artifacts: Vec<ToolArtifact>,
+    /// The seam's result, as it came: its content and artifacts are the record's.
+    result: BoundedResult,
     duration: Duration,
 }
 
@@ -167,19 +167,19 @@ impl Serialize for ToolInvocation {
         use serde::ser::SerializeStruct;
 
         let mut fields = 6;
-        if !self.artifacts.is_empty() {
+        if !self.artifacts().is_empty() {
             fields += 1;
         }
         let mut invocation = serializer.serialize_struct("ToolInvocation", fields)?;
         invocation.serialize_field("call_id", self.call_id())?;
         invocation.serialize_field("name", self.name())?;
         invocation.serialize_field("arguments", self.arguments())?;
-        invocation.serialize_field("content", &self.content)?;
+        invocation.serialize_field("content", self.wire())?;
         invocation.serialize_field("is_error", &self.is_error())?;
-        if self.artifacts.is_empty() {
+        if self.artifacts().is_empty() {
             invocation.skip_field("artifacts")?;
         } else {
-            invocation.serialize_field("artifacts", &self.artifacts)?;
+            invocation.serialize_field("artifacts", self.artifacts())?;
         }
         invocation.serialize_field("duration", &Millis(self.duration))?;
         invocation.end()
@@ -203,9 +203,9 @@ impl fmt::Debug for ToolInvocation {
             .field("call_id", &self.call_id())
             .field("name", &self.name())
             .field("arguments", &self.arguments())
-            .field("content", &self.content)
+            .field("content", self.wire())
             .field("is_error", &self.is_error())
-            .field("artifacts", &self.artifacts)
+            .field("artifacts", &self.artifacts())
             .field("duration", &self.duration)
             .finish()
     }
@@ -213,19 +213,22 @@ impl fmt::Debug for ToolInvocation {
 
 impl ToolInvocation {
     /// The record of `call`, its arguments cut to 50 000 bytes like content.
-    pub(super) fn record(call: &ToolCall, bounded: BoundedResult, duration: Duration) -> Self {
-        let (content, _, artifacts) = bounded.into_parts();
+    pub(super) fn record(call: &ToolCall, result: BoundedResult, duration: Duration) -> Self {
         Self {
             call: CallText::new(call),
-            content,
-            artifacts,
+            result,
             duration,
         }
     }
 
+    /// The seam's result the record holds.
+    pub(super) fn result(&self) -> &BoundedResult {
+        &self.result
+    }
+
     /// The wire content for the tool-result message.
     pub fn wire(&self) -> &WireString {
-        &self.content
+        self.result.wire()
     }
 
     /// The provider's id for the call.
@@ -245,17 +248,17 @@ impl ToolInvocation {
 
     /// The bounded content that went to the provider.
     pub fn content(&self) -> &str {
-        self.content.as_str()
+        self.result.content()
     }
 
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        self.content.is_error()
+        self.result.is_error()
     }
 
     /// The bounded artifacts: for people only, never on the wire.
     pub fn artifacts(&self) -> &[ToolArtifact] {
-        &self.artifacts
+        self.result.artifacts()
     }
 
     /// How long the call took in the seam.
