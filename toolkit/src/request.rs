@@ -228,15 +228,17 @@ mod tests {
 
     #[test]
     fn options_are_the_defaults_with_what_each_builder_changes() {
-        let default = RunOptions::default();
-        assert_eq!(
+        let fields = |options: &RunOptions| {
             (
-                default.max_iterations(),
-                default.tool_timeout(),
-                default.remote_budget(),
-                default.model(),
-                default.temperature()
-            ),
+                options.max_iterations(),
+                options.tool_timeout(),
+                options.remote_budget(),
+                options.model().map(str::to_owned),
+                options.temperature(),
+            )
+        };
+        assert_eq!(
+            fields(&RunOptions::default()),
             (5, Duration::from_secs(30), 20, None, None)
         );
         let options = RunOptions::default()
@@ -246,14 +248,14 @@ mod tests {
             .with_model("m-1")
             .with_temperature(0.25);
         assert_eq!(
+            fields(&options),
             (
-                options.max_iterations(),
-                options.tool_timeout(),
-                options.remote_budget(),
-                options.model(),
-                options.temperature()
-            ),
-            (3, Duration::from_millis(1500), 2, Some("m-1"), Some(0.25))
+                3,
+                Duration::from_millis(1500),
+                2,
+                Some("m-1".to_owned()),
+                Some(0.25)
+            )
         );
     }
 }

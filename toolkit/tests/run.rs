@@ -221,12 +221,12 @@ async fn the_model_is_sent_the_system_and_user_messages_first_and_the_request_st
     );
 }
 
-/// A model that thinks for a second, then answers as its script says.
-struct Slow(ScriptedProvider);
+/// A model that thinks for a while, then answers as its script says.
+struct Thinking(Duration, ScriptedProvider);
 
-impl toolkit::provider::Provider for Slow {
+impl toolkit::provider::Provider for Thinking {
     fn name(&self) -> &'static str {
-        "slow"
+        "thinking"
     }
 
     fn complete<'a>(
@@ -234,8 +234,8 @@ impl toolkit::provider::Provider for Slow {
         request: toolkit::provider::ProviderRequest<'a>,
     ) -> toolkit::provider::ProviderFuture<'a> {
         Box::pin(async move {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            self.0.complete(request).await
+            tokio::time::sleep(self.0).await;
+            self.1.complete(request).await
         })
     }
 }
@@ -247,7 +247,7 @@ async fn a_signal_never_given_changes_nothing() {
     // The model takes a while: the run waits on it and on the signal at once.
     let result = service
         .run(
-            &Slow(provider),
+            &Thinking(Duration::from_secs(1), provider),
             RunRequest::new("x").with_cancel(cancel.clone()),
         )
         .await
@@ -257,36 +257,26 @@ async fn a_signal_never_given_changes_nothing() {
     assert!(!cancel.is_cancelled());
 }
 
-/// A model that never answers.
-struct Silent;
-
-impl toolkit::provider::Provider for Silent {
-    fn name(&self) -> &'static str {
-        "silent"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        _request: toolkit::provider::ProviderRequest<'a>,
-    ) -> toolkit::provider::ProviderFuture<'a> {
-        Box::pin(std::future::pending())
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_run_cancelled_while_the_model_thinks_stops_at_once() {
-    let (service, _) = service(r#"{"turns": []}"#);
+    let (service, provider) = service(r#"{"turns": [{"content": "too late"}]}"#);
     let cancel = CancelSignal::new();
     let stopper = cancel.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_secs(3)).await;
         stopper.cancel();
     });
+    let started = tokio::time::Instant::now();
     let result = service
-        .run(&Silent, RunRequest::new("x").with_cancel(cancel))
+        .run(
+            &Thinking(Duration::from_hours(1), provider),
+            RunRequest::new("x").with_cancel(cancel),
+        )
         .await
         .unwrap();
     assert_eq!(result.termination, Termination::Cancelled);
+    // At the cancel, not when the model would have answered.
+    assert_eq!(started.elapsed(), Duration::from_secs(3));
     // The provider call cut short has no step: it never answered.
     assert_eq!(kinds(result.trace.steps()), ["request"]);
     assert_eq!(result.iterations, 1);

@@ -68,15 +68,17 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 #[test]
 fn http_options_are_the_defaults_with_what_each_builder_changes() {
-    let default = HttpOptions::default();
-    assert_eq!(
+    let fields = |options: &HttpOptions| {
         (
-            default.timeout,
-            default.max_retries,
-            default.initial_backoff,
-            default.max_backoff,
-            default.max_response_bytes
-        ),
+            options.timeout,
+            options.max_retries,
+            options.initial_backoff,
+            options.max_backoff,
+            options.max_response_bytes,
+        )
+    };
+    assert_eq!(
+        fields(&HttpOptions::default()),
         (
             Duration::from_mins(2),
             3,
@@ -92,13 +94,7 @@ fn http_options_are_the_defaults_with_what_each_builder_changes() {
         .with_max_backoff(Duration::from_secs(2))
         .with_max_response_bytes(1024);
     assert_eq!(
-        (
-            options.timeout,
-            options.max_retries,
-            options.initial_backoff,
-            options.max_backoff,
-            options.max_response_bytes
-        ),
+        fields(&options),
         (
             Duration::from_secs(7),
             1,
