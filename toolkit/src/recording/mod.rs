@@ -325,13 +325,6 @@ impl<'r> Recording<'r> {
         F: Fn(&'c ToolCall) -> Fut,
         Fut: Future<Output = BoundedResult>,
     {
-        // One call (the usual turn, and every call outside a loop) needs no join.
-        if let [(_, call)] = calls {
-            let index = self.begin(StepKind::Tool, Some(&call.name)).await;
-            let invocation = self.tool(call, index, &execute).await;
-            self.steps.push(RunStep::Tool(Arc::clone(&invocation)));
-            return vec![invocation];
-        }
         let mut indices = Vec::with_capacity(calls.len());
         for (_, call) in calls {
             indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
