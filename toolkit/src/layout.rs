@@ -5,10 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
+use syn::visit::{self, Visit};
+
 /// Each top-level module of `src/` (a file, or a folder with every file in it) and the other
-/// top-level modules its code (not its tests, not its comments) names through `crate::`.
+/// top-level modules its code (not its tests) names through `crate::`, read with `syn`.
 fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut files: Vec<(String, String)> = Vec::new();
+    let mut files: Vec<(String, syn::File)> = Vec::new();
     for entry in fs::read_dir(src).expect("src/ lists") {
         let path = entry.expect("an entry").path();
         let name = path
@@ -18,22 +20,18 @@ fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
             .to_owned();
         if path.is_dir() {
             for inner in fs::read_dir(&path).expect("a module folder lists") {
-                let inner = inner.expect("an entry").path();
-                files.push((
-                    name.clone(),
-                    fs::read_to_string(inner).expect("a source file"),
-                ));
+                files.push((name.clone(), parse(&inner.expect("an entry").path())));
             }
         } else if name != "lib" {
-            files.push((name, fs::read_to_string(path).expect("a source file")));
+            files.push((name, parse(&path)));
         }
     }
     let modules: BTreeSet<String> = files.iter().map(|(name, _)| name.clone()).collect();
-    let root = root_items(&fs::read_to_string(src.join("lib.rs")).expect("lib.rs"));
+    let root = root_items(&parse(&src.join("lib.rs")));
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, text) in &files {
+    for (module, file) in &files {
         let edges = graph.entry(module.clone()).or_default();
-        for name in crate_paths(&code_of(text)) {
+        for name in crate_paths(file) {
             let target = match name.as_str() {
                 "__private" => "private".to_owned(),
                 _ if modules.contains(&name) => name,
@@ -51,76 +49,97 @@ fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// The code of a source file: without its `mod tests` and without comment lines.
-fn code_of(text: &str) -> String {
-    let text = text
-        .find("#[cfg(test)]\nmod tests")
-        .map_or(text, |at| &text[..at]);
-    text.lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
+fn parse(path: &Path) -> syn::File {
+    let text = fs::read_to_string(path).expect("a source file");
+    syn::parse_file(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
-/// The first segment of every `crate::` path of `code`, each name of a `crate::{..}` group too.
-fn crate_paths(code: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        let Some(group) = rest.strip_prefix('{') else {
-            names.push(head(rest));
-            continue;
-        };
-        let (mut depth, mut item) = (0, String::new());
-        for c in group.chars() {
-            match c {
-                '}' if depth == 0 => break,
-                ',' if depth == 0 => {
-                    names.push(head(&item));
-                    item.clear();
-                    continue;
-                }
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                _ => {}
+/// Whether an item is compiled for tests only.
+fn test_only(attributes: &[syn::Attribute]) -> bool {
+    attributes.iter().any(|attribute| {
+        attribute.path().is_ident("cfg")
+            && attribute
+                .parse_args::<syn::Ident>()
+                .is_ok_and(|flag| flag == "test")
+    })
+}
+
+/// The first segment after `crate::` of every path in `file` outside its tests, each name of a
+/// `use crate::{..}` group too.
+fn crate_paths(file: &syn::File) -> Vec<String> {
+    struct Paths(Vec<String>);
+
+    impl<'ast> Visit<'ast> for Paths {
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            let attributes = match item {
+                syn::Item::Mod(item) => &item.attrs,
+                syn::Item::Fn(item) => &item.attrs,
+                syn::Item::Impl(item) => &item.attrs,
+                syn::Item::Use(item) => &item.attrs,
+                _ => return visit::visit_item(self, item),
+            };
+            if !test_only(attributes) {
+                visit::visit_item(self, item);
             }
-            item.push(c);
         }
-        names.push(head(&item));
+
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            let mut segments = path.segments.iter();
+            if segments.next().is_some_and(|first| first.ident == "crate")
+                && let Some(second) = segments.next()
+            {
+                self.0.push(second.ident.to_string());
+            }
+            visit::visit_path(self, path);
+        }
+
+        fn visit_use_tree(&mut self, tree: &'ast syn::UseTree) {
+            if let syn::UseTree::Path(path) = tree
+                && path.ident == "crate"
+            {
+                self.0.extend(first_names(&path.tree));
+            }
+        }
     }
-    names.retain(|name| !name.is_empty());
-    names
+
+    let mut paths = Paths(Vec::new());
+    paths.visit_file(file);
+    paths.0
 }
 
-/// The name a path starts with.
-fn head(path: &str) -> String {
-    path.trim_start()
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect()
+/// The first name of each path a `use` tree (below its root) names.
+fn first_names(tree: &syn::UseTree) -> Vec<String> {
+    match tree {
+        syn::UseTree::Path(path) => vec![path.ident.to_string()],
+        syn::UseTree::Name(name) => vec![name.ident.to_string()],
+        syn::UseTree::Rename(rename) => vec![rename.ident.to_string()],
+        syn::UseTree::Group(group) => group.items.iter().flat_map(first_names).collect(),
+        syn::UseTree::Glob(_) => Vec::new(),
+    }
+}
+
+/// The names a `use` tree brings in.
+fn last_name(tree: &syn::UseTree) -> Vec<String> {
+    match tree {
+        syn::UseTree::Path(path) => last_name(&path.tree),
+        syn::UseTree::Name(name) => vec![name.ident.to_string()],
+        syn::UseTree::Rename(rename) => vec![rename.rename.to_string()],
+        syn::UseTree::Group(group) => group.items.iter().flat_map(last_name).collect(),
+        syn::UseTree::Glob(_) => Vec::new(),
+    }
 }
 
 /// Every name lib.rs re-exports (`pub use module::{A, B};`), and the top-level module it comes
 /// from.
-fn root_items(lib: &str) -> BTreeMap<String, String> {
+fn root_items(lib: &syn::File) -> BTreeMap<String, String> {
     let mut items = BTreeMap::new();
-    let code = code_of(lib);
-    for statement in code.split("pub use ").skip(1) {
-        let statement = &statement[..statement.find(';').unwrap_or(statement.len())];
-        let Some((module, names)) = statement.split_once("::") else {
-            continue;
-        };
-        let names = names.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_' || c == ':');
-        let names = names.trim_matches(|c: char| c == '{' || c == '}' || c.is_whitespace());
-        let listed: Vec<&str> = if names.is_empty() {
-            vec![statement.rsplit("::").next().expect("a last segment")]
-        } else {
-            names.split(',').collect()
-        };
-        for name in listed {
-            let name = name.trim();
-            if !name.is_empty() {
-                items.insert(name.to_owned(), module.trim().to_owned());
+    for item in &lib.items {
+        if let syn::Item::Use(used) = item
+            && matches!(used.vis, syn::Visibility::Public(_))
+            && let syn::UseTree::Path(path) = &used.tree
+        {
+            for name in last_name(&path.tree) {
+                items.insert(name, path.ident.to_string());
             }
         }
     }
@@ -174,11 +193,18 @@ fn no_two_modules_import_each_other_around_a_circle() {
 
 #[test]
 fn the_check_sees_paths_groups_and_root_names_and_finds_circles() {
-    let code = "use crate::a::B;\nuse crate::{c::D, e, f::{G, H}};\n// crate::comment\nlet x = crate::I::new();";
-    assert_eq!(crate_paths(&code_of(code)), ["a", "c", "e", "f", "I"]);
-    let root = root_items("pub use a::{B, C};\n#[cfg(x)]\npub use d::E;\npub use f::g::H;");
+    let code = syn::parse_file(
+        "use crate::a::B;\nuse crate::{c::D, e, f::{G, H}};\n// crate::comment\n\
+         fn x() { crate::I::new(); }\n#[cfg(test)]\nmod tests { use crate::t; }",
+    )
+    .unwrap();
+    assert_eq!(crate_paths(&code), ["a", "c", "e", "f", "I"]);
+    let lib = syn::parse_file(
+        "pub use a::{B, C};\n#[cfg(x)]\npub use d::E;\npub use f::g::H;\nuse p::Q;",
+    )
+    .unwrap();
     assert_eq!(
-        root.into_iter().collect::<Vec<_>>(),
+        root_items(&lib).into_iter().collect::<Vec<_>>(),
         [
             ("B".to_owned(), "a".to_owned()),
             ("C".to_owned(), "a".to_owned()),
@@ -206,13 +232,14 @@ fn the_check_sees_paths_groups_and_root_names_and_finds_circles() {
 
 #[test]
 fn the_root_lists_at_most_forty_items() {
-    let lib = code_of(
-        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
-            .expect("lib.rs"),
-    );
+    let lib = parse(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"));
     let modules = lib
-        .lines()
-        .filter(|line| line.starts_with("pub mod ") && !line.contains("__private"))
+        .items
+        .iter()
+        .filter(|item| {
+            matches!(item, syn::Item::Mod(module)
+                if matches!(module.vis, syn::Visibility::Public(_)) && module.ident != "__private")
+        })
         .count();
     // Every re-export, the two macros among them.
     let items = root_items(&lib).len();
