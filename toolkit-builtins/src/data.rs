@@ -16,7 +16,7 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// Tests a regular expression (Rust `regex` syntax, linear time) against a text and lists the
 /// matches with their byte offsets and capture groups.
-#[tool(group = "data")]
+#[tool(read_only, group = "data")]
 pub fn regex_test(
     /// The pattern.
     pattern: String,
@@ -108,7 +108,7 @@ pub fn regex_test(
 const DIFF_LIMIT: usize = 1_000_000;
 /// Compares two texts line by line and shows the difference as a unified diff (`-` removed,
 /// `+` added, `@@` hunk headers), with `context_lines` unchanged lines around each change.
-#[tool(group = "data")]
+#[tool(read_only, group = "data")]
 pub fn diff_text(
     /// The original text.
     old: String,

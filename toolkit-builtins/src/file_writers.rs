@@ -688,7 +688,7 @@ pub fn edit_file(
 
 /// Shows the unified diff `edit_file` would make with these edits, without writing anything
 /// (and without an operator's approval).
-#[tool(group = "files")]
+#[tool(read_only, group = "files")]
 pub fn preview_edit(
     /// The file, relative to the workspace root.
     path: String,

@@ -41,7 +41,7 @@ pub const QUERY_ROW_LIMIT: usize = 200;
 pub const QUERY_SQL_LIMIT: usize = 10_000;
 
 /// Lists the tables and views of the database with their row counts.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn list_tables(context: &ToolContext) -> ToolResult {
     answer(|| {
         let connection = open_read_only(context)?;
@@ -65,7 +65,7 @@ pub fn list_tables(context: &ToolContext) -> ToolResult {
 
 /// Shows the columns of a table or view: name, declared type, whether it may be null, its
 /// default and whether it is part of the primary key; then its foreign keys and indexes.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn get_table_schema(
     /// The table or view.
     table: String,
@@ -113,7 +113,7 @@ pub fn get_table_schema(
 
 /// Reads records of a table or view, optionally only those whose columns equal given values,
 /// only some columns, and a page at a time. Rows come in primary-key order.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn read_records(
     /// The table or view.
     table: String,
@@ -200,7 +200,7 @@ pub fn read_records(
 
 /// Finds the records of a table or view any of whose text columns contains a text
 /// (case-insensitive for ASCII letters; `%` and `_` are matched literally).
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn search_records(
     /// The table or view.
     table: String,
@@ -289,7 +289,7 @@ pub fn search_records(
 
 /// Counts the records of a table or view, optionally only those whose columns equal given
 /// values.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn count_records(
     /// The table or view.
     table: String,
@@ -318,7 +318,7 @@ pub fn count_records(
 /// Runs one read-only SQL `SELECT` (SQLite dialect) and returns at most 200 rows. Anything that
 /// would change the database, attach another, set a pragma or run more than one statement is
 /// refused by SQLite itself.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn query_sql(
     /// One `SELECT` statement (a `WITH` query and `VALUES` are fine too).
     sql: String,
@@ -410,7 +410,7 @@ pub fn query_sql(
 
 /// Describes the whole database: every table and view with its row count, primary key,
 /// columns, indexes and foreign keys.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn describe_database(context: &ToolContext) -> ToolResult {
     answer(|| {
         let connection = open_read_only(context)?;
@@ -754,7 +754,7 @@ const PREVIEW_ROWS: usize = 10;
 /// Shows the rows an `update_record` or `delete_record` call would touch, without changing
 /// anything: how many rows its filters match and the first 10 of them (and, for an update, the
 /// values it would set). An operator sees this before approving such a call.
-#[tool(group = "records")]
+#[tool(read_only, group = "records")]
 pub fn preview_record_change(
     /// The table.
     table: String,

@@ -35,7 +35,7 @@ const LOG_LINES_LIMIT: usize = 500;
 /// variables whose name says secret (`KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `AUTH`, ...) are
 /// replaced by `[REDACTED]`; in other values, secret-shaped parts (URL passwords, API-key
 /// shapes, long tokens) become `[REDACTED]` and e-mail addresses `[EMAIL]`.
-#[tool(group = "system")]
+#[tool(read_only, group = "system")]
 pub fn get_env(
     /// Only the variable of exactly this name.
     name: Option<String>,
@@ -104,7 +104,12 @@ pub fn get_env(
 }
 
 /// Shows the raw value of one environment variable, secrets included. For admin callers only.
-#[tool(group = "system", requires_admin, enabled_by_default = false)]
+#[tool(
+    read_only,
+    group = "system",
+    requires_admin,
+    enabled_by_default = false
+)]
 pub fn get_env_raw(
     /// The variable's exact name.
     name: String,
@@ -121,7 +126,7 @@ pub fn get_env_raw(
 
 /// Reports the host: operating system, kernel, architecture, uptime, CPUs, load, memory and
 /// swap, and the free space of the disk holding the workspace.
-#[tool(group = "system")]
+#[tool(read_only, group = "system")]
 pub fn system_status(context: &ToolContext) -> ToolResult {
     let workspace = context
         .extension::<WorkspaceRoot>()
@@ -265,7 +270,7 @@ pub enum ProcessOrder {
 
 /// Lists the host's processes: id, name, resident memory, CPU use and status, largest first by
 /// default. Command lines are not shown. For admin callers only.
-#[tool(group = "system", requires_admin)]
+#[tool(read_only, group = "system", requires_admin)]
 pub fn list_processes(
     /// Only processes whose name contains this (case-insensitive).
     name_contains: Option<String>,
@@ -418,7 +423,7 @@ fn level_of(line: &str) -> Option<LogLevel> {
 /// Shows the last lines of a log file in the workspace, optionally only those at or above a
 /// level or containing a text. E-mail addresses and secret-shaped strings (tokens, passwords,
 /// keys) are masked before anything is shown or matched.
-#[tool(group = "system")]
+#[tool(read_only, group = "system")]
 pub fn fetch_logs(
     /// The log file, relative to the workspace root.
     path: String,
@@ -561,7 +566,7 @@ impl LogFilter {
 /// The current time (or a given instant) in an IANA time zone (`Europe/Paris`, `UTC`, `local`
 /// for the host's zone): the date-time with offset and zone, weekday, abbreviation and Unix
 /// time.
-#[tool(group = "system")]
+#[tool(read_only, group = "system")]
 pub fn current_time(
     /// An IANA time zone name, or `local`.
     #[arg(default = "UTC".to_owned())]

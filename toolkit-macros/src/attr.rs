@@ -1,7 +1,7 @@
 //! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, `description = "..."`,
 //! `crate = "..."` (the path toolkit is reached by), and the flags
-//! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`, each bare
-//! (true) or `= true` / `= false`.
+//! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `inline`,
+//! each bare (true) or `= true` / `= false`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -9,7 +9,7 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str = "`name`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `inline`";
+const KEYS: &str = "`name`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `inline`";
 
 /// A flag's value as written, and where its key is.
 #[derive(Clone, Copy)]
@@ -23,7 +23,8 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     pub group: Option<LitStr>,
     pub description: Option<LitStr>,
-    /// `preview = "tool"`: the read-only tool whose answer an operator sees before approving.
+    /// `preview = "tool"`: the read-only tool whose answer an operator sees before approving
+    /// (checked when registered; inside one `#[tools]` block, when compiled).
     pub preview: Option<LitStr>,
     /// `crate = "path"`: where the generated code finds toolkit (a renamed dependency).
     pub krate: Option<syn::Path>,
@@ -31,6 +32,7 @@ pub struct ToolAttr {
     pub requires_admin: Option<Flag>,
     pub enabled_by_default: Option<Flag>,
     pub remote: Option<Flag>,
+    pub read_only: Option<Flag>,
     pub inline: Option<Flag>,
 }
 
@@ -78,6 +80,7 @@ impl ToolAttr {
                 flag_value,
             ),
             "remote" => set(&mut self.remote, meta, "remote", flag_value),
+            "read_only" => set(&mut self.read_only, meta, "read_only", flag_value),
             "inline" => set(&mut self.inline, meta, "inline", flag_value),
             other => {
                 // Consume a value so the rest of the attribute still parses.

@@ -380,6 +380,7 @@ fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
             true,
         ),
         ("with_remote", flag(attr.remote, false), false),
+        ("with_read_only", flag(attr.read_only, false), false),
     ]
     .into_iter()
     .filter(|(_, value, default)| value != default)

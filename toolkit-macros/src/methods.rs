@@ -3,12 +3,12 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, Type};
+use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, LitStr, Type};
 
 use crate::ast::Input;
-use crate::attr::{ToolAttr, combine};
+use crate::attr::{ToolAttr, combine, flag};
 use crate::expand::tool_items;
-use crate::valid::validate;
+use crate::valid::{unraw, validate};
 
 /// Whether an attribute is `#[tool]` or `#[toolkit::tool]`.
 fn is_tool(attr: &Attribute) -> bool {
@@ -68,15 +68,18 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
     let self_ty = block.self_ty.clone();
     let mut makers = Vec::new();
     let mut generated = Vec::new();
+    let mut marked = Vec::new();
     for item in &mut block.items {
         if let ImplItem::Fn(method) = item
-            && let Some((make_fn, tokens)) =
+            && let Some((make_fn, tokens, tool)) =
                 method_tool(method, &self_ty, block_attr.krate.as_ref(), &mut errors)
         {
             generated.push(tokens);
             makers.push(make_fn);
+            marked.push(tool);
         }
     }
+    check_previews(&marked, &mut errors);
     if makers.is_empty() && errors.is_none() {
         combine(
             &mut errors,
@@ -108,15 +111,49 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
     }
 }
 
-/// A method marked `#[tool]`: the mark and its parameter attributes taken off, and a function
-/// making its tool from the shared instance. `None` for a method not marked, or with errors
-/// (added to `errors`).
+/// What one method's tool says of previews: its name, its flags, the preview it names.
+struct Marked {
+    name: String,
+    read_only: bool,
+    requires_approval: bool,
+    preview: Option<LitStr>,
+}
+
+/// Each preview that names a method of the same block is checked here, when compiled, as the
+/// registry would check it: the preview tool must be read-only and need no approval. A preview
+/// named elsewhere is checked when registered.
+fn check_previews(marked: &[Marked], errors: &mut Option<syn::Error>) {
+    for tool in marked {
+        let Some(preview) = &tool.preview else {
+            continue;
+        };
+        let Some(target) = marked.iter().find(|other| other.name == preview.value()) else {
+            continue;
+        };
+        let problem = if !target.read_only {
+            "is not marked read-only, and a preview runs before anyone approves: mark it \
+             `#[tool(read_only)]` if it only reads, or name a tool that only reads"
+        } else if target.requires_approval {
+            "requires approval itself, and a preview runs before anyone approves"
+        } else {
+            continue;
+        };
+        combine(
+            errors,
+            syn::Error::new_spanned(preview, format!("preview tool `{}` {problem}", target.name)),
+        );
+    }
+}
+
+/// A method marked `#[tool]`: the mark and its parameter attributes taken off, a function
+/// making its tool from the shared instance, and what it says of previews. `None` for a method
+/// not marked, or with errors (added to `errors`).
 fn method_tool(
     method: &mut ImplItemFn,
     self_ty: &Type,
     krate: Option<&syn::Path>,
     errors: &mut Option<syn::Error>,
-) -> Option<(Ident, TokenStream)> {
+) -> Option<(Ident, TokenStream, Marked)> {
     let position = method.attrs.iter().position(is_tool)?;
     let tool_attr = method.attrs.remove(position);
     let args = match &tool_attr.meta {
@@ -156,6 +193,15 @@ fn method_tool(
         return None;
     }
     let fn_name = &input.func.sig.ident;
+    let marked = Marked {
+        name: attr
+            .name
+            .as_ref()
+            .map_or_else(|| unraw(fn_name), LitStr::value),
+        read_only: flag(attr.read_only, false),
+        requires_approval: flag(attr.requires_approval, false),
+        preview: attr.preview.clone(),
+    };
     let make_fn = format_ident!("__toolkit_method_{}", fn_name);
     let tool = tool_items(
         &attr,
@@ -172,7 +218,7 @@ fn method_tool(
             ::std::sync::Arc::new(__ToolkitTool(this))
         }
     };
-    Some((make_fn, tokens))
+    Some((make_fn, tokens, marked))
 }
 
 fn with_errors(item: &TokenStream, error: &syn::Error) -> TokenStream {

@@ -2,10 +2,10 @@
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{FnArg, GenericArgument, GenericParam, PathArguments, ReturnType, Type};
+use syn::{FnArg, GenericArgument, GenericParam, LitStr, PathArguments, ReturnType, Type};
 
 use crate::ast::{ContextUse, Input, Param, context_use};
-use crate::attr::{ToolAttr, combine};
+use crate::attr::{ToolAttr, combine, flag};
 
 /// Longest tool name providers accept.
 const NAME_LIMIT: usize = 64;
@@ -43,13 +43,36 @@ fn check_names(attr: &ToolAttr, sig: &syn::Signature, errors: &mut Option<syn::E
             ),
         );
     }
-    if let Some(preview) = &attr.preview
-        && let Err(problem) = check_name(&preview.value())
-    {
-        combine(
-            errors,
-            syn::Error::new_spanned(preview, format!("invalid preview tool name: {problem}")),
-        );
+    if let Some(preview) = &attr.preview {
+        if let Err(problem) = check_name(&preview.value()) {
+            combine(
+                errors,
+                syn::Error::new_spanned(preview, format!("invalid preview tool name: {problem}")),
+            );
+        } else if !flag(attr.requires_approval, false) {
+            combine(
+                errors,
+                syn::Error::new_spanned(
+                    preview,
+                    "this tool requires no approval, so no run stops to show a preview: add \
+                     `requires_approval` or remove `preview`",
+                ),
+            );
+        } else if attr
+            .name
+            .as_ref()
+            .map_or_else(|| unraw(&sig.ident), LitStr::value)
+            == preview.value()
+        {
+            combine(
+                errors,
+                syn::Error::new_spanned(
+                    preview,
+                    "a tool cannot preview itself: a preview runs before anyone approves, so it \
+                     must be another tool, one that only reads",
+                ),
+            );
+        }
     }
     if let Some(group) = &attr.group
         && let Err(problem) = check_name(&group.value())

@@ -188,7 +188,8 @@ pub use service::ToolLoopService;
 /// | `enabled_by_default = false` | offered only when a run asks for it by name |
 /// | `remote` | counts against a run's budget of remote calls |
 /// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
-/// | `preview = ".."` | a read-only tool run with a pending call's arguments when the run stops for approval; its answer is shown to the operator ([`Preview`](run::Preview)) |
+/// | `read_only` | only reads: may be another tool's preview, and runs in a [read-only scope](RunScope::read_only) |
+/// | `preview = ".."` | on a tool that `requires_approval`: the `read_only` tool (needing no approval) run with a pending call's arguments, in a read-only scope, when the run stops for approval; its answer is shown to the operator ([`Preview`](run::Preview)). Checked when the registry is built ([`RegistryError::Preview`](registry::RegistryError::Preview)), and when compiled if both tools are methods of one `#[tools]` block |
 /// | `crate = ".."` | the path to toolkit (`crate = "tk"`, `crate = "::deps::toolkit"`) when the crate's `Cargo.toml` does not say it |
 ///
 /// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value

@@ -107,6 +107,18 @@ pub enum RegistryError {
         /// What is wrong with its name.
         error: InvalidToolName,
     },
+    /// A tool names a preview tool that cannot preview it.
+    #[error("tool \"{tool}\" (defined at {place}) cannot be previewed by \"{preview}\": {problem}")]
+    Preview {
+        /// The tool whose spec names the preview.
+        tool: String,
+        /// Where that tool is defined.
+        place: String,
+        /// The preview tool it names.
+        preview: String,
+        /// What is wrong.
+        problem: PreviewProblem,
+    },
     /// A crate expected to contribute tools contributed none.
     #[error(
         "no tool of crate `{crate_name}` is linked: reference the crate from the binary \
@@ -116,6 +128,30 @@ pub enum RegistryError {
         /// The crate, as Rust spells it.
         crate_name: String,
     },
+}
+
+/// Why a preview tool cannot preview a tool (see [`ToolSpec::with_preview`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PreviewProblem {
+    /// No tool of that name is registered (or it is registered after the tool naming it).
+    #[error(
+        "no tool of that name is registered (a tool added with `register` needs its preview tool registered first)"
+    )]
+    NotRegistered,
+    /// The preview tool may change things.
+    #[error(
+        "it is not marked read-only, and a preview runs before anyone approves: name a tool that only reads, marked `#[tool(read_only)]`"
+    )]
+    NotReadOnly,
+    /// The preview tool needs an operator's approval itself.
+    #[error("it requires approval itself, and a preview runs before anyone approves")]
+    RequiresApproval,
+    /// The tool runs without approval, so no run ever stops to show a preview.
+    #[error(
+        "the tool requires no approval, so no run stops to show a preview: add `requires_approval` or remove `preview`"
+    )]
+    NothingToPreview,
 }
 
 impl ToolRegistry {
@@ -129,9 +165,7 @@ impl ToolRegistry {
         let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS.iter().copied().collect();
         linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));
         let mut registry = Self::new();
-        for tool in linked {
-            registry.insert(Handle::Linked(tool))?;
-        }
+        registry.insert_all(linked.into_iter().map(Handle::Linked))?;
         Ok(registry)
     }
 
@@ -168,35 +202,69 @@ impl ToolRegistry {
     /// tools, or a test of one spec.
     pub fn of(tools: impl IntoIterator<Item = &'static dyn Tool>) -> Result<Self, RegistryError> {
         let mut registry = Self::new();
-        for tool in tools {
-            registry.insert(Handle::Linked(tool))?;
-        }
+        registry.insert_all(tools.into_iter().map(Handle::Linked))?;
         Ok(registry)
     }
 
-    /// Adds a tool; a name already present is an error naming both places, and a name that
-    /// breaks the rule is refused.
+    /// Adds a tool; a name already present is an error naming both places, a name that breaks
+    /// the rule is refused, and so is a preview tool that cannot preview it (see
+    /// [`ToolSpec::with_preview`]: the preview tool must be registered already).
     pub fn register(&mut self, tool: impl Tool + 'static) -> Result<(), RegistryError> {
-        self.insert(Handle::Added(Arc::new(tool)))
+        self.insert_all([Handle::Added(Arc::new(tool))])
     }
 
     /// Adds every tool of `instance` (the `#[tool]` methods of its `#[toolkit::tools]` impl),
-    /// sharing the one instance. All or nothing: a name taken or invalid adds none of them.
+    /// sharing the one instance. All or nothing: a name taken or invalid, or a preview that
+    /// cannot be, adds none of them.
     pub fn register_instance<S: ToolSet>(&mut self, instance: S) -> Result<(), RegistryError> {
-        let before = self.tools.len();
-        for tool in Arc::new(instance).tools() {
-            if let Err(error) = self.insert(Handle::Added(tool)) {
-                self.tools.truncate(before);
-                self.reindex();
-                return Err(error);
-            }
-        }
-        Ok(())
+        self.insert_all(Arc::new(instance).tools().into_iter().map(Handle::Added))
     }
 
     /// Adds a shared tool, checked like [`register`](Self::register).
     pub fn register_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        self.insert(Handle::Added(tool))
+        self.insert_all([Handle::Added(tool)])
+    }
+
+    /// Adds tools, all or nothing; each preview is checked once all of them are in, so tools
+    /// added together may name each other in any order.
+    fn insert_all(&mut self, tools: impl IntoIterator<Item = Handle>) -> Result<(), RegistryError> {
+        let before = self.tools.len();
+        let inserted = tools
+            .into_iter()
+            .try_for_each(|tool| self.insert(tool))
+            .and_then(|()| self.check_previews(before));
+        if inserted.is_err() {
+            self.tools.truncate(before);
+            self.reindex();
+        }
+        inserted
+    }
+
+    /// Checks the preview of each tool from position `from` on. Tools before it were checked
+    /// when they were added, and a tool added later cannot change what they name.
+    fn check_previews(&self, from: usize) -> Result<(), RegistryError> {
+        for entry in &self.tools[from..] {
+            let spec = entry.tool().spec();
+            let Some(preview) = spec.preview() else {
+                continue;
+            };
+            let problem = match self.lookup(preview) {
+                _ if !entry.policy.flags.requires_approval() => PreviewProblem::NothingToPreview,
+                None => PreviewProblem::NotRegistered,
+                Some(found) if !found.policy.flags.read_only() => PreviewProblem::NotReadOnly,
+                Some(found) if found.policy.flags.requires_approval() => {
+                    PreviewProblem::RequiresApproval
+                }
+                Some(_) => continue,
+            };
+            return Err(RegistryError::Preview {
+                tool: entry.name.to_string(),
+                place: spec.place().to_owned(),
+                preview: preview.to_owned(),
+                problem,
+            });
+        }
+        Ok(())
     }
 
     fn insert(&mut self, tool: Handle) -> Result<(), RegistryError> {
@@ -282,7 +350,8 @@ impl ToolRegistry {
     }
 
     /// Keeps only the tools whose spec `keep` accepts (say, those whose resources a server
-    /// has), in their order.
+    /// has), in their order, and the preview tool of each tool kept, so that a kept tool never
+    /// names a preview that is gone.
     ///
     /// ```
     /// let mut registry = toolkit::ToolRegistry::linked().unwrap();
@@ -290,7 +359,14 @@ impl ToolRegistry {
     /// assert!(registry.specs().all(|spec| spec.group() != "files"));
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&ToolSpec) -> bool) {
-        self.tools.retain(|entry| keep(entry.tool().spec()));
+        let mut kept: Vec<bool> = self.specs().map(&mut keep).collect();
+        for (spec, _) in self.specs().zip(kept.clone()).filter(|(_, kept)| *kept) {
+            if let Some(preview) = spec.preview().and_then(|name| self.index_of(name)) {
+                kept[preview] = true;
+            }
+        }
+        let mut kept = kept.into_iter();
+        self.tools.retain(|_| kept.next().unwrap_or(false));
         self.reindex();
     }
 }

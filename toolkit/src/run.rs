@@ -744,9 +744,10 @@ impl<'s> Run<'s> {
         .await
     }
 
-    /// Runs the preview tool of each pending call that names one, through the seam, in a scope
-    /// of its own (the run's context, only that tool offered). A preview tool that requires
-    /// approval itself, or whose state the context lacks, gives no preview.
+    /// Runs the preview tool of each pending call that names one, through the seam, in a
+    /// read-only scope of its own (the run's context, only that tool offered): the registry
+    /// refused any preview tool not marked read-only, and this scope would refuse it again.
+    /// A preview tool whose state the context lacks gives no preview.
     async fn previews(&self, pending: &[ToolCall]) -> Vec<Preview> {
         let mut previews = Vec::new();
         for call in pending {
@@ -757,7 +758,10 @@ impl<'s> Run<'s> {
                 .seam
                 .scope_offering(self.scope.context().clone(), [preview]);
             if let Ok(scope) = scope {
-                let answer = self.seam.invoke(&scope, preview, &call.arguments).await;
+                let answer = self
+                    .seam
+                    .invoke(&scope.read_only(), preview, &call.arguments)
+                    .await;
                 previews.push(Preview {
                     call_id: call.id.clone(),
                     text: answer.content().to_owned(),
@@ -767,15 +771,9 @@ impl<'s> Run<'s> {
         previews
     }
 
-    /// The preview tool a call of `name` is shown with: the one its tool names, unless that
-    /// one requires approval itself.
+    /// The preview tool a call of `name` is shown with, if its tool names one.
     fn preview_tool(&self, name: &str) -> Option<&'s str> {
-        let registry = self.seam.registry();
-        let preview = registry.get(name)?.spec().preview()?;
-        registry
-            .get(preview)
-            .is_some_and(|tool| !tool.spec().flags().requires_approval())
-            .then_some(preview)
+        self.seam.registry().get(name)?.spec().preview()
     }
 
     /// The run's result once the recording ends. The future keeps only what the result takes

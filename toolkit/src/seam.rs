@@ -180,6 +180,7 @@ impl Seam {
             remote_budget: DEFAULT_REMOTE_BUDGET,
             remote_used: AtomicU32::new(0),
             timeout: DEFAULT_TOOL_TIMEOUT,
+            read_only: false,
             context: context.with_filter(self.filter.clone()),
         })
     }
@@ -301,6 +302,9 @@ impl Seam {
         if !scope.offers(&self.registry, found.index) {
             return Err(Refusal::NotPermitted);
         }
+        if scope.read_only && !found.policy.flags.read_only() {
+            return Err(Refusal::Writes);
+        }
         let runs = matches!(check, Check::Run { .. });
         if runs && found.policy.flags.remote() && !scope.charge_remote_call() {
             return Err(Refusal::OverBudget);
@@ -396,6 +400,8 @@ enum Started<'a> {
 enum Refusal<'a> {
     Unknown,
     NotPermitted,
+    /// The scope runs only read-only tools, and this one is not.
+    Writes,
     OverBudget,
     TooLong,
     /// The tool needs an operator's approval, which the call does not have.
@@ -415,6 +421,7 @@ impl Refusal<'_> {
         match self {
             Refusal::Unknown => unknown(name),
             Refusal::NotPermitted => not_permitted(name),
+            Refusal::Writes => writes(name),
             Refusal::OverBudget => over_budget(scope.remote_budget, name),
             Refusal::TooLong => too_long(name, arguments),
             Refusal::NotApproved(tool) => not_approved(tool, name, arguments),
@@ -480,6 +487,14 @@ fn unknown(name: &str) -> String {
 #[cold]
 fn not_permitted(name: &str) -> String {
     format!("Error: tool \"{}\" not permitted", echo(name))
+}
+
+#[cold]
+fn writes(name: &str) -> String {
+    format!(
+        "Error: tool \"{}\" is not read-only, and this scope runs only read-only tools; it was not run.",
+        echo(name)
+    )
 }
 
 #[cold]
@@ -600,6 +615,7 @@ pub struct RunScope {
     remote_budget: u32,
     remote_used: AtomicU32,
     timeout: Duration,
+    read_only: bool,
     // Holds the run's content filter too (tools may apply it to what they cut or search).
     context: ToolContext,
 }
@@ -715,6 +731,15 @@ impl RunScope {
     #[must_use]
     pub fn without_content_filter(mut self) -> Self {
         self.context = self.context.with_filter(None);
+        self
+    }
+
+    /// The same scope running only tools marked [read-only](crate::spec::ToolFlags::read_only):
+    /// a call of any other tool is refused and does not run, whatever it is offered or approved.
+    /// The loop runs every preview in such a scope.
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
         self
     }
 
@@ -897,5 +922,31 @@ mod tests {
         let ran = seam.invoke_approved(&scope, &call, approval).await;
         assert_eq!(ran.content(), "ran");
         assert_eq!(counted.runs(), 1);
+    }
+
+    #[cfg(feature = "loop")]
+    #[tokio::test]
+    async fn an_approval_does_not_run_a_writer_in_a_read_only_scope() {
+        let counted = Arc::new(Fixed::new(
+            ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
+                .with_flags(crate::spec::ToolFlags::new().with_requires_approval(true)),
+            || ToolResult::text("ran"),
+        ));
+        let mut registry = ToolRegistry::new();
+        registry.register_shared(counted.clone()).unwrap();
+        let seam = Seam::new(registry);
+        let scope = seam.scope(ToolContext::new()).unwrap().read_only();
+        let call = ToolCall::new("c1", "guarded", "{}");
+        let refused = seam
+            .invoke_approved(&scope, &call, Approval::granted(&call))
+            .await;
+        assert_eq!(
+            (refused.content(), refused.is_error()),
+            (
+                "Error: tool \"guarded\" is not read-only, and this scope runs only read-only tools; it was not run.",
+                true
+            )
+        );
+        assert_eq!(counted.runs(), 0);
     }
 }

@@ -163,16 +163,18 @@ pub struct ToolFlags {
     requires_admin: bool,
     enabled_by_default: bool,
     remote: bool,
+    read_only: bool,
 }
 
 impl ToolFlags {
-    /// The defaults: enabled by default, no approval, no admin, local.
+    /// The defaults: enabled by default, no approval, no admin, local, not read-only.
     pub const fn new() -> Self {
         Self {
             requires_approval: false,
             requires_admin: false,
             enabled_by_default: true,
             remote: false,
+            read_only: false,
         }
     }
 
@@ -205,6 +207,14 @@ impl ToolFlags {
         self
     }
 
+    /// Whether the tool only reads: it changes nothing, so it may preview another tool's call
+    /// and run in a [read-only scope](crate::RunScope::read_only).
+    #[must_use]
+    pub const fn with_read_only(mut self, yes: bool) -> Self {
+        self.read_only = yes;
+        self
+    }
+
     /// Runs only after an operator approves the call.
     pub const fn requires_approval(self) -> bool {
         self.requires_approval
@@ -223,6 +233,11 @@ impl ToolFlags {
     /// Reaches outside the process; counts against the run's budget of remote calls.
     pub const fn remote(self) -> bool {
         self.remote
+    }
+
+    /// Only reads: may preview another tool's call, and runs in a read-only scope.
+    pub const fn read_only(self) -> bool {
+        self.read_only
     }
 }
 
@@ -257,9 +272,13 @@ impl ToolSpec {
     }
 
     /// The same spec naming the tool that previews a call of it: when a run stops for an
-    /// operator to approve a call, the loop runs that tool (which must not itself require
-    /// approval) with the same arguments and shows its answer beside the call (an edit's diff,
-    /// the rows a delete would touch).
+    /// operator to approve a call, the loop runs that tool with the same arguments, in a
+    /// [read-only scope](crate::RunScope::read_only), and shows its answer beside the call (an
+    /// edit's diff, the rows a delete would touch).
+    ///
+    /// A registry refuses the spec unless this tool requires approval and the preview tool is
+    /// registered, marked [read-only](ToolFlags::read_only) and requires no approval itself
+    /// (see [`RegistryError::Preview`](crate::registry::RegistryError::Preview)).
     #[must_use]
     pub fn with_preview(mut self, tool: impl Into<Cow<'static, str>>) -> Self {
         self.preview = Some(tool.into());

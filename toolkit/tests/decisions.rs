@@ -41,7 +41,7 @@ fn publish(
 }
 
 /// Says what publishing would do.
-#[tool]
+#[tool(read_only)]
 fn show_publish(
     /// Which document.
     doc: String,

@@ -1,7 +1,7 @@
 // control for fail/tool-attr-*.rs (attribute keys and names): every `#[tool]` key, bare or
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
 // description, or `description = ".."`, or `#[doc = include_str!(..)]` (cleaned for a model);
-// `preview = ".."` naming a tool; `crate = ".."` for the path to toolkit. The registry reports each tool with the name and flags it was given.
+// `preview = ".."` naming a read-only tool; `crate = ".."` for the path to toolkit. The registry reports each tool with the name and flags it was given.
 use toolkit::spec::{Execution, ToolFlags};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 
@@ -30,16 +30,23 @@ pub fn delete_everything() -> ToolResult {
     requires_admin = false,
     enabled_by_default = true,
     remote = false,
+    read_only = false,
     inline = false
 )]
 pub fn longest() -> ToolResult {
     ToolResult::text("long")
 }
 
-/// Changes a setting; an operator sees `plain`'s answer first.
-#[tool(requires_approval, preview = "plain")]
+/// Changes a setting; an operator sees `looks`'s answer first.
+#[tool(requires_approval, preview = "looks")]
 pub fn previewed() -> ToolResult {
     ToolResult::text("changed")
+}
+
+/// Says what a change would do, changing nothing.
+#[tool(read_only)]
+pub fn looks() -> ToolResult {
+    ToolResult::text("would change")
 }
 
 /// Names the path to toolkit, as a crate that renames the dependency does.
@@ -115,6 +122,11 @@ async fn main() {
         ("default", "Keeps every default.")
     );
     assert_eq!(plain.flags(), ToolFlags::new());
+    assert_eq!(spec("previewed").preview(), Some("looks"));
+    assert_eq!(
+        spec("looks").flags(),
+        ToolFlags::new().with_read_only(true)
+    );
 
     assert_eq!(spec("described").description(), "Given to the model.");
     assert_eq!(

@@ -1,6 +1,7 @@
 // control for fail/tools-*.rs: `#[tools]` on an inherent impl block makes its `#[tool]` methods
-// tools (with `&self`, without it, async, with keys, state and context), leaves other methods
-// alone, and `register_instance` registers them with one shared instance.
+// tools (with `&self`, without it, async, with keys, state and context, a preview naming a
+// read-only method of the block), leaves other methods alone, and `register_instance` registers
+// them with one shared instance.
 #![deny(unused, unused_qualifications, rust_2018_idioms, nonstandard_style)]
 
 use std::sync::Mutex;
@@ -41,6 +42,19 @@ impl Counter {
         format!("hello {name}")
     }
 
+    /// Sets the counter back to zero (an operator sees `counter_peek` first).
+    #[tool(requires_approval, preview = "counter_peek")]
+    pub fn reset(&self) -> String {
+        *self.value.lock().expect("not poisoned") = 0;
+        "0".to_owned()
+    }
+
+    /// Says what a reset would undo.
+    #[tool(name = "counter_peek", read_only)]
+    pub fn peek(&self) -> String {
+        format!("a reset would undo {}", self.read())
+    }
+
     fn read(&self) -> u32 {
         *self.value.lock().expect("not poisoned")
     }
@@ -74,4 +88,6 @@ async fn main() {
     );
     let hello = service.invoke(&scope, "hello", r#"{"name": "Ada"}"#).await;
     assert_eq!(hello.content(), "hello Ada");
+    let peek = service.invoke(&scope, "counter_peek", "{}").await;
+    assert_eq!(peek.content(), "a reset would undo 5");
 }
