@@ -574,7 +574,10 @@ fn describe(name: &str) -> Result<ExitCode, Failure> {
     println!("{} ({})", spec.name(), spec.group());
     println!("{}", terminal::inert(spec.description(), true));
     println!("\n== input schema\n{}", pretty(spec.input_schema()));
-    println!("\n== OpenAI\n{}", pretty(&spec.openai()));
+    match spec.openai() {
+        Ok(openai) => println!("\n== OpenAI\n{}", pretty(&openai)),
+        Err(error) => println!("\n== OpenAI: not possible: {error}"),
+    }
     match spec.openai_strict() {
         Ok(strict) => println!("\n== OpenAI, strict\n{}", pretty(&strict)),
         Err(error) => println!("\n== OpenAI, strict: not possible: {error}"),

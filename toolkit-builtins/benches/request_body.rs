@@ -70,7 +70,10 @@ fn request_body(c: &mut Criterion) {
             )
         });
     });
-    let declarations: Vec<serde_json::Value> = specs.iter().map(|spec| spec.openai()).collect();
+    let declarations: Vec<serde_json::Value> = specs
+        .iter()
+        .map(|spec| spec.openai().expect("a short description"))
+        .collect();
     let message_values: Vec<serde_json::Value> = vec![
         serde_json::json!({"role": "system", "content": "You answer with the tools offered."}),
         serde_json::json!({"role": "user", "content": "How many rows does the orders table have?"}),

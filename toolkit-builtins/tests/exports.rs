@@ -160,7 +160,9 @@ fn exports(spec: &ToolSpec) -> Vec<(&'static str, Result<Value, String>)> {
     vec![
         (
             "OpenAI",
-            Ok(spec.openai()["function"]["parameters"].clone()),
+            spec.openai()
+                .map(|tool| tool["function"]["parameters"].clone())
+                .map_err(|error| error.to_string()),
         ),
         (
             "OpenAI strict",

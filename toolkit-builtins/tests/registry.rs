@@ -72,7 +72,10 @@ fn every_builtin_has_a_description_and_a_schema_for_every_provider() {
     for spec in registry.specs() {
         assert!(!spec.description().is_empty(), "{}", spec.name());
         assert_eq!(spec.input_schema()["type"], "object", "{}", spec.name());
-        assert_eq!(spec.openai()["function"]["name"], spec.name());
+        assert_eq!(
+            spec.openai().expect("a short description")["function"]["name"],
+            spec.name()
+        );
         assert_eq!(spec.anthropic()["name"], spec.name());
         spec.openai_strict()
             .unwrap_or_else(|error| panic!("{error}"));

@@ -116,6 +116,26 @@ struct Arguments {
     state_reads: Vec<TokenStream>,
 }
 
+/// A type as its tokens write it, without the spaces between them that printing puts
+/// (`db::Pool<u8>`, not `db :: Pool < u8 >`), for error messages that quote the code.
+fn written(ty: &syn::Type) -> String {
+    let printed = ty.to_token_stream().to_string();
+    let mut text = String::with_capacity(printed.len());
+    let mut previous = "";
+    for token in printed.split(' ') {
+        let glued = matches!(token, "::" | "<" | ">" | ">>" | "," | ";" | ")" | "]")
+            || matches!(previous, "" | "::" | "<" | "&" | "(" | "[")
+            // `Fn(u8)`: a parenthesis right after a name.
+            || (token.starts_with('(') && previous.ends_with(|c: char| c.is_alphanumeric() || c == '_'));
+        if !glued {
+            text.push(' ');
+        }
+        text.push_str(token);
+        previous = token;
+    }
+    text
+}
+
 /// A `#[state] name: &T` parameter: declared in the spec, read from the context before the call.
 fn state_param(toolkit: &TokenStream, ty: &syn::Type, index: usize, out: &mut Arguments) {
     let syn::Type::Reference(reference) = ty else {
@@ -124,8 +144,9 @@ fn state_param(toolkit: &TokenStream, ty: &syn::Type, index: usize, out: &mut Ar
     let inner = &reference.elem;
     let binding = format_ident!("__toolkit_state_{}", index);
     // Spanned on the user's type: one that cannot be shared between calls fails there, once.
+    let written = written(inner);
     out.states.push(quote_spanned! {inner.span()=>
-        let spec = #toolkit::__private::declare_state::<#inner>(spec);
+        let spec = #toolkit::__private::declare_state::<#inner>(spec, #written);
     });
     out.state_reads.push(quote_spanned! {inner.span()=>
         let #binding: &#inner = match #toolkit::__private::state::<#inner>(context, self.spec()) {
@@ -651,6 +672,26 @@ mod tests {
         assert!(expanded.contains("schemars::"), "{expanded}");
         for private in ["schemars::_private", "_schemars_private", "_schemars"] {
             assert!(!expanded.contains(private), "{private} in {expanded}");
+        }
+    }
+
+    #[test]
+    fn a_type_is_written_as_code_writes_it() {
+        for (source, expected) in [
+            ("Db", "Db"),
+            ("crate::db::Pool", "crate::db::Pool"),
+            ("::std::sync::Mutex<Vec<u8>>", "::std::sync::Mutex<Vec<u8>>"),
+            (
+                "HashMap<String, (u8, [u16; 2])>",
+                "HashMap<String, (u8, [u16; 2])>",
+            ),
+            (
+                "Box<dyn Fn(u8) -> u8 + Send>",
+                "Box<dyn Fn(u8) -> u8 + Send>",
+            ),
+        ] {
+            let ty: syn::Type = syn::parse_str(source).expect(source);
+            assert_eq!(super::written(&ty), expected, "{source}");
         }
     }
 }

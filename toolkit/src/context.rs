@@ -147,9 +147,14 @@ impl ToolContext {
 
     /// Whether the context holds a value of this state type.
     pub fn has_state(&self, state: StateType) -> bool {
+        self.holds(state.id())
+    }
+
+    /// Whether the context holds a value of the type `id` names.
+    pub(crate) fn holds(&self, id: TypeId) -> bool {
         self.extensions
             .as_ref()
-            .is_some_and(|extensions| extensions.contains_key(&state.id()))
+            .is_some_and(|extensions| extensions.contains_key(&id))
     }
 
     /// The value of type `T` given with [`with_extension`](Self::with_extension).
@@ -170,24 +175,30 @@ impl ToolContext {
 /// A type of state a tool reads from the [`ToolContext`]: declared in its spec (a `#[state]`
 /// parameter of a `#[tool]` function, or [`ToolSpec::with_state`](crate::ToolSpec::with_state))
 /// and checked when a scope is built, so that a missing one fails once, before any call, naming
-/// the tool and the type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// the tool and the type. Two are equal when their types are, however they are written.
+#[derive(Clone, Copy, Debug)]
 pub struct StateType {
     id: TypeId,
+    /// `Arc<T>`'s, to tell someone who gave the context an `Arc` of the state.
+    in_arc: TypeId,
     name: &'static str,
+    written: &'static str,
 }
 
 impl StateType {
     /// The state type `T`.
     pub fn of<T: Any + Send + Sync>() -> Self {
-        Self::new::<T>()
+        Self::new::<T>(type_name::<T>())
     }
 
-    /// The same without the bound `#[tool]` checks itself (see `__private::StateValue`).
-    pub(crate) fn new<T: Any>() -> Self {
+    /// The same without the bound `#[tool]` checks itself (see `__private::StateValue`), and
+    /// with the type as the tool's code writes it.
+    pub(crate) fn new<T: Any>(written: &'static str) -> Self {
         Self {
             id: TypeId::of::<T>(),
+            in_arc: TypeId::of::<Arc<T>>(),
             name: type_name::<T>(),
+            written,
         }
     }
 
@@ -196,8 +207,33 @@ impl StateType {
         self.name
     }
 
+    /// The type as the tool's code writes it (`Db` for `#[state] db: &Db`); for a state
+    /// declared with [`ToolSpec::with_state`](crate::ToolSpec::with_state), its
+    /// [`type_name`](Self::type_name).
+    pub fn written(self) -> &'static str {
+        self.written
+    }
+
     pub(crate) fn id(self) -> TypeId {
         self.id
+    }
+
+    pub(crate) fn in_arc(self) -> TypeId {
+        self.in_arc
+    }
+}
+
+impl PartialEq for StateType {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for StateType {}
+
+impl std::hash::Hash for StateType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
     }
 }
 

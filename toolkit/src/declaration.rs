@@ -25,6 +25,54 @@ pub struct SchemaError {
     pub what: String,
 }
 
+/// A declaration a provider would refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The schema has what the export cannot express.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// The description is longer than the provider takes.
+    #[error(
+        "tool \"{tool}\": its description has {length} characters, past {target}'s limit of \
+         {limit}: shorten the doc comment (or `description = \"..\"`), moving detail into the \
+         parameters' descriptions"
+    )]
+    DescriptionTooLong {
+        /// The tool's name.
+        tool: String,
+        /// The export, such as `"OpenAI"`.
+        target: &'static str,
+        /// The description's length in characters.
+        length: usize,
+        /// The provider's limit.
+        limit: usize,
+    },
+}
+
+/// The longest function description OpenAI takes, in characters: its API refuses a longer one
+/// (`string_above_max_length` on `tools[i].function.description`). Anthropic and Gemini document
+/// no limit.
+pub const OPENAI_DESCRIPTION_LIMIT: usize = 1024;
+
+/// Refuses a description OpenAI would refuse.
+pub(crate) fn check_openai_description(name: &str, description: &str) -> Result<(), ExportError> {
+    // A character is at least a byte: a description of at most the limit in bytes is fine.
+    if description.len() <= OPENAI_DESCRIPTION_LIMIT {
+        return Ok(());
+    }
+    let length = description.chars().count();
+    if length <= OPENAI_DESCRIPTION_LIMIT {
+        return Ok(());
+    }
+    Err(ExportError::DescriptionTooLong {
+        tool: name.to_owned(),
+        target: "OpenAI",
+        length,
+        limit: OPENAI_DESCRIPTION_LIMIT,
+    })
+}
+
 /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters}}`,
 /// with `"strict": true` in strict mode.
 #[derive(Serialize)]

@@ -208,7 +208,7 @@ pub use service::ToolLoopService;
 /// - `#[state] name: &T` borrows the run's state of type `T` (a database pool, a client, a
 ///   cache) from the context's typed extensions. The spec declares it
 ///   ([`ToolSpec::states`]), and a scope whose context lacks it is refused when it is built,
-///   once, naming the tool and the type ([`ScopeError::MissingState`](seam::ScopeError::MissingState)): a tool body never
+///   once, naming every tool and type missing ([`ScopeError::MissingStates`](seam::ScopeError::MissingStates)): a tool body never
 ///   handles a missing state. `T` is shared by every call on any thread, so it is
 ///   `Send + Sync + 'static`, and taken as `&T` (a `Mutex` inside for changes).
 /// - One `&ToolContext` gives the caller's rights and every extension.
@@ -236,7 +236,7 @@ pub use service::ToolLoopService;
 /// let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
 /// // Refused before any call: the context holds no `Prices`.
 /// let error = service.scope(ToolContext::new()).unwrap_err();
-/// assert!(matches!(error, ScopeError::MissingState { ref tool, .. } if tool == "price"));
+/// assert!(matches!(error, ScopeError::MissingStates(ref missing) if missing[0].written == "Prices"));
 ///
 /// let prices = Prices(HashMap::from([("tea".to_owned(), 250)]));
 /// let scope = service.scope(ToolContext::new().with_extension(prices)).unwrap();

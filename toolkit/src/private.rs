@@ -196,8 +196,11 @@ impl<T: std::any::Any + Sync> StateValue for T {}
 /// The spec declaring that its tool reads a `T`: the one place a `#[state]` type must be
 /// [`StateValue`], so a type that is not fails once, there.
 #[doc(hidden)]
-pub fn declare_state<T: StateValue>(spec: crate::ToolSpec) -> crate::ToolSpec {
-    spec.with_state_type(crate::spec::StateType::new::<T>())
+pub fn declare_state<T: StateValue>(
+    spec: crate::ToolSpec,
+    written: &'static str,
+) -> crate::ToolSpec {
+    spec.with_state_type(crate::spec::StateType::new::<T>(written))
 }
 
 /// The state of type `T` a `#[tool]` reads, or the error result for a context without it (a

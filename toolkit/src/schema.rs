@@ -12,30 +12,39 @@
 //! | [`ToolSpec::gemini`] | `{name, description, parameters}` | `$ref` inlined and `$defs` removed, type lists as `nullable`, `const` as a one-value `enum`, `oneOf` of exclusive branches as `anyOf`, keywords Gemini does not know and that constrain nothing dropped |
 //!
 //! Neither strict mode nor Gemini can declare a value of any type (a `serde_json::Value`
-//! argument) or a map's value type: both are a [`SchemaError`], never a silent drop.
+//! argument) or a map's value type: both are a [`SchemaError`], never a silent drop. Both
+//! OpenAI exports refuse a description past [`OPENAI_DESCRIPTION_LIMIT`](crate::spec::OPENAI_DESCRIPTION_LIMIT) characters
+//! ([`ExportError::DescriptionTooLong`]), as OpenAI's API would.
 
 use serde_json::{Map, Value, json};
 
-use crate::declaration::{self, AnthropicTool, GeminiDeclaration, OpenAiTool, SchemaError};
+use crate::declaration::{
+    self, AnthropicTool, ExportError, GeminiDeclaration, OpenAiTool, SchemaError,
+    check_openai_description,
+};
 use crate::spec::ToolSpec;
 
 impl ToolSpec {
     /// The OpenAI Chat Completions function tool (also accepted by Ollama, vLLM, llama.cpp and
-    /// LM Studio), the input schema as it is.
-    pub fn openai(&self) -> Value {
-        declaration::to_value(&OpenAiTool::new(
+    /// LM Studio), the input schema as it is; a description past
+    /// [`OPENAI_DESCRIPTION_LIMIT`](crate::spec::OPENAI_DESCRIPTION_LIMIT) characters is refused.
+    pub fn openai(&self) -> Result<Value, ExportError> {
+        check_openai_description(self.name(), self.description())?;
+        Ok(declaration::to_value(&OpenAiTool::new(
             self.name(),
             self.description(),
             self.input_schema(),
             false,
-        ))
+        )))
     }
 
     /// The OpenAI function tool in strict mode: every object has `additionalProperties: false`
     /// and lists every property as required; a property that was optional may be `null`.
     ///
     /// The seam reads `null` for an optional argument as "not given", so strict calls decode.
-    pub fn openai_strict(&self) -> Result<Value, SchemaError> {
+    /// A description past [`OPENAI_DESCRIPTION_LIMIT`](crate::spec::OPENAI_DESCRIPTION_LIMIT) characters is refused.
+    pub fn openai_strict(&self) -> Result<Value, ExportError> {
+        check_openai_description(self.name(), self.description())?;
         let rewrite = Rewrite::new(self, "OpenAI strict");
         let parameters = rewrite.strict(self.input_schema(), "")?;
         Ok(declaration::to_value(&OpenAiTool::new(

@@ -627,17 +627,54 @@ pub enum ScopeError {
     /// A name no tool has.
     #[error("cannot offer tool \"{0}\": no tool of that name is registered")]
     NotRegistered(String),
-    /// An offered tool reads a state the context does not hold.
-    #[error(
-        "tool \"{tool}\" reads state of type `{type_name}`, which the context does not hold: \
-         add it with `ToolContext::with_extension`, or do not offer the tool"
-    )]
-    MissingState {
-        /// The tool.
-        tool: String,
-        /// The state type, as `std::any::type_name` gives it.
-        type_name: &'static str,
-    },
+    /// Offered tools read states the context does not hold: every one of them, in registry
+    /// order.
+    #[error("{}", missing_states(.0))]
+    MissingStates(Vec<MissingState>),
+}
+
+/// A state an offered tool reads and the context does not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MissingState {
+    /// The tool.
+    pub tool: String,
+    /// The state type as the tool's code writes it (`Db` for `#[state] db: &Db`).
+    pub written: &'static str,
+    /// The state type, as `std::any::type_name` gives it.
+    pub type_name: &'static str,
+    /// The context holds an `Arc` of it instead (`with_extension(Arc::new(db))`).
+    pub in_arc: bool,
+}
+
+/// Every missing state, each with its tool, then what to do.
+fn missing_states(missing: &[MissingState]) -> String {
+    let named: Vec<String> = missing
+        .iter()
+        .map(|state| {
+            let written = state.written;
+            let full = if written == state.type_name {
+                String::new()
+            } else {
+                format!(" ({})", state.type_name)
+            };
+            let in_arc = if state.in_arc {
+                format!(
+                    ", and the context holds an `Arc<{written}>` instead: give `with_extension` \
+                     the `{written}` itself (the context shares it already)"
+                )
+            } else {
+                String::new()
+            };
+            format!("tool \"{}\" reads `{written}`{full}{in_arc}", state.tool)
+        })
+        .collect();
+    format!(
+        "the context does not hold the state offered tools read: {}. Add each with \
+         `ToolContext::with_extension`, or offer only the tools whose state is there \
+         (`Seam::scope_offering`)",
+        named.join("; ")
+    )
 }
 
 /// The tools of these names, as a registry-wide offer.
@@ -657,29 +694,33 @@ where
     Ok(offered)
 }
 
-/// The first offered tool (in registry order) whose declared state `context` lacks.
+/// Every state an offered tool declares and `context` lacks, in registry order.
 fn check_states(
     registry: &ToolRegistry,
     offered: &[bool],
     context: &ToolContext,
 ) -> Result<(), ScopeError> {
-    for (spec, _) in registry
+    let missing: Vec<MissingState> = registry
         .specs()
         .zip(offered)
         .filter(|(_, offered)| **offered)
-    {
-        if let Some(state) = spec
-            .states()
-            .iter()
-            .find(|state| !context.has_state(**state))
-        {
-            return Err(ScopeError::MissingState {
-                tool: spec.name().to_owned(),
-                type_name: state.type_name(),
-            });
-        }
+        .flat_map(|(spec, _)| {
+            spec.states()
+                .iter()
+                .filter(|state| !context.has_state(**state))
+                .map(|state| MissingState {
+                    tool: spec.name().to_owned(),
+                    written: state.written(),
+                    type_name: state.type_name(),
+                    in_arc: context.holds(state.in_arc()),
+                })
+        })
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(ScopeError::MissingStates(missing))
     }
-    Ok(())
 }
 
 impl RunScope {

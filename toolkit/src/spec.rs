@@ -8,7 +8,7 @@ use std::pin::Pin;
 
 pub use crate::context::StateType;
 use crate::context::ToolContext;
-pub use crate::declaration::SchemaError;
+pub use crate::declaration::{ExportError, OPENAI_DESCRIPTION_LIMIT, SchemaError};
 pub use crate::name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
 use crate::result::ToolResult;
 

@@ -130,13 +130,14 @@ async fn every_call_shares_the_one_registered_instance() {
     assert_eq!(result.content(), "3");
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     // Its state is checked like a free function's.
-    assert_eq!(
-        service.scope(ToolContext::new()).unwrap_err(),
-        ScopeError::MissingState {
-            tool: "take".to_owned(),
-            type_name: "methods::Region"
-        }
-    );
+    let ScopeError::MissingStates(missing) = service.scope(ToolContext::new()).unwrap_err() else {
+        panic!("refused for another reason");
+    };
+    let missing: Vec<(&str, &str)> = missing
+        .iter()
+        .map(|state| (state.tool.as_str(), state.written))
+        .collect();
+    assert_eq!(missing, [("take", "Region")]);
 }
 
 #[test]

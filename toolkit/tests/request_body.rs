@@ -164,3 +164,18 @@ proptest! {
         }));
     }
 }
+
+#[test]
+fn a_description_openai_would_refuse_is_refused_before_anything_is_sent() {
+    let long = ToolSpec::new("long_winded", "a".repeat(1025), json!({"type": "object"}));
+    let tools = [&long];
+    let error = provider()
+        .request_body(&ProviderRequest::new(&[], &tools))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "a tool cannot be declared to this provider: tool \"long_winded\": its description has \
+         1025 characters, past OpenAI's limit of 1024: shorten the doc comment (or \
+         `description = \"..\"`), moving detail into the parameters' descriptions"
+    );
+}

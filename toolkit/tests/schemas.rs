@@ -227,7 +227,10 @@ fn every_form_of_a_nested_tool_matches_its_golden_file() {
     for name in ["search_orders", "area"] {
         let spec = spec(&registry, name);
         golden(&format!("{name}.input.json"), spec.input_schema());
-        golden(&format!("{name}.openai.json"), &spec.openai());
+        golden(
+            &format!("{name}.openai.json"),
+            &spec.openai().expect("a short description"),
+        );
         golden(
             &format!("{name}.openai-strict.json"),
             &spec.openai_strict().expect("strict form"),
@@ -287,7 +290,9 @@ fn a_map_cannot_be_strict_and_a_recursive_type_cannot_be_gemini() {
     );
     // Both still have the forms their providers can take.
     assert_eq!(
-        spec(&registry, "label_all").openai()["function"]["parameters"]["properties"]["labels"]["additionalProperties"],
+        spec(&registry, "label_all")
+            .openai()
+            .expect("a short description")["function"]["parameters"]["properties"]["labels"]["additionalProperties"],
         serde_json::json!({"type": "string"})
     );
     assert!(spec(&registry, "count_nodes").openai_strict().is_ok());
@@ -314,4 +319,41 @@ async fn strict_calls_with_nulls_for_optional_arguments_decode() {
         .invoke(&scope, "area", r#"{"shape": {"square": {"side": 2.0}}}"#)
         .await;
     assert_eq!(result.content(), "4.000");
+}
+
+#[test]
+fn both_openai_exports_refuse_a_description_past_openais_limit_and_count_characters() {
+    use toolkit::spec::{ExportError, OPENAI_DESCRIPTION_LIMIT};
+    let schema = serde_json::json!({"type": "object", "properties": {}});
+    // 1 024 characters of two bytes each: at the limit, so taken.
+    let at_limit = ToolSpec::new(
+        "wordy",
+        "é".repeat(OPENAI_DESCRIPTION_LIMIT),
+        schema.clone(),
+    );
+    assert!(at_limit.openai().is_ok());
+    assert!(at_limit.openai_strict().is_ok());
+    let past = ToolSpec::new("wordy", "é".repeat(OPENAI_DESCRIPTION_LIMIT + 1), schema);
+    for error in [
+        past.openai().unwrap_err(),
+        past.openai_strict().unwrap_err(),
+    ] {
+        assert!(matches!(
+            error,
+            ExportError::DescriptionTooLong {
+                length: 1025,
+                limit: 1024,
+                ..
+            }
+        ));
+        assert_eq!(
+            error.to_string(),
+            "tool \"wordy\": its description has 1025 characters, past OpenAI's limit of 1024: \
+             shorten the doc comment (or `description = \"..\"`), moving detail into the \
+             parameters' descriptions"
+        );
+    }
+    // Anthropic and Gemini document no limit.
+    assert!(past.anthropic()["description"].is_string());
+    assert!(past.gemini().is_ok());
 }

@@ -83,6 +83,7 @@ fn the_spec_declares_each_state_and_the_schema_has_only_the_arguments() {
     let price = registry.get("price").expect("linked").spec();
     assert_eq!(price.states(), [StateType::of::<Prices>()]);
     assert_eq!(price.states()[0].type_name(), "state::Prices");
+    assert_eq!(price.states()[0].written(), "Prices");
     assert_eq!(
         price.input_schema(),
         &json!({
@@ -142,37 +143,77 @@ fn a_binary_says_which_crates_must_contribute_tools() {
     assert!(ToolRegistry::linked_expecting(&["stat"]).is_err());
 }
 
+/// The states a scope's refusal names: (tool, as written, type name, held in an `Arc`).
+fn missing(error: &ScopeError) -> Vec<(&str, &str, &str, bool)> {
+    let ScopeError::MissingStates(missing) = error else {
+        panic!("refused for another reason: {error}");
+    };
+    missing
+        .iter()
+        .map(|state| {
+            (
+                state.tool.as_str(),
+                state.written,
+                state.type_name,
+                state.in_arc,
+            )
+        })
+        .collect()
+}
+
 #[test]
-fn a_scope_without_a_declared_state_fails_once_naming_the_tool_and_the_type() {
+fn a_scope_without_declared_states_fails_once_naming_every_missing_state_as_written() {
     let service = service();
     let error = service.scope(ToolContext::new()).unwrap_err();
-    // Registry order: `counted`, `greet`, `price`; the first tool offered without its state.
+    // Registry order: `counted`, `greet`, `price`; every state each lacks, in its order.
     assert_eq!(
-        error,
-        ScopeError::MissingState {
-            tool: "counted".to_owned(),
-            type_name: "state::Prices",
-        }
+        missing(&error),
+        [
+            ("counted", "Prices", "state::Prices", false),
+            ("greet", "Greeting", "state::Greeting", false),
+            ("greet", "Prices", "state::Prices", false),
+            ("price", "Prices", "state::Prices", false),
+        ]
     );
     let error = service
         .scope(ToolContext::new().with_extension(prices()))
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "tool \"greet\" reads state of type `state::Greeting`, which the context does not hold: \
-         add it with `ToolContext::with_extension`, or do not offer the tool"
+        "the context does not hold the state offered tools read: tool \"greet\" reads `Greeting` \
+         (state::Greeting). Add each with `ToolContext::with_extension`, or offer only the tools \
+         whose state is there (`Seam::scope_offering`)"
     );
     // A value of another type, however similar, is not the state.
     let error = service
         .scope(ToolContext::new().with_extension(HashMap::<&'static str, u32>::new()))
         .unwrap_err();
-    assert!(matches!(
-        error,
-        ScopeError::MissingState {
-            type_name: "state::Prices",
-            ..
-        }
-    ));
+    assert_eq!(missing(&error).len(), 4);
+}
+
+#[test]
+fn a_state_given_in_an_arc_is_named_with_the_fix() {
+    let service = service();
+    let context = ToolContext::new()
+        .with_extension(std::sync::Arc::new(prices()))
+        .with_extension(greeting());
+    let error = service.scope(context).unwrap_err();
+    assert_eq!(
+        missing(&error),
+        [
+            ("counted", "Prices", "state::Prices", true),
+            ("greet", "Prices", "state::Prices", true),
+            ("price", "Prices", "state::Prices", true),
+        ]
+    );
+    assert!(
+        error.to_string().starts_with(
+            "the context does not hold the state offered tools read: tool \"counted\" reads \
+             `Prices` (state::Prices), and the context holds an `Arc<Prices>` instead: give \
+             `with_extension` the `Prices` itself (the context shares it already); tool \"greet\""
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -184,15 +225,16 @@ fn a_scope_offering_only_tools_whose_state_is_there_is_made_and_offering_more_fa
         .expect("both read only prices");
     assert_eq!(scope.offered().collect::<Vec<_>>(), ["counted", "price"]);
     let error = scope.offer(["greet"]).unwrap_err();
-    assert!(
-        matches!(&error, ScopeError::MissingState { tool, type_name: "state::Greeting" } if tool == "greet")
+    assert_eq!(
+        missing(&error),
+        [("greet", "Greeting", "state::Greeting", false)]
     );
     let scope = service
         .scope_offering(context.clone(), ["price"])
         .expect("price reads only prices");
     assert!(matches!(
         scope.offer_all(),
-        Err(ScopeError::MissingState { .. })
+        Err(ScopeError::MissingStates(_))
     ));
     assert_eq!(
         service
@@ -250,12 +292,12 @@ async fn a_run_whose_context_lacks_a_state_fails_before_anything_is_asked_or_rec
         .run(&provider, RunRequest::new("count"))
         .await
         .unwrap_err();
+    let RunError::Scope(error) = error else {
+        panic!("another error: {error}");
+    };
     assert_eq!(
-        error,
-        RunError::Scope(ScopeError::MissingState {
-            tool: "counted".to_owned(),
-            type_name: "state::Prices",
-        })
+        missing(&error)[0],
+        ("counted", "Prices", "state::Prices", false)
     );
     assert!(events.try_recv().is_err(), "nothing was recorded");
     assert_eq!(RUNS.load(Ordering::SeqCst), 0);

@@ -317,7 +317,10 @@ async fn the_openai_wire_carries_tool_role_messages_with_string_content() {
     let spec = service.registry().get("canary_table").unwrap().spec();
     for request in &requests {
         let body: Value = serde_json::from_slice(&request.body).unwrap();
-        assert_eq!(body["tools"], json!([spec.openai()]));
+        assert_eq!(
+            body["tools"],
+            json!([spec.openai().expect("a short description")])
+        );
     }
 }
 

@@ -131,6 +131,9 @@ pub enum ProviderError {
     /// A required setting is missing, such as an API key.
     #[error("the provider is not configured: {0}")]
     Configuration(String),
+    /// An offered tool's declaration is one this provider refuses; nothing was sent.
+    #[error("a tool cannot be declared to this provider: {0}")]
+    Declaration(crate::spec::ExportError),
 }
 
 /// The boxed future of a provider call.

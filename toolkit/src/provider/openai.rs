@@ -63,8 +63,13 @@ impl OpenAiProvider {
 
     /// The exact bytes this provider POSTs for `request`, serialised straight from borrowed
     /// parts: no message is copied into an intermediate JSON tree, and each tool's declaration
-    /// is serialised once (the first time a request offers it) and copied as bytes after.
+    /// is serialised once (the first time a request offers it) and copied as bytes after. A tool
+    /// whose description OpenAI would refuse is refused here, before anything is sent.
     pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+        for spec in request.tools {
+            crate::declaration::check_openai_description(spec.name(), spec.description())
+                .map_err(ProviderError::Declaration)?;
+        }
         let body = Body {
             model: request.model.unwrap_or(&self.model),
             messages: request.messages.iter().map(Message::from).collect(),
