@@ -118,7 +118,7 @@ struct Arguments {
 
 /// A type as its tokens write it, without the spaces between them that printing puts
 /// (`db::Pool<u8>`, not `db :: Pool < u8 >`), for error messages that quote the code.
-fn written(ty: &syn::Type) -> String {
+pub fn written(ty: &syn::Type) -> String {
     let printed = ty.to_token_stream().to_string();
     let mut text = String::with_capacity(printed.len());
     let mut previous = "";

@@ -92,6 +92,7 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
     if let Some(error) = errors {
         return with_errors(&quote!(#block), &error);
     }
+    let written = crate::expand::written(&self_ty);
     quote! {
         // Parameters are values decoded from JSON for this call: taking them by value is the
         // contract, not a choice clippy should question.
@@ -100,6 +101,15 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
 
         const _: () = {
             #(#generated)*
+
+            // Linked with the block, so that a type never registered is reported by name.
+            #[#toolkit::__private::linkme::distributed_slice(#toolkit::__private::TOOL_SETS)]
+            #[linkme(crate = #toolkit::__private::linkme)]
+            static __TOOLKIT_SET: #toolkit::__private::ToolSetEntry = #toolkit::__private::ToolSetEntry {
+                type_id: ::core::any::TypeId::of::<#self_ty>,
+                written: #written,
+                place: ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
+            };
 
             #[automatically_derived]
             impl #toolkit::spec::ToolSet for #self_ty {

@@ -255,8 +255,11 @@ pub use service::ToolLoopService;
 ///
 /// A tool registers itself when its crate is linked: [`ToolRegistry::linked`] finds every
 /// `#[tool]` of the program. A crate of tools that nothing else names is not linked: reference it
-/// with `use that_crate as _;`, and let [`ToolRegistry::linked_expecting`] check that each crate
-/// you expect contributed tools, so none go missing without a word.
+/// with `use that_crate as _;`, and let [`ToolRegistry::check_crates`] (or
+/// [`ToolRegistry::linked_expecting`], for crates without `#[tools]` blocks) check that each
+/// crate you expect contributed tools and that each of its `#[tools]` types has an instance
+/// registered, so none go missing without a word; [`ToolRegistry::crates`] lists the crates
+/// that contributed.
 ///
 /// Each `#[tool] fn name` also gives a handle, `NAME_TOOL` (a `&'static dyn Tool` with the
 /// function's visibility), for [`ToolRegistry::of`]: a registry of chosen tools, or one spec to
@@ -297,7 +300,8 @@ pub use toolkit_macros::tool;
 /// Each method marked `#[tool]` (with the same keys and parameters as a free `#[tool]`
 /// function) may take `&self`: every call shares the instance given to
 /// [`ToolRegistry::register_instance`], registered once. State the tools need lives in the
-/// instance, so nothing can be missing at run time; methods not marked stay plain methods.
+/// instance, so no call finds it missing; an instance never registered is reported by
+/// [`ToolRegistry::check_crates`]. Methods not marked stay plain methods.
 ///
 /// ```
 /// use std::collections::HashMap;

@@ -21,6 +21,21 @@ pub use serde_json;
 #[linkme::distributed_slice]
 pub static TOOLS: [&'static dyn Tool];
 
+/// Every `#[tools]` impl block linked into the binary, so that one whose type never has an
+/// instance registered is reported ([`ToolRegistry::check_crates`](crate::ToolRegistry::check_crates)).
+#[doc(hidden)]
+#[linkme::distributed_slice]
+pub static TOOL_SETS: [ToolSetEntry];
+
+/// A `#[tools]` impl block: its type, as written and as Rust tells it apart, and where it is.
+#[doc(hidden)]
+#[allow(clippy::exhaustive_structs)] // generated code builds it in a static, field by field
+pub struct ToolSetEntry {
+    pub type_id: fn() -> std::any::TypeId,
+    pub written: &'static str,
+    pub place: &'static str,
+}
+
 /// Decodes a tool's arguments; empty text counts as `{}`. On failure the error names the field
 /// path and what was expected.
 #[doc(hidden)]

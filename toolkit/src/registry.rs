@@ -1,5 +1,6 @@
 //! The set of tools a service can run: every `#[tool]` linked into the binary, plus additions.
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -10,8 +11,10 @@ use crate::spec::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 ///
 /// [`linked`](Self::linked) finds every `#[tool]` function linked into the binary without any
 /// registration call (a crate that only registers tools must be referenced, e.g. `use
-/// toolkit_builtins as _;`, so the linker keeps it). [`register`](Self::register) adds tools known
-/// only at run time.
+/// toolkit_builtins as _;`, so the linker keeps it). The `#[tool]` methods of a `#[tools]` impl
+/// block need an instance: [`register_instance`](Self::register_instance) adds them, and
+/// [`check_crates`](Self::check_crates) reports a type that never got one.
+/// [`register`](Self::register) adds tools known only at run time.
 ///
 /// A tool's name, flags and [`Execution`] are read once, when it is registered: the seam checks
 /// every call against what the registry read then.
@@ -19,6 +22,8 @@ use crate::spec::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 pub struct ToolRegistry {
     tools: Vec<Entry>,
     names: NameIndex,
+    /// The types whose `#[tools]` methods were registered with an instance.
+    instances: Vec<TypeId>,
 }
 
 /// One registered tool and what the seam reads of its spec on every call.
@@ -119,6 +124,22 @@ pub enum RegistryError {
         /// What is wrong.
         problem: PreviewProblem,
     },
+    /// A `#[tools]` type of a crate expected to contribute tools has no instance registered.
+    #[error(
+        "the `#[tools]` type `{type_name}` of crate `{crate_name}` (defined at {place}) has no \
+         instance registered, so its tools are missing: add one with \
+         `registry.register_instance(..)`, then check with \
+         `registry.check_crates(&[\"{crate_name}\"])` (`linked_expecting` checks before any \
+         instance can be registered)"
+    )]
+    InstanceMissing {
+        /// The type, as its impl block writes it.
+        type_name: String,
+        /// Its crate.
+        crate_name: String,
+        /// Where its impl block is.
+        place: String,
+    },
     /// A crate expected to contribute tools contributed none.
     #[error(
         "no tool of crate `{crate_name}` is linked: reference the crate from the binary \
@@ -169,10 +190,12 @@ impl ToolRegistry {
         Ok(registry)
     }
 
-    /// Every `#[tool]` linked into this binary, like [`linked`](Self::linked), checking that each
-    /// crate named in `crates` (as Rust spells it: `toolkit_builtins`) contributed at least one:
-    /// a crate that nothing in the binary references is not linked, and its tools would be
-    /// missing without a word.
+    /// Every `#[tool]` linked into this binary, like [`linked`](Self::linked), then
+    /// [`check_crates`](Self::check_crates): each crate named in `crates` (as Rust spells it:
+    /// `toolkit_builtins`) must have contributed. A crate that nothing in the binary references
+    /// is not linked, and its tools would be missing without a word. A crate with `#[tools]`
+    /// types fails here, since no instance is registered yet: build with `linked`, register the
+    /// instances, then call `check_crates`.
     ///
     /// ```
     /// let error = toolkit::ToolRegistry::linked_expecting(&["no_such_crate"]).unwrap_err();
@@ -184,17 +207,49 @@ impl ToolRegistry {
     /// ```
     pub fn linked_expecting(crates: &[&str]) -> Result<Self, RegistryError> {
         let registry = Self::linked()?;
+        registry.check_crates(crates)?;
+        Ok(registry)
+    }
+
+    /// Checks that every crate named in `crates` (as Rust spells it) gave this registry all it
+    /// has: at least one `#[tool]` function or `#[tools]` impl block of it is linked into the
+    /// binary, and every `#[tools]` type it defines has an instance registered. Call it once
+    /// the registry is built.
+    pub fn check_crates(&self, crates: &[&str]) -> Result<(), RegistryError> {
         for &name in crates {
-            let contributed = crate::__private::TOOLS
+            let tools = crate::__private::TOOLS
                 .iter()
                 .any(|tool| crate_of(tool.spec().place()) == Some(name));
-            if !contributed {
+            let mut sets = crate::__private::TOOL_SETS
+                .iter()
+                .filter(|set| crate_of(set.place) == Some(name))
+                .peekable();
+            if !tools && sets.peek().is_none() {
                 return Err(RegistryError::NothingLinked {
                     crate_name: name.to_owned(),
                 });
             }
+            if let Some(set) = sets.find(|set| !self.instances.contains(&(set.type_id)())) {
+                return Err(RegistryError::InstanceMissing {
+                    type_name: set.written.to_owned(),
+                    crate_name: name.to_owned(),
+                    place: set.place.to_owned(),
+                });
+            }
         }
-        Ok(registry)
+        Ok(())
+    }
+
+    /// The crates whose `#[tool]` functions or `#[tools]` methods this registry holds, in name
+    /// order: what [`linked`](Self::linked) found, to see that no crate is missing.
+    pub fn crates(&self) -> Vec<&str> {
+        let mut crates: Vec<&str> = self
+            .specs()
+            .filter_map(|spec| crate_of(spec.place()))
+            .collect();
+        crates.sort_unstable();
+        crates.dedup();
+        crates
     }
 
     /// Exactly these tools: the handles `#[tool]` generates (`READ_FILE_TOOL` for `read_file`),
@@ -217,7 +272,9 @@ impl ToolRegistry {
     /// sharing the one instance. All or nothing: a name taken or invalid, or a preview that
     /// cannot be, adds none of them.
     pub fn register_instance<S: ToolSet>(&mut self, instance: S) -> Result<(), RegistryError> {
-        self.insert_all(Arc::new(instance).tools().into_iter().map(Handle::Added))
+        self.insert_all(Arc::new(instance).tools().into_iter().map(Handle::Added))?;
+        self.instances.push(TypeId::of::<S>());
+        Ok(())
     }
 
     /// Adds a shared tool, checked like [`register`](Self::register).

@@ -181,3 +181,48 @@ impl toolkit::Tool for Taken {
         toolkit::spec::ToolFuture::Ready(Ok(ToolResult::text("taken")))
     }
 }
+
+#[test]
+fn a_tools_type_without_a_registered_instance_is_named_with_the_fix() {
+    // This crate has only `#[tools]` methods: no instance yet, so its tools are missing.
+    let error = ToolRegistry::linked_expecting(&["methods"]).unwrap_err();
+    let RegistryError::InstanceMissing {
+        type_name,
+        crate_name,
+        place,
+    } = &error
+    else {
+        panic!("refused for another reason: {error}");
+    };
+    assert_eq!(
+        (type_name.as_str(), crate_name.as_str()),
+        ("Shop", "methods")
+    );
+    assert!(
+        place.starts_with("methods (toolkit/tests/methods.rs:"),
+        "{place}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the `#[tools]` type `Shop` of crate `methods` (defined at {place}) has no instance \
+             registered, so its tools are missing: add one with `registry.register_instance(..)`, \
+             then check with `registry.check_crates(&[\"methods\"])` (`linked_expecting` checks \
+             before any instance can be registered)"
+        )
+    );
+    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    assert!(registry.check_crates(&["methods"]).is_err());
+    registry
+        .register_instance(shop(&Arc::new(AtomicUsize::new(0))))
+        .expect("new names");
+    registry
+        .check_crates(&["methods"])
+        .expect("every type has its instance");
+    assert_eq!(registry.crates(), ["methods"]);
+    // A crate nothing references is still named as not linked.
+    assert!(matches!(
+        registry.check_crates(&["methods", "no_such_crate"]),
+        Err(RegistryError::NothingLinked { .. })
+    ));
+}

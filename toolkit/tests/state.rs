@@ -127,6 +127,7 @@ fn each_tool_has_a_handle_for_a_registry_of_chosen_tools() {
 fn a_binary_says_which_crates_must_contribute_tools() {
     let registry = ToolRegistry::linked_expecting(&["state"]).expect("this crate's tools");
     assert_eq!(registry.len(), 3);
+    assert_eq!(registry.crates(), ["state"]);
     let error = ToolRegistry::linked_expecting(&["state", "toolkit_builtins"]).unwrap_err();
     assert_eq!(
         error,
