@@ -14,6 +14,8 @@ pub struct Input {
     /// `include_str!`, read when the crate compiles.
     pub doc_values: Vec<Expr>,
     pub params: Vec<Param>,
+    /// A method of a `#[tools]` impl block.
+    pub method: bool,
 }
 
 pub enum Param {
@@ -65,20 +67,24 @@ pub enum ContextUse {
     None,
 }
 
+/// The value of each `#[doc = ..]`, in order.
+fn doc_values(attrs: &[Attribute]) -> Vec<Expr> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(name_value) => Some(name_value.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Input {
     /// Reads the function, with every error in parameter attributes found on the way. A method
     /// of a `#[tools]` impl (`method`) may take `&self`.
     pub fn from_syn(mut func: ItemFn, method: bool) -> (Self, Option<syn::Error>) {
         let docs = doc_lines(&func.attrs);
-        let doc_values = func
-            .attrs
-            .iter()
-            .filter(|attr| attr.path().is_ident("doc"))
-            .filter_map(|attr| match &attr.meta {
-                syn::Meta::NameValue(name_value) => Some(name_value.value.clone()),
-                _ => None,
-            })
-            .collect();
+        let doc_values = doc_values(&func.attrs);
         let mut params = Vec::new();
         let mut errors = None;
         for input in &mut func.sig.inputs {
@@ -167,6 +173,7 @@ impl Input {
                 docs,
                 doc_values,
                 params,
+                method,
             },
             errors,
         )
@@ -194,8 +201,9 @@ fn parse_arg_attr(attr: &Attribute, arg: &mut Arg) -> Result<(), syn::Error> {
 }
 
 /// Rejects the `#[serde]` keys that would change how a parameter is decoded: the macro decodes
-/// each argument itself (so that a type which is not `Deserialize` fails once, on the type), and
-/// a missing argument is `None` for an `Option` or `#[arg(default = ...)]`, nothing else.
+/// each argument itself (so that a type which is not `Deserialize` fails once, on the type), a
+/// missing argument is `None` for an `Option` or `#[arg(default = ...)]`, nothing else, and the
+/// decoder takes no name the schema does not show (an `alias`).
 fn check_serde_attr(attr: &Attribute) -> Result<(), syn::Error> {
     attr.parse_nested_meta(|meta| {
         let message = if ["default", "skip", "skip_deserializing"]
@@ -203,6 +211,11 @@ fn check_serde_attr(attr: &Attribute) -> Result<(), syn::Error> {
             .any(|key| meta.path.is_ident(key))
         {
             Some("give a tool parameter its default with `#[arg(default = ...)]`")
+        } else if meta.path.is_ident("alias") {
+            Some(
+                "the schema cannot list an alias, so the model would never be told of it; name the \
+                 parameter as the model calls it, or use `#[serde(rename = \"..\")]`",
+            )
         } else if ["with", "deserialize_with"]
             .iter()
             .any(|key| meta.path.is_ident(key))

@@ -11,6 +11,21 @@ use syn::{Expr, ExprLit, Lit, LitStr};
 /// The keys a `#[tool]` attribute accepts.
 const KEYS: &str = "`name`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `inline`";
 
+/// The keys, as [`KEYS`] lists them.
+const KNOWN_KEYS: [&str; 11] = [
+    "name",
+    "group",
+    "description",
+    "preview",
+    "crate",
+    "requires_approval",
+    "requires_admin",
+    "enabled_by_default",
+    "remote",
+    "read_only",
+    "inline",
+];
+
 /// A flag's value as written, and where its key is.
 #[derive(Clone, Copy)]
 pub struct Flag {
@@ -34,11 +49,14 @@ pub struct ToolAttr {
     pub remote: Option<Flag>,
     pub read_only: Option<Flag>,
     pub inline: Option<Flag>,
+    /// Keys given with a value that is wrong (reported once, at the value): later checks take
+    /// them as given, so that one mistake is one error.
+    pub invalid: Vec<&'static str>,
 }
 
 impl ToolAttr {
-    /// Parses the attribute's arguments, reporting every bad key at once.
-    pub fn parse(args: TokenStream) -> Result<Self, syn::Error> {
+    /// Parses the attribute's arguments: the keys that are right, and every error at once.
+    pub fn parse(args: TokenStream) -> (Self, Option<syn::Error>) {
         let mut attr = ToolAttr::default();
         let mut errors: Option<syn::Error> = None;
         let parser = syn::meta::parser(|meta| {
@@ -50,52 +68,48 @@ impl ToolAttr {
         if let Err(error) = parser.parse2(args) {
             combine(&mut errors, error);
         }
-        match errors {
-            Some(errors) => Err(errors),
-            None => Ok(attr),
-        }
+        (attr, errors)
     }
 
     fn parse_key(&mut self, meta: &ParseNestedMeta<'_>) -> Result<(), syn::Error> {
         let Some(key) = meta.path.get_ident() else {
             return Err(meta.error(format!("unknown #[tool] key; expected one of {KEYS}")));
         };
-        match key.to_string().as_str() {
-            "name" => set(&mut self.name, meta, "name", string_value),
-            "group" => set(&mut self.group, meta, "group", string_value),
-            "description" => set(&mut self.description, meta, "description", string_value),
-            "preview" => set(&mut self.preview, meta, "preview", string_value),
-            "crate" => set(&mut self.krate, meta, "crate", path_value),
-            "requires_approval" => set(
-                &mut self.requires_approval,
-                meta,
-                "requires_approval",
-                flag_value,
-            ),
-            "requires_admin" => set(&mut self.requires_admin, meta, "requires_admin", flag_value),
-            "enabled_by_default" => set(
-                &mut self.enabled_by_default,
-                meta,
-                "enabled_by_default",
-                flag_value,
-            ),
-            "remote" => set(&mut self.remote, meta, "remote", flag_value),
-            "read_only" => set(&mut self.read_only, meta, "read_only", flag_value),
-            "inline" => set(&mut self.inline, meta, "inline", flag_value),
-            other => {
-                // Consume a value so the rest of the attribute still parses.
-                if meta.input.peek(syn::Token![=]) {
-                    let _: Expr = meta.value()?.parse()?;
-                } else if meta.input.peek(syn::token::Paren) {
-                    let _: proc_macro2::Group = meta.input.parse()?;
-                }
-                Err(syn::Error::new_spanned(
-                    &meta.path,
-                    format!("unknown #[tool] key `{other}`; expected one of {KEYS}"),
-                ))
-            }
+        let name = key.to_string();
+        let Some(&key) = KNOWN_KEYS.iter().find(|known| **known == name) else {
+            return unknown_key(meta, &name);
+        };
+        let parsed = match key {
+            "name" => set(&mut self.name, meta, key, string_value),
+            "group" => set(&mut self.group, meta, key, string_value),
+            "description" => set(&mut self.description, meta, key, description_value),
+            "preview" => set(&mut self.preview, meta, key, string_value),
+            "crate" => set(&mut self.krate, meta, key, path_value),
+            "requires_approval" => set(&mut self.requires_approval, meta, key, flag_value),
+            "requires_admin" => set(&mut self.requires_admin, meta, key, flag_value),
+            "enabled_by_default" => set(&mut self.enabled_by_default, meta, key, flag_value),
+            "remote" => set(&mut self.remote, meta, key, flag_value),
+            "read_only" => set(&mut self.read_only, meta, key, flag_value),
+            _ => set(&mut self.inline, meta, key, flag_value),
+        };
+        if parsed.is_err() {
+            self.invalid.push(key);
         }
+        parsed
     }
+}
+
+/// An unknown key: its value consumed, so the rest of the attribute still parses.
+fn unknown_key(meta: &ParseNestedMeta<'_>, other: &str) -> Result<(), syn::Error> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Err(syn::Error::new_spanned(
+        &meta.path,
+        format!("unknown #[tool] key `{other}`; expected one of {KEYS}"),
+    ))
 }
 
 fn set<T>(
@@ -127,6 +141,30 @@ fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Er
             lit: Lit::Str(text),
             ..
         }) => Ok(text),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+        )),
+    }
+}
+
+/// A description: a string literal. A macro there (`include_str!`) cannot be read by the
+/// attribute, but it can be the doc comment's value: say so.
+fn description_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Error> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(format!("expected `{key} = \"...\"`")));
+    }
+    match meta.value()?.parse()? {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) => Ok(text),
+        Expr::Macro(mac) => Err(syn::Error::new_spanned(
+            mac,
+            "`description` takes a string literal, not a macro: for text from a file, write \
+             `#[doc = include_str!(\"..\")]` above the function instead (it is the tool's \
+             description, cleaned for the model)",
+        )),
         other => Err(syn::Error::new_spanned(
             other,
             format!("`{key}` takes a string literal: `{key} = \"...\"`"),

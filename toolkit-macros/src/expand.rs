@@ -29,11 +29,16 @@ pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
         );
         return with_errors(&quote!(#item), &error);
     };
-    let mut errors = None;
-    let attr = ToolAttr::parse(args).unwrap_or_else(|error| {
-        combine(&mut errors, error);
-        ToolAttr::default()
-    });
+    if crate::place::in_impl_block(&func) {
+        let error = syn::Error::new_spanned(
+            &func.sig.ident,
+            "#[tool] alone goes on a free function; in an impl block, mark the block \
+             `#[toolkit::tools]` instead: its `#[tool]` functions and `&self` methods become tools, \
+             registered with `ToolRegistry::register_instance`",
+        );
+        return with_errors(&quote!(#func), &error);
+    }
+    let (attr, mut errors) = ToolAttr::parse(args);
     let (input, input_errors) = Input::from_syn(func, false);
     if let Some(error) = input_errors {
         combine(&mut errors, error);
@@ -193,8 +198,13 @@ fn arguments(toolkit: &TokenStream, input: &Input) -> Arguments {
         let default_fn = arg.default.as_ref().map(|default| {
             let default_fn = format_ident!("__toolkit_default_{}", index);
             let value = &default.value;
+            // The `let` names the parameter's type, so a value of another type is one error
+            // on the value, "expected due to" the parameter's type (not a return type).
             out.items.push(quote_spanned! {value.span()=>
-                fn #default_fn() -> #ty { #value }
+                fn #default_fn() -> #ty {
+                    let value: #ty = #value;
+                    value
+                }
             });
             // The schema shows the default, which takes `Serialize`: say so at the `default`.
             let check = format_ident!("__toolkit_default_shown_{}", index);

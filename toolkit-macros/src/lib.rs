@@ -12,6 +12,7 @@ mod ast;
 mod attr;
 mod expand;
 mod methods;
+mod place;
 mod valid;
 
 /// (Defined in `toolkit-macros`; depend on `toolkit` and write `#[toolkit::tool]`.)

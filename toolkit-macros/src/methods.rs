@@ -33,10 +33,10 @@ pub fn tools(args: &TokenStream, item: &TokenStream) -> TokenStream {
     };
     let mut errors = None;
     // Only `crate = ".."` applies to the whole block; every other key belongs to a method.
-    let block_attr = ToolAttr::parse(args.clone()).unwrap_or_else(|error| {
+    let (block_attr, block_errors) = ToolAttr::parse(args.clone());
+    if let Some(error) = block_errors {
         combine(&mut errors, error);
-        ToolAttr::default()
-    });
+    }
     if !args.is_empty() && block_attr.krate.is_none() {
         combine(
             &mut errors,
@@ -177,10 +177,10 @@ fn method_tool(
             return None;
         }
     };
-    let mut attr = ToolAttr::parse(args).unwrap_or_else(|error| {
+    let (mut attr, attr_errors) = ToolAttr::parse(args);
+    if let Some(error) = attr_errors {
         combine(errors, error);
-        ToolAttr::default()
-    });
+    }
     if attr.krate.is_none() {
         attr.krate = krate.cloned();
     }

@@ -23,6 +23,8 @@ fn described(attr: &ToolAttr, input: &Input) -> bool {
             .description
             .as_ref()
             .is_some_and(|text| !text.value().trim().is_empty())
+        // Given with a wrong value: that is the one error.
+        || attr.invalid.contains(&"description")
 }
 
 /// The tool's name, its preview tool's name and its group, each by the providers' rule.
@@ -49,7 +51,9 @@ fn check_names(attr: &ToolAttr, sig: &syn::Signature, errors: &mut Option<syn::E
                 errors,
                 syn::Error::new_spanned(preview, format!("invalid preview tool name: {problem}")),
             );
-        } else if !flag(attr.requires_approval, false) {
+        } else if !flag(attr.requires_approval, false)
+            && !attr.invalid.contains(&"requires_approval")
+        {
             combine(
                 errors,
                 syn::Error::new_spanned(
@@ -160,14 +164,29 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
 
     let mut context_seen = false;
     for param in &input.params {
-        if let Err(error) = check_param(param, &mut context_seen) {
+        if let Err(error) = check_param(param, input.method, &mut context_seen) {
             combine(&mut errors, error);
         }
     }
     errors.map_or(Ok(()), Err)
 }
 
-fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error> {
+/// Why a receiver cannot be a tool's, and the fix.
+fn receiver_error(receiver: &syn::Receiver, method: bool) -> &'static str {
+    if !method {
+        "a #[tool] function with `self` is a method: mark its impl block `#[toolkit::tools]` (and \
+         take `&self`: every call shares the one registered instance)"
+    } else if receiver.reference.is_some() && receiver.mutability.is_some() {
+        "a #[tool] method takes `&self`, not `&mut self`: every call shares the one registered \
+         instance, so none may hold it exclusively; keep what changes behind a `Mutex` or an \
+         atomic inside the type"
+    } else {
+        "a #[tool] method takes `&self`: every call shares the one registered instance, so none \
+         may take it by value"
+    }
+}
+
+fn check_param(param: &Param, method: bool, context_seen: &mut bool) -> Result<(), syn::Error> {
     match param {
         Param::State(state) => match &state.ty {
             Type::Reference(reference) if reference.mutability.is_none() => {
@@ -192,7 +211,7 @@ fn check_param(param: &Param, context_seen: &mut bool) -> Result<(), syn::Error>
         Param::Unsupported(input) => match &**input {
             FnArg::Receiver(receiver) => Err(syn::Error::new_spanned(
                 receiver,
-                "a #[tool] method takes `&self` (every call shares the registered instance), inside an impl block marked `#[toolkit::tools]`",
+                receiver_error(receiver, method),
             )),
             FnArg::Typed(typed) => Err(syn::Error::new_spanned(
                 &typed.pat,

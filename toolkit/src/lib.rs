@@ -200,7 +200,9 @@ pub use service::ToolLoopService;
 /// Every parameter is an argument the model gives, decoded from JSON by `serde` and described
 /// by `schemars`, each with a doc comment (its description in the schema). An `Option<T>` is
 /// optional; `#[arg(default = EXPR)]` gives a default, shown in the schema (so its type must be
-/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through. Without such attributes
+/// `Serialize`); `#[serde(..)]` and `#[schemars(..)]` pass through, except the `#[serde]` keys
+/// that would decode what the schema does not say (`default`, `skip`, `skip_deserializing`,
+/// `with`, `deserialize_with`, `alias`: each one error saying what to write instead). Without such attributes
 /// (and with at most 12 arguments) the schema and the decoder come from generic helpers rather
 /// than the two derives: the same schema and the same errors, in about 160 expanded lines per
 /// tool instead of 360 (`compile-cost/` measures it). Two kinds of parameter are not arguments:
@@ -277,14 +279,13 @@ pub use service::ToolLoopService;
 /// }
 /// ```
 ///
-/// Inside an `impl` block, `#[tool]` needs [`#[tools]`](macro@tools) on the block: alone it sees
-/// only the function, not the block around it, and its error is rustc's `cannot find function`
-/// on the function's name (with `&self`, one error that says to add `#[tools]`).
+/// Inside an `impl` block, `#[tool]` needs [`#[tools]`](macro@tools) on the block: alone, it is
+/// one error on the function's name that says to add `#[tools]`.
 ///
 /// ```compile_fail
 /// use toolkit::tool;
 ///
-/// /// Methods with a receiver are not tools.
+/// /// Its methods are tools only in an impl block marked `#[tools]`.
 /// struct Counter;
 /// impl Counter {
 ///     /// Counts.

@@ -181,7 +181,8 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// Every `#[tool]` linked into this binary, in name order.
+    /// Every `#[tool]` function linked into this binary, in name order (the methods of a
+    /// `#[tools]` block come with an instance: [`register_instance`](Self::register_instance)).
     pub fn linked() -> Result<Self, RegistryError> {
         let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS.iter().copied().collect();
         linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));

@@ -1,8 +1,8 @@
 // proves: `#[tool]` on an associated function (in an `impl` block, without `self`) is one error,
-// on the function's name, which the tool cannot call as a free function (the macro sees only the
-// function, not the `impl` around it).
+// on the function's name, that says the fix: mark the impl block `#[tools]` (never rustc's
+// "cannot find function" from the generated code).
 // control: pass/tool-attr-signatures.rs
-// expect: E0425
+// expect: #[tool] alone goes on a free function; in an impl block, mark the block `#[toolkit::tools]`
 // span: count
 use toolkit::{ToolResult, tool};
 

@@ -1,8 +1,8 @@
 // proves: `#[tool]` alone rejects a method: without `#[tools]` on its impl block no instance is
-// registered, so a `self` receiver is an error on the receiver that says to add `#[tools]`.
+// registered, so it is one error on the method's name that says to add `#[tools]`.
 // control: pass/tool-attr-signatures.rs
-// expect: a #[tool] method takes `&self`
-// span: &self
+// expect: #[tool] alone goes on a free function; in an impl block, mark the block `#[toolkit::tools]`
+// span: count
 use toolkit::{ToolResult, tool};
 
 pub struct Counter;

@@ -1,7 +1,8 @@
 // proves: a `#[tool]` method cannot take `&mut self`: every call shares the registered instance,
-// so none may hold it exclusively; the error is on the receiver.
+// so none may hold it exclusively; the error is on the receiver and says to keep what changes
+// behind a `Mutex` or an atomic.
 // control: pass/tools-impl.rs
-// expect: a #[tool] method takes `&self`
+// expect: a #[tool] method takes `&self`, not `&mut self`
 // span: &mut self
 use toolkit::tools;
 

@@ -33,7 +33,7 @@ pub fn distance(
     metric: Option<Metric>,
     /// Added to the distance.
     #[arg(default = 0)]
-    #[serde(alias = "shift")]
+    #[serde(rename = "shift")]
     offset: i32,
     /// Multiplies the distance.
     #[arg(default = 1 + 1)]
@@ -66,7 +66,8 @@ async fn main() {
         properties["metric"]["description"],
         "How to measure; Manhattan unless given."
     );
-    assert_eq!(properties["offset"]["default"], 0);
+    assert_eq!(properties["shift"]["default"], 0);
+    assert!(properties.get("offset").is_none());
     assert_eq!(properties["factor"]["default"], 2);
     assert_eq!(properties["factor"]["minimum"], 1);
     assert!(properties["metric"].get("default").is_none(), "{schema}");
@@ -81,15 +82,11 @@ async fn main() {
             "8",
         ),
         (
-            r#"{"point": {"x": 3, "y": -4}, "offset": 1, "factor": 1}"#,
-            "8",
-        ),
-        (
             r#"{"point": {"x": 3, "y": -4}, "shift": 1, "factor": 1}"#,
             "8",
         ),
         (
-            r#"{"point": {"x": 3, "y": -4}, "offset": null, "factor": null}"#,
+            r#"{"point": {"x": 3, "y": -4}, "shift": null, "factor": null}"#,
             "14",
         ),
     ];
@@ -110,7 +107,7 @@ async fn main() {
         "{}",
         refused.content()
     );
-    let missing = service.invoke(&scope, "distance", r#"{"offset": 1}"#).await;
+    let missing = service.invoke(&scope, "distance", r#"{"shift": 1}"#).await;
     assert!(missing.is_error());
     assert!(
         missing.content().contains("missing field `point`"),
