@@ -15,9 +15,10 @@ use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, TestRunner};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use toolkit::{ToolRegistry, ToolResult, ToolSpec, tool};
 use toolkit_builtins as _; // links the builtin tools
+use toolkit_testing::schemas::gemini_as_json_schema;
 
 mod support;
 use support::arguments::{resolve, values};
@@ -99,33 +100,6 @@ fn golden_map(
 
 /// Cases per tool, per export and direction.
 const CASES: u32 = 48;
-
-/// Gemini's `nullable` as JSON Schema, so that a validator reads it.
-fn gemini_as_json_schema(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => {
-            let mut out: Map<String, Value> = map
-                .iter()
-                .filter(|(key, _)| key.as_str() != "nullable")
-                .map(|(key, value)| (key.clone(), gemini_as_json_schema(value)))
-                .collect();
-            if map.get("nullable") == Some(&Value::Bool(true)) {
-                if let Some(Value::String(kind)) = out.get("type").cloned() {
-                    out.insert("type".to_owned(), json!([kind, "null"]));
-                }
-                if let Some(Value::Array(choices)) = out.get_mut("enum") {
-                    choices.push(Value::Null);
-                }
-                if let Some(Value::Array(branches)) = out.get_mut("anyOf") {
-                    branches.push(json!({"type": "null"}));
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(gemini_as_json_schema).collect()),
-        other => other.clone(),
-    }
-}
 
 /// `value` as strict mode writes it: every property of every object present, with its default
 /// when the tool's schema gives one, else `null`.

@@ -521,7 +521,7 @@ pub fn tool_items(
                 &self,
                 arguments: &str,
             ) -> ::core::result::Result<(), #toolkit::spec::ArgumentError> {
-                #toolkit::__private::parse_arguments::<__ToolkitArguments>(arguments).map(::core::mem::drop)
+                #toolkit::__private::parse_checked::<__ToolkitArguments>(arguments, self.spec()).map(::core::mem::drop)
             }
 
             fn execute<'a>(
@@ -531,7 +531,7 @@ pub fn tool_items(
                 _permit: &#toolkit::spec::ExecutePermit,
             ) -> #toolkit::spec::ToolFuture<'a> {
                 let _ = context;
-                let arguments: __ToolkitArguments = match #toolkit::__private::parse_arguments(arguments) {
+                let arguments: __ToolkitArguments = match #toolkit::__private::parse_checked(arguments, self.spec()) {
                     ::core::result::Result::Ok(arguments) => arguments,
                     ::core::result::Result::Err(error) => {
                         return #toolkit::spec::ToolFuture::Ready(::core::result::Result::Err(error));

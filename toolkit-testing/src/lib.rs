@@ -15,5 +15,6 @@ pub mod mcp;
 pub mod otlp;
 pub mod paired;
 pub mod postgres;
+pub mod schemas;
 pub mod tier;
 mod venv;

@@ -70,6 +70,7 @@ struct ReadmeDoctests;
 
 pub mod bound;
 mod causes;
+mod constraints;
 mod context;
 mod declaration;
 pub mod describe;
@@ -80,6 +81,7 @@ mod flat;
 mod layout;
 mod meter;
 mod name;
+mod numbers;
 pub mod registry;
 pub mod result;
 mod schema;
@@ -87,6 +89,7 @@ pub mod seam;
 #[cfg(feature = "secrets")]
 #[cfg_attr(docsrs, doc(cfg(feature = "secrets")))]
 pub mod secrets;
+#[doc = include_str!("../docs/agreement.md")]
 pub mod spec;
 #[cfg(test)]
 mod testing;

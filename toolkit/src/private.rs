@@ -48,9 +48,22 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Argume
         if let Some(decoded) = crate::flat::decode(arguments) {
             return Ok(decoded);
         }
-        return serde_json::from_str(arguments).map_err(|error| locate::<T>(arguments, &error));
+        return serde_json::from_str(arguments).or_else(|error| refused(arguments, &error));
     }
     parse_unusual(arguments)
+}
+
+/// Decodes a tool's arguments like [`parse_arguments`], then checks them against what `spec`'s
+/// schema says beyond their types (a range, a length): what `#[tool]` calls.
+#[doc(hidden)]
+#[inline]
+pub fn parse_checked<T: DeserializeOwned>(
+    arguments: &str,
+    spec: &crate::ToolSpec,
+) -> Result<T, ArgumentError> {
+    let decoded = parse_arguments(arguments)?;
+    spec.check_constraints(arguments)?;
+    Ok(decoded)
 }
 
 /// The flat decoder alone (`None` where it gives up), for the differential fuzz target
@@ -86,7 +99,25 @@ fn parse_unusual<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentErro
         ));
     }
     // The fast path decodes without tracking paths; only a failure pays for locating it.
-    serde_json::from_str(arguments).map_err(|error| locate::<T>(arguments, &error))
+    serde_json::from_str(arguments).or_else(|error| refused(arguments, &error))
+}
+
+/// Arguments that did not decode: once more with each whole number written with a fraction or
+/// an exponent (`1.0`, `1e2`, `-0`) written as an integer, when there is one, since JSON Schema's
+/// `integer` takes them and serde's integer types do not; else, or when that fails too, where
+/// and why.
+#[cold]
+fn refused<T: DeserializeOwned>(
+    arguments: &str,
+    error: &serde_json::Error,
+) -> Result<T, ArgumentError> {
+    if !error.is_syntax()
+        && !error.is_eof()
+        && let Some(text) = crate::numbers::whole_numbers_as_integers(arguments)
+    {
+        return serde_json::from_str(&text).map_err(|error| locate::<T>(&text, &error));
+    }
+    Err(locate::<T>(arguments, error))
 }
 
 /// What JSON text starting with `first` holds when it is plainly not an object; `None` for an
@@ -106,14 +137,40 @@ fn not_an_object(first: u8) -> Option<&'static str> {
 #[cold]
 #[inline(never)]
 fn locate<T: DeserializeOwned>(text: &str, first: &serde_json::Error) -> ArgumentError {
-    if first.is_syntax() || first.is_eof() {
+    // A number too large for its type (`1e40` for an `f32`) is a syntax error to serde_json,
+    // yet valid JSON: it is located like any value of the wrong kind.
+    let too_large = first.to_string().starts_with("number out of range");
+    if (first.is_syntax() || first.is_eof()) && !too_large {
         // No field to point at: the line and column say where.
         return ArgumentError::new(".", format!("the arguments are not valid JSON: {first}"));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Err(error) => ArgumentError::new(error.path().to_string(), without_position(error.inner())),
-        Ok(_) => ArgumentError::new(".", without_position(first)),
+        Err(error) => ArgumentError::new(
+            error.path().to_string(),
+            out_of_range(without_position(error.inner())),
+        ),
+        Ok(_) => ArgumentError::new(".", out_of_range(without_position(first))),
+    }
+}
+
+/// serde's message for a whole number past 64 bits given to an integer type, which calls it a
+/// float of the wrong type, said as what it is: out of range. (A whole number within 64 bits
+/// written as a float was already read as an integer.)
+fn out_of_range(message: String) -> String {
+    let whole_float = message
+        .strip_prefix("invalid type: floating point `")
+        .and_then(|rest| rest.split_once("`, expected "))
+        .filter(|(number, _)| {
+            number
+                .parse::<f64>()
+                .is_ok_and(|value| value.fract() == 0.0)
+        });
+    match whole_float {
+        Some((number, expected)) => {
+            format!("invalid value: number `{number}` is out of range, expected {expected}")
+        }
+        None => message,
     }
 }
 
@@ -136,6 +193,7 @@ pub fn input_schema<T: schemars::JsonSchema>() -> serde_json::Value {
         object.remove("$schema");
         object.remove("title");
     }
+    crate::numbers::bound_by_type(&mut schema);
     schema
 }
 

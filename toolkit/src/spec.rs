@@ -143,6 +143,7 @@ pub struct ToolSpec {
     defined_at: Cow<'static, str>,
     states: Vec<StateType>,
     preview: Option<Cow<'static, str>>,
+    constraints: crate::constraints::Constraints,
     #[cfg(any(feature = "openai", feature = "anthropic"))]
     declared: crate::declaration::Declared,
 }
@@ -266,6 +267,7 @@ impl ToolSpec {
             defined_at: Cow::Owned(format!("{}:{}", caller.file(), caller.line())),
             states: Vec::new(),
             preview: None,
+            constraints: crate::constraints::Constraints::default(),
             #[cfg(any(feature = "openai", feature = "anthropic"))]
             declared: crate::declaration::Declared::default(),
         }
@@ -370,6 +372,14 @@ impl ToolSpec {
     /// Where the tool is defined (`file:line`, and the module for `#[tool]` functions).
     pub fn place(&self) -> &str {
         &self.defined_at
+    }
+
+    /// Checks arguments that decoded against what the input schema says beyond their types
+    /// (ranges, lengths, patterns); `#[tool]` calls it after decoding.
+    pub(crate) fn check_constraints(&self, arguments: &str) -> Result<(), ArgumentError> {
+        self.constraints
+            .check(&self.input_schema, arguments)
+            .map_err(|violation| ArgumentError::new(violation.path, violation.message))
     }
 
     /// The tool's OpenAI declaration as request bodies carry it, serialised once.

@@ -72,7 +72,7 @@ fn the_thin_schema_is_the_derived_one() {
     assert_eq!(
         thin.input_schema()["properties"]["count"],
         serde_json::json!({
-            "type": "integer", "format": "uint32", "minimum": 0,
+            "type": "integer", "format": "uint32", "minimum": 0, "maximum": 4_294_967_295_u32,
             "description": "How many.\n\nAt least one."
         })
     );

@@ -1,0 +1,188 @@
+//! Numbers as JSON Schema and serde see them, made to agree. JSON Schema's `integer` is any whole
+//! number (`1.0`, `1e2`, `-0`), which serde's integer types refuse, and a Rust integer or `f32`
+//! has bounds that schemars does not always write: the schema gets the bounds of the type, and
+//! arguments that did not decode are read once more with whole numbers written as integers.
+
+use serde_json::{Map, Value};
+
+/// The bounds of a number with this schemars `format`: the Rust type's range (the bounds JSON
+/// carries exactly), and for `f32` the largest value that does not round to infinity.
+pub(crate) fn bounds(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint64" | "uint" => (0.into(), u64::MAX.into()),
+        // `f32::MAX` as Rust writes it (3.4028235e38): serde reads every number up to there
+        // as a finite `f32`.
+        "float" => ((-3.402_823_5e38_f64).into(), 3.402_823_5e38_f64.into()),
+        _ => return None,
+    })
+}
+
+/// Writes the bounds of each number's Rust type into `schema`, everywhere in it: a `minimum`
+/// or `maximum` already there stays when it is within the type's (a `#[schemars(range)]`).
+pub(crate) fn bound_by_type(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if let Some((low, high)) = map.get("format").and_then(Value::as_str).and_then(bounds) {
+                tighten(map, "minimum", low, |bound, given| given < bound);
+                tighten(map, "maximum", high, |bound, given| given > bound);
+            }
+            map.values_mut().for_each(bound_by_type);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_by_type),
+        _ => {}
+    }
+}
+
+/// Sets `key` to `bound` unless a value already there is within it (`outside(bound, given)` is
+/// false).
+fn tighten(map: &mut Map<String, Value>, key: &str, bound: Value, outside: fn(f64, f64) -> bool) {
+    let within = map.get(key).and_then(Value::as_f64).is_some_and(|given| {
+        bound
+            .as_f64()
+            .is_some_and(|bound_value| !outside(bound_value, given))
+    });
+    if !within {
+        map.insert(key.to_owned(), bound);
+    }
+}
+
+/// `text`, valid JSON, with each number written with a fraction, an exponent or as `-0` whose
+/// value is whole and fits 64 bits written as that integer (`1.0` as `1`, `1e2` as `100`);
+/// `None` when there is no such number. Strings are left as they are, and keys are never
+/// merged, so a duplicate key stays one.
+pub(crate) fn whole_numbers_as_integers(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut at, mut copied) = (0, 0);
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => at = after_string(bytes, at),
+            b'-' | b'0'..=b'9' => {
+                let start = at;
+                while at < bytes.len()
+                    && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    at += 1;
+                }
+                if let Some(integer) = whole(&text[start..at]) {
+                    out.push_str(&text[copied..start]);
+                    out.push_str(&integer);
+                    copied = at;
+                }
+            }
+            _ => at += 1,
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// The position just past the string that opens at `start`.
+fn after_string(bytes: &[u8], start: usize) -> usize {
+    let mut at = start + 1;
+    while at < bytes.len() && bytes[at] != b'"' {
+        at += if bytes[at] == b'\\' { 2 } else { 1 };
+    }
+    at + 1
+}
+
+/// A number written with a fraction, an exponent or as `-0`, as an integer when its value is
+/// whole and fits `u64` or `i64`.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "the value is whole and within the target's range, checked first"
+)]
+fn whole(number: &str) -> Option<String> {
+    if !number.contains(['.', 'e', 'E']) && number != "-0" {
+        return None;
+    }
+    let value: f64 = number.parse().ok()?;
+    if value.fract() != 0.0 {
+        return None;
+    }
+    // 2^64 and -2^63, exactly.
+    if (0.0..18_446_744_073_709_551_616.0).contains(&value) {
+        Some((value as u64).to_string())
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
+        Some((value as i64).to_string())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{bound_by_type, whole_numbers_as_integers};
+
+    #[test]
+    fn whole_numbers_are_written_as_integers_and_nothing_else_changes() {
+        for (text, expected) in [
+            (r#"{"a": 1.0}"#, Some(r#"{"a": 1}"#)),
+            (
+                r#"{"a": 1e2, "b": -0, "c": -2.0E1}"#,
+                Some(r#"{"a": 100, "b": 0, "c": -20}"#),
+            ),
+            (r#"{"a": 1e19}"#, Some(r#"{"a": 10000000000000000000}"#)),
+            (
+                r#"{"a": -9.223372036854775808e18}"#,
+                Some(r#"{"a": -9223372036854775808}"#),
+            ),
+            // A duplicate key stays, and strings are not numbers.
+            (
+                r#"{"a": 1.0, "a": "2.0 \"3.0\""}"#,
+                Some(r#"{"a": 1, "a": "2.0 \"3.0\""}"#),
+            ),
+            (r#"{"a": 1.5, "b": 1, "c": "1.0"}"#, None),
+            // Past 64 bits: left for the decoder to refuse.
+            (r#"{"a": 1.8446744073709552e19, "b": -1e19}"#, None),
+            ("[0, -1, 10]", None),
+        ] {
+            assert_eq!(
+                whole_numbers_as_integers(text).as_deref(),
+                expected,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_number_gets_its_types_bounds_and_keeps_tighter_ones() {
+        let mut schema = json!({
+            "properties": {
+                "count": {"type": "integer", "format": "uint32", "minimum": 0},
+                "days": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 365},
+                "loose": {"type": "integer", "format": "int8", "minimum": -1000},
+                "ratio": {"type": "number", "format": "float"},
+                "precise": {"type": "number", "format": "double"},
+                "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64"}}
+            }
+        });
+        bound_by_type(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "properties": {
+                    "count": {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4_294_967_295_u32},
+                    "days": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 365},
+                    "loose": {"type": "integer", "format": "int8", "minimum": -128, "maximum": 127},
+                    "ratio": {"type": "number", "format": "float", "minimum": -3.402_823_5e38, "maximum": 3.402_823_5e38},
+                    "precise": {"type": "number", "format": "double"},
+                    "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64", "minimum": 0, "maximum": u64::MAX}}
+                }
+            })
+        );
+    }
+}
