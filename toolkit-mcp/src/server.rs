@@ -294,8 +294,10 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "tool \"query\" reads state of type `toolkit_mcp::server::tests::a_server_whose_context_lacks_a_tools_state_is_refused_before_serving::Pool`, \
-             which the context does not hold: add it with `ToolContext::with_extension`, or do not offer the tool"
+            "the context does not hold the state offered tools read: tool \"query\" reads \
+             `toolkit_mcp::server::tests::a_server_whose_context_lacks_a_tools_state_is_refused_before_serving::Pool`. \
+             Add each with `ToolContext::with_extension`, or offer only the tools whose state is \
+             there (`Seam::scope_offering`)"
         );
         let server = McpToolServer::new(service, ToolContext::new().with_extension(Pool))
             .expect("the state is there");
