@@ -502,8 +502,9 @@ pub fn tool_items(
         impl #toolkit::Tool for __ToolkitTool {
             fn spec(&self) -> &#toolkit::ToolSpec {
                 static SPEC: ::std::sync::OnceLock<#toolkit::ToolSpec> = ::std::sync::OnceLock::new();
-                SPEC.get_or_init(|| {
-                    let spec = #toolkit::__private::spec::<__ToolkitSchema>(
+                #toolkit::__private::spec_once(&SPEC, || {
+                    let spec = #toolkit::__private::spec(
+                        #toolkit::__private::input_schema::<__ToolkitSchema>(),
                         #name,
                         #description,
                         #group,

@@ -48,9 +48,9 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Argume
         if let Some(decoded) = crate::flat::decode(arguments) {
             return Ok(decoded);
         }
-        return serde_json::from_str(arguments).or_else(|error| refused(arguments, &error));
+        return decode(arguments);
     }
-    parse_unusual(arguments)
+    decode(object_text(arguments)?)
 }
 
 /// Decodes a tool's arguments like [`parse_arguments`], then checks them against what `spec`'s
@@ -74,50 +74,68 @@ pub fn flat_decode<'de, T: serde::Deserialize<'de>>(text: &'de str) -> Option<T>
     crate::flat::decode(text)
 }
 
-/// Arguments that do not start with `{`: whitespace first, nothing at all, or not an object.
+/// The text to decode of arguments that do not start with `{`: `{}` for nothing at all, the
+/// text for an object after whitespace, else why they are not arguments. Not generic: compiled
+/// once, whatever the tools.
 #[cold]
-fn parse_unusual<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentError> {
+fn object_text(arguments: &str) -> Result<&str, ArgumentError> {
     // One look at the first byte that is not whitespace: none means no arguments at all.
     let Some(first) = arguments
         .bytes()
         .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
     else {
-        return serde_json::from_str("{}").map_err(|error| locate::<T>("{}", &error));
+        return Ok("{}");
     };
     // Derived structs would also accept a positional array; arguments are named, always. Text
     // that only starts like a value (`not json`, `[1,`) is not valid JSON, and is said so.
-    if let Some(found) = not_an_object(first) {
-        if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(arguments) {
-            return Err(ArgumentError::new(
+    let Some(found) = not_an_object(first) else {
+        return Ok(arguments);
+    };
+    Err(
+        match serde_json::from_str::<serde::de::IgnoredAny>(arguments) {
+            Err(error) => {
+                ArgumentError::new(".", format!("the arguments are not valid JSON: {error}"))
+            }
+            Ok(_) => ArgumentError::new(
                 ".",
-                format!("the arguments are not valid JSON: {error}"),
-            ));
-        }
-        return Err(ArgumentError::new(
-            ".",
-            format!("invalid type: {found}, expected an object of named arguments"),
-        ));
-    }
-    // The fast path decodes without tracking paths; only a failure pays for locating it.
-    serde_json::from_str(arguments).or_else(|error| refused(arguments, &error))
+                format!("invalid type: {found}, expected an object of named arguments"),
+            ),
+        },
+    )
 }
 
-/// Arguments that did not decode: once more with each whole number written with a fraction or
-/// an exponent (`1.0`, `1e2`, `-0`) written as an integer, when there is one, since JSON Schema's
-/// `integer` takes them and serde's integer types do not; else, or when that fails too, where
-/// and why.
+/// Decodes JSON text, tracking the field path so that an error says where. One decoder per
+/// tool, for success and failure alike: the path costs only a failure, and each tool compiles
+/// one deserializer, not a second one to locate errors. Arguments that did not decode are read
+/// once more with each whole number written with a fraction or an exponent (`1.0`, `1e2`, `-0`)
+/// written as an integer, when there is one, since JSON Schema's `integer` takes them and
+/// serde's integer types do not.
+fn decode<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
+    decode_tracked(text).or_else(|(path, error)| match retry_text(text, &error) {
+        Some(retry) => decode_tracked(&retry).map_err(|(path, error)| argument_error(path, &error)),
+        None => Err(argument_error(path, &error)),
+    })
+}
+
+/// `text` decoded with the path tracked, and nothing after the value; or where and why not.
+fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, (String, serde_json::Error)> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let decoded = serde_path_to_error::deserialize(&mut deserializer)
+        .map_err(|error| (error.path().to_string(), error.into_inner()))?;
+    deserializer
+        .end()
+        .map_err(|error| (".".to_owned(), error))?;
+    Ok(decoded)
+}
+
+/// The text to decode once more: whole numbers as integers, when the error is not in the
+/// syntax and the text has such a number.
 #[cold]
-fn refused<T: DeserializeOwned>(
-    arguments: &str,
-    error: &serde_json::Error,
-) -> Result<T, ArgumentError> {
-    if !error.is_syntax()
-        && !error.is_eof()
-        && let Some(text) = crate::numbers::whole_numbers_as_integers(arguments)
-    {
-        return serde_json::from_str(&text).map_err(|error| locate::<T>(&text, &error));
+fn retry_text(text: &str, error: &serde_json::Error) -> Option<String> {
+    if error.is_syntax() || error.is_eof() {
+        return None;
     }
-    Err(locate::<T>(arguments, error))
+    crate::numbers::whole_numbers_as_integers(text)
 }
 
 /// What JSON text starting with `first` holds when it is plainly not an object; `None` for an
@@ -134,24 +152,17 @@ fn not_an_object(first: u8) -> Option<&'static str> {
     }
 }
 
+/// What went wrong at `path`, for the model: text that is not JSON is said so, with the line
+/// and column; any other error says what was expected, at the field.
 #[cold]
-#[inline(never)]
-fn locate<T: DeserializeOwned>(text: &str, first: &serde_json::Error) -> ArgumentError {
+fn argument_error(path: String, error: &serde_json::Error) -> ArgumentError {
     // A number too large for its type (`1e40` for an `f32`) is a syntax error to serde_json,
     // yet valid JSON: it is located like any value of the wrong kind.
-    let too_large = first.to_string().starts_with("number out of range");
-    if (first.is_syntax() || first.is_eof()) && !too_large {
-        // No field to point at: the line and column say where.
-        return ArgumentError::new(".", format!("the arguments are not valid JSON: {first}"));
+    let too_large = error.to_string().starts_with("number out of range");
+    if (error.is_syntax() || error.is_eof()) && !too_large {
+        return ArgumentError::new(".", format!("the arguments are not valid JSON: {error}"));
     }
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Err(error) => ArgumentError::new(
-            error.path().to_string(),
-            out_of_range(without_position(error.inner())),
-        ),
-        Ok(_) => ArgumentError::new(".", out_of_range(without_position(first))),
-    }
+    ArgumentError::new(path, out_of_range(without_position(error)))
 }
 
 /// serde's message for a whole number past 64 bits given to an integer type, which calls it a
@@ -338,10 +349,11 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
     }
 }
 
-/// The spec of a `#[tool]` function whose arguments struct is `T`; `description` is the doc
+/// The spec of a `#[tool]` function with this argument schema; `description` is the doc
 /// text as written (see [`describe::for_model`](crate::describe::for_model)).
 #[doc(hidden)]
-pub fn spec<T: schemars::JsonSchema>(
+pub fn spec(
+    input_schema: serde_json::Value,
     name: &'static str,
     description: &'static str,
     group: &'static str,
@@ -349,15 +361,21 @@ pub fn spec<T: schemars::JsonSchema>(
     execution: crate::spec::Execution,
     place: &'static str,
 ) -> crate::ToolSpec {
-    crate::ToolSpec::new(
-        name,
-        crate::describe::for_model(description),
-        input_schema::<T>(),
-    )
-    .with_group(group)
-    .with_flags(flags)
-    .with_execution(execution)
-    .defined_at(place)
+    crate::ToolSpec::new(name, crate::describe::for_model(description), input_schema)
+        .with_group(group)
+        .with_flags(flags)
+        .with_execution(execution)
+        .defined_at(place)
+}
+
+/// A tool's spec, built the first time it is asked for. `make` is a function pointer, so this
+/// is compiled once for every tool rather than once per tool's closure.
+#[doc(hidden)]
+pub fn spec_once(
+    spec: &'static std::sync::OnceLock<crate::ToolSpec>,
+    make: fn() -> crate::ToolSpec,
+) -> &'static crate::ToolSpec {
+    spec.get_or_init(make)
 }
 
 // The thin expansion: a tool whose parameters carry no `#[serde]` or `#[schemars]` attribute
