@@ -5,7 +5,6 @@
 //! an impl block. For diagnostics only: any doubt (no file, a file that does not parse, no such
 //! function found) answers "not in an impl block", and the macro goes on as before.
 
-use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{ImplItem, Item, ItemFn};
 
@@ -37,14 +36,17 @@ pub fn in_impl_block(func: &ItemFn) -> bool {
     file.items.iter().any(|item| holds_tool(item, &name))
 }
 
-/// Whether `item` is, or has inside, an impl block with a `#[tool]` function named `name`.
+/// Whether `item` is, or has inside, an impl block not marked `#[tools]` (whose marks that
+/// attribute takes off before `#[tool]` could run) with a `#[tool]` function named `name`.
 fn holds_tool(item: &Item, name: &str) -> bool {
     match item {
-        Item::Impl(block) => block.items.iter().any(|item| {
-            matches!(item, ImplItem::Fn(method)
-                if method.sig.ident == name
-                    && method.attrs.iter().any(|attr| is_tool(&attr.path().to_token_stream())))
-        }),
+        Item::Impl(block) if !block.attrs.iter().any(|attr| ends_in(attr, "tools")) => {
+            block.items.iter().any(|item| {
+                matches!(item, ImplItem::Fn(method)
+                    if method.sig.ident == name
+                        && method.attrs.iter().any(|attr| ends_in(attr, "tool")))
+            })
+        }
         Item::Mod(module) => module
             .content
             .as_ref()
@@ -53,10 +55,10 @@ fn holds_tool(item: &Item, name: &str) -> bool {
     }
 }
 
-/// `tool` or a path ending in `tool` (`toolkit::tool`).
-fn is_tool(path: &TokenStream) -> bool {
-    path.clone()
-        .into_iter()
+/// Whether an attribute's path is `name` or ends in it (`toolkit::tool`).
+fn ends_in(attr: &syn::Attribute, name: &str) -> bool {
+    attr.path()
+        .segments
         .last()
-        .is_some_and(|token| token.to_string() == "tool")
+        .is_some_and(|segment| segment.ident == name)
 }

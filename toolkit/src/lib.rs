@@ -79,6 +79,7 @@ mod filter;
 mod flat;
 #[cfg(test)]
 mod layout;
+mod locate;
 mod meter;
 mod name;
 mod numbers;

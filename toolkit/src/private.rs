@@ -104,28 +104,21 @@ fn object_text(arguments: &str) -> Result<&str, ArgumentError> {
     )
 }
 
-/// Decodes JSON text, tracking the field path so that an error says where. One decoder per
-/// tool, for success and failure alike: the path costs only a failure, and each tool compiles
-/// one deserializer, not a second one to locate errors. Arguments that did not decode are read
-/// once more with each whole number written with a fraction or an exponent (`1.0`, `1e2`, `-0`)
-/// written as an integer, when there is one, since JSON Schema's `integer` takes them and
-/// serde's integer types do not.
+/// Decodes JSON text; an error says at which field (read from the text up to `serde_json`'s
+/// position: no second, path-tracking decoder is compiled per tool). Arguments that did not
+/// decode are read once more with each whole number written with a fraction or an exponent
+/// (`1.0`, `1e2`, `-0`) written as an integer, when there is one, since JSON Schema's `integer`
+/// takes them and serde's integer types do not.
 fn decode<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
-    decode_tracked(text).or_else(|(path, error)| match retry_text(text, &error) {
-        Some(retry) => decode_tracked(&retry).map_err(|(path, error)| argument_error(path, &error)),
-        None => Err(argument_error(path, &error)),
-    })
-}
-
-/// `text` decoded with the path tracked, and nothing after the value; or where and why not.
-fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, (String, serde_json::Error)> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let decoded = serde_path_to_error::deserialize(&mut deserializer)
-        .map_err(|error| (error.path().to_string(), error.into_inner()))?;
-    deserializer
-        .end()
-        .map_err(|error| (".".to_owned(), error))?;
-    Ok(decoded)
+    match serde_json::from_str(text) {
+        Ok(decoded) => Ok(decoded),
+        Err(error) => match retry_text(text, &error) {
+            Some(retry) => {
+                serde_json::from_str(&retry).map_err(|error| argument_error(&retry, &error))
+            }
+            None => Err(argument_error(text, &error)),
+        },
+    }
 }
 
 /// The text to decode once more: whole numbers as integers, when the error is not in the
@@ -152,17 +145,19 @@ fn not_an_object(first: u8) -> Option<&'static str> {
     }
 }
 
-/// What went wrong at `path`, for the model: text that is not JSON is said so, with the line
+/// What went wrong in `text`, for the model: text that is not JSON is said so, with the line
 /// and column; any other error says what was expected, at the field.
 #[cold]
-fn argument_error(path: String, error: &serde_json::Error) -> ArgumentError {
+fn argument_error(text: &str, error: &serde_json::Error) -> ArgumentError {
     // A number too large for its type (`1e40` for an `f32`) is a syntax error to serde_json,
     // yet valid JSON: it is located like any value of the wrong kind.
     let too_large = error.to_string().starts_with("number out of range");
     if (error.is_syntax() || error.is_eof()) && !too_large {
         return ArgumentError::new(".", format!("the arguments are not valid JSON: {error}"));
     }
-    ArgumentError::new(path, out_of_range(without_position(error)))
+    let message = without_position(error);
+    let path = crate::locate::error_path(text, error.line(), error.column(), &message);
+    ArgumentError::new(path, out_of_range(message))
 }
 
 /// serde's message for a whole number past 64 bits given to an integer type, which calls it a
