@@ -151,12 +151,18 @@ fn not_an_object(first: u8) -> Option<&'static str> {
 fn argument_error(text: &str, error: &serde_json::Error) -> ArgumentError {
     // A number too large for its type (`1e40` for an `f32`) is a syntax error to serde_json,
     // yet valid JSON: it is located like any value of the wrong kind.
-    let too_large = error.to_string().starts_with("number out of range");
-    if (error.is_syntax() || error.is_eof()) && !too_large {
+    let message = without_position(error);
+    // Two errors serde_json counts as syntax are of valid JSON: a number too large for its type
+    // (`1e40` for an `f32`) and nesting past its limit. They are located like any other value.
+    let too_large = message == "number out of range";
+    let too_deep = message == "recursion limit exceeded";
+    if (error.is_syntax() || error.is_eof()) && !too_large && !too_deep {
         return ArgumentError::new(".", format!("the arguments are not valid JSON: {error}"));
     }
-    let message = without_position(error);
     let path = crate::locate::error_path(text, error.line(), error.column(), &message);
+    if too_deep {
+        return ArgumentError::new(path, "nested more than 128 levels deep");
+    }
     ArgumentError::new(path, out_of_range(message))
 }
 

@@ -729,4 +729,16 @@ fn each_refusal_says_what_is_wrong_and_not_valid_json_only_of_text_that_is_not()
     ] {
         assert_eq!(refusal(tool, &text), expected, "{text}");
     }
+    // Valid JSON nested past serde_json's limit is said to be that, at the place, not invalid.
+    let deep = format!(
+        r#"{{"payload": {}1{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let refused = refusal("anything", &deep);
+    let inside = format!("payload{}", "[0]".repeat(127));
+    assert_eq!(
+        refused,
+        format!("{inside}: nested more than 128 levels deep")
+    );
 }
