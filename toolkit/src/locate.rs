@@ -48,7 +48,7 @@ pub(crate) fn error_path(text: &str, line: usize, column: usize, message: &str) 
             b'"' => {
                 let start = at;
                 at = after_string(bytes, at);
-                let string = unescape(&text[start..at]);
+                let string = text.get(start..at).map(unescape).unwrap_or_default();
                 match open.last_mut() {
                     Some(Frame::Object {
                         key,
@@ -110,7 +110,12 @@ fn offset(text: &str, line: usize, column: usize) -> usize {
             None => return text.len(),
         }
     }
-    (start + column).min(text.len())
+    let mut end = (start + column).min(text.len());
+    // serde_json counts bytes; a position inside a character (never given) would end before it.
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
 }
 
 /// The position just past the string (or the text's end) that opens at `start`.
@@ -125,4 +130,34 @@ fn after_string(bytes: &[u8], start: usize) -> usize {
 /// A JSON string literal's text (quotes included, maybe cut short) as its value.
 fn unescape(literal: &str) -> String {
     serde_json::from_str(literal).unwrap_or_else(|_| literal.trim_matches('"').to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::error_path;
+
+    #[test]
+    fn a_path_is_the_keys_and_indices_open_at_the_position() {
+        let text = "{\"a\": [1, {\"b\\\"c\": \"é\"}],\n \"d\": 2}";
+        assert_eq!(error_path(text, 1, 23, "invalid type"), "a[1].b\"c");
+        assert_eq!(error_path(text, 2, 7, "invalid type"), "d");
+        assert_eq!(error_path(text, 2, 4, "duplicate field `d`"), ".");
+        assert_eq!(error_path(text, 2, 4, "unknown field `d`"), "d");
+        assert_eq!(error_path(text, 9, 99, "missing field `e`"), ".");
+    }
+
+    proptest! {
+        /// Whatever the text and the position, a path and never a panic.
+        #[test]
+        fn any_text_and_position_give_a_path(
+            text in "[\\{}\\[\\]\":,\\\\ a-cé\n0-9]{0,40}",
+            line in 0_usize..4,
+            column in 0_usize..50,
+        ) {
+            let path = error_path(&text, line, column, "unknown field `x`");
+            prop_assert!(!path.is_empty());
+        }
+    }
 }
