@@ -188,8 +188,9 @@ impl Seam {
     /// Checks, executes and bounds one call. The only place any tool runs, and the only producer
     /// of [`WireString`].
     ///
-    /// In order: an unknown name, a tool not offered in this scope, a remote call past the
-    /// scope's budget (charged once the first two checks pass), arguments that do not decode,
+    /// In order: an unknown name, a tool not offered in this scope, a tool not marked read-only
+    /// in a [read-only scope](RunScope::read_only), a remote call past the scope's budget
+    /// (charged once the checks before it pass), arguments that do not decode,
     /// and a tool that requires approval (use [`invoke_approved`](Self::invoke_approved) with the
     /// operator's [`Approval`]) each give an error result and the tool does not run; a panic or a
     /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log). Then an
