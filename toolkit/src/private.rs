@@ -149,8 +149,6 @@ fn not_an_object(first: u8) -> Option<&'static str> {
 /// and column; any other error says what was expected, at the field.
 #[cold]
 fn argument_error(text: &str, error: &serde_json::Error) -> ArgumentError {
-    // A number too large for its type (`1e40` for an `f32`) is a syntax error to serde_json,
-    // yet valid JSON: it is located like any value of the wrong kind.
     let message = without_position(error);
     // Two errors serde_json counts as syntax are of valid JSON: a number too large for its type
     // (`1e40` for an `f32`) and nesting past its limit. They are located like any other value.
