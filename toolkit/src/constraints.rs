@@ -195,9 +195,25 @@ mod tests {
                 true,
             ),
             (json!({"type": "number", "minimum": 0}), true),
+            (json!({"type": "array", "minItems": 1}), true),
+            (
+                json!({"type": "string", "minLength": 1, "maxLength": 8}),
+                true,
+            ),
+            (
+                json!({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}),
+                true,
+            ),
         ] {
             assert_eq!(constrains(&schema), expected, "{schema}");
         }
+    }
+
+    #[test]
+    fn copies_compare_equal_and_say_what_they_are() {
+        let constraints = Constraints::default();
+        assert_eq!(constraints.clone(), constraints);
+        assert_eq!(format!("{constraints:?}"), "Constraints");
     }
 
     #[test]

@@ -146,6 +146,10 @@ mod tests {
         assert_eq!(error_path(text, 2, 4, "duplicate field `d`"), ".");
         assert_eq!(error_path(text, 2, 4, "unknown field `d`"), "d");
         assert_eq!(error_path(text, 9, 99, "missing field `e`"), ".");
+        // A string value followed by anything else is no longer the variant just named.
+        let variant = "invalid type: unit variant, expected struct variant";
+        assert_eq!(error_path(r#"{"a":["x",1]}"#, 1, 11, variant), "a[1]");
+        assert_eq!(error_path(r#"{"a":"x"}"#, 1, 8, variant), "a.x");
     }
 
     proptest! {

@@ -149,6 +149,10 @@ mod tests {
             // Past 64 bits: left for the decoder to refuse.
             (r#"{"a": 1.8446744073709552e19, "b": -1e19}"#, None),
             ("[0, -1, 10]", None),
+            // Digits inside a string are text, wherever they start in it.
+            (r#"{"a": "x 1.0"}"#, None),
+            // A number that ends the text.
+            ("2.0", Some("2")),
         ] {
             assert_eq!(
                 whole_numbers_as_integers(text).as_deref(),
@@ -164,7 +168,11 @@ mod tests {
             "properties": {
                 "count": {"type": "integer", "format": "uint32", "minimum": 0},
                 "days": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 365},
-                "loose": {"type": "integer", "format": "int8", "minimum": -1000},
+                "loose": {"type": "integer", "format": "int8", "minimum": -1000, "maximum": 1000},
+                "short": {"type": "integer", "format": "int16"},
+                "byte": {"type": "integer", "format": "uint8"},
+                "word": {"type": "integer", "format": "uint16"},
+                "either": {"anyOf": [{"type": "integer", "format": "uint32"}, {"type": "null"}]},
                 "ratio": {"type": "number", "format": "float"},
                 "precise": {"type": "number", "format": "double"},
                 "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64"}}
@@ -178,6 +186,10 @@ mod tests {
                     "count": {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4_294_967_295_u32},
                     "days": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 365},
                     "loose": {"type": "integer", "format": "int8", "minimum": -128, "maximum": 127},
+                    "short": {"type": "integer", "format": "int16", "minimum": -32768, "maximum": 32767},
+                    "byte": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                    "word": {"type": "integer", "format": "uint16", "minimum": 0, "maximum": 65535},
+                    "either": {"anyOf": [{"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4_294_967_295_u32}, {"type": "null"}]},
                     "ratio": {"type": "number", "format": "float", "minimum": -3.402_823_5e38, "maximum": 3.402_823_5e38},
                     "precise": {"type": "number", "format": "double"},
                     "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64", "minimum": 0, "maximum": u64::MAX}}
