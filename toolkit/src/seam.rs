@@ -928,9 +928,9 @@ mod tests {
         );
     }
 
+    /// A seam over one tool, `guarded`, that requires approval and counts its runs.
     #[cfg(feature = "loop")]
-    #[tokio::test]
-    async fn an_approval_covers_one_exact_call_and_nothing_else() {
+    fn guarded() -> (Arc<Fixed>, Seam) {
         let counted = Arc::new(Fixed::new(
             ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
                 .with_flags(crate::spec::ToolFlags::new().with_requires_approval(true)),
@@ -939,6 +939,13 @@ mod tests {
         let mut registry = ToolRegistry::new();
         registry.register_shared(counted.clone()).unwrap();
         let seam = Seam::new(registry);
+        (counted, seam)
+    }
+
+    #[cfg(feature = "loop")]
+    #[tokio::test]
+    async fn an_approval_covers_one_exact_call_and_nothing_else() {
+        let (counted, seam) = guarded();
         let scope = seam.scope(ToolContext::new()).unwrap();
         let call = ToolCall::new("c1", "guarded", r#"{"a":1}"#);
         for other in [
@@ -969,14 +976,7 @@ mod tests {
     #[cfg(feature = "loop")]
     #[tokio::test]
     async fn an_approval_does_not_run_a_writer_in_a_read_only_scope() {
-        let counted = Arc::new(Fixed::new(
-            ToolSpec::new("guarded", "Guarded.", serde_json::json!({"type": "object"}))
-                .with_flags(crate::spec::ToolFlags::new().with_requires_approval(true)),
-            || ToolResult::text("ran"),
-        ));
-        let mut registry = ToolRegistry::new();
-        registry.register_shared(counted.clone()).unwrap();
-        let seam = Seam::new(registry);
+        let (counted, seam) = guarded();
         let scope = seam.scope(ToolContext::new()).unwrap().read_only();
         let call = ToolCall::new("c1", "guarded", "{}");
         let refused = seam
