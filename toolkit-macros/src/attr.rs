@@ -133,24 +133,29 @@ fn set<T>(
 // itself and the keys after it still parse.
 
 fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Error> {
-    if !meta.input.peek(syn::Token![=]) {
-        return Err(meta.error(format!("expected `{key} = \"...\"`")));
-    }
-    match meta.value()?.parse()? {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(text),
-            ..
-        }) => Ok(text),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` takes a string literal: `{key} = \"...\"`"),
-        )),
-    }
+    string_or(meta, key, not_a_string)
 }
 
 /// A description: a string literal. A macro there (`include_str!`) cannot be read by the
 /// attribute, but it can be the doc comment's value: say so.
 fn description_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, syn::Error> {
+    string_or(meta, key, |other, key| match other {
+        Expr::Macro(mac) => syn::Error::new_spanned(
+            mac,
+            "`description` takes a string literal, not a macro: for text from a file, write \
+             `#[doc = include_str!(\"..\")]` above the function instead (it is the tool's \
+             description, cleaned for the model)",
+        ),
+        other => not_a_string(other, key),
+    })
+}
+
+/// `key = "..."`: the string literal, or the error `refuse` makes of any other value.
+fn string_or(
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    refuse: fn(Expr, &str) -> syn::Error,
+) -> Result<LitStr, syn::Error> {
     if !meta.input.peek(syn::Token![=]) {
         return Err(meta.error(format!("expected `{key} = \"...\"`")));
     }
@@ -159,17 +164,15 @@ fn description_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<LitStr, sy
             lit: Lit::Str(text),
             ..
         }) => Ok(text),
-        Expr::Macro(mac) => Err(syn::Error::new_spanned(
-            mac,
-            "`description` takes a string literal, not a macro: for text from a file, write \
-             `#[doc = include_str!(\"..\")]` above the function instead (it is the tool's \
-             description, cleaned for the model)",
-        )),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` takes a string literal: `{key} = \"...\"`"),
-        )),
+        other => Err(refuse(other, key)),
     }
+}
+
+fn not_a_string(value: Expr, key: &str) -> syn::Error {
+    syn::Error::new_spanned(
+        value,
+        format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+    )
 }
 
 fn path_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<syn::Path, syn::Error> {
