@@ -119,7 +119,7 @@ fn offset(text: &str, line: usize, column: usize) -> usize {
 }
 
 /// The position just past the string (or the text's end) that opens at `start`.
-fn after_string(bytes: &[u8], start: usize) -> usize {
+pub(crate) fn after_string(bytes: &[u8], start: usize) -> usize {
     let mut at = start + 1;
     while at < bytes.len() && bytes[at] != b'"' {
         at += if bytes[at] == b'\\' { 2 } else { 1 };

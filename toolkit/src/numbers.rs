@@ -63,7 +63,7 @@ pub(crate) fn whole_numbers_as_integers(text: &str) -> Option<String> {
     let (mut at, mut copied) = (0, 0);
     while at < bytes.len() {
         match bytes[at] {
-            b'"' => at = after_string(bytes, at),
+            b'"' => at = crate::locate::after_string(bytes, at),
             b'-' | b'0'..=b'9' => {
                 let start = at;
                 while at < bytes.len()
@@ -85,15 +85,6 @@ pub(crate) fn whole_numbers_as_integers(text: &str) -> Option<String> {
     }
     out.push_str(&text[copied..]);
     Some(out)
-}
-
-/// The position just past the string that opens at `start`.
-fn after_string(bytes: &[u8], start: usize) -> usize {
-    let mut at = start + 1;
-    while at < bytes.len() && bytes[at] != b'"' {
-        at += if bytes[at] == b'\\' { 2 } else { 1 };
-    }
-    at + 1
 }
 
 /// A number written with a fraction, an exponent or as `-0`, as an integer when its value is
