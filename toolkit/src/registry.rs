@@ -418,10 +418,14 @@ impl ToolRegistry {
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&ToolSpec) -> bool) {
         let mut kept: Vec<bool> = self.specs().map(&mut keep).collect();
-        for (spec, _) in self.specs().zip(kept.clone()).filter(|(_, kept)| *kept) {
-            if let Some(preview) = spec.preview().and_then(|name| self.index_of(name)) {
-                kept[preview] = true;
-            }
+        let previews: Vec<usize> = self
+            .specs()
+            .zip(&kept)
+            .filter(|(_, kept)| **kept)
+            .filter_map(|(spec, _)| spec.preview().and_then(|name| self.index_of(name)))
+            .collect();
+        for preview in previews {
+            kept[preview] = true;
         }
         let mut kept = kept.into_iter();
         self.tools.retain(|_| kept.next().unwrap_or(false));
