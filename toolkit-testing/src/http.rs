@@ -14,6 +14,39 @@ pub const ENDLESS_RECORDED: usize = 64;
 /// A canned response: status, extra headers, JSON body.
 pub type Response = (u16, Vec<(&'static str, String)>, Value);
 
+/// A canned answer of any kind.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A JSON answer, its length declared.
+    Json(Response),
+    /// `200`, `text/event-stream`, in chunked transfer encoding: each piece written as one
+    /// chunk and flushed, in order, then the last chunk, unless `cut`, when the connection is
+    /// closed mid-answer instead.
+    Stream {
+        /// The body's bytes, cut where the test chooses.
+        pieces: Vec<Vec<u8>>,
+        /// Whether the connection closes before the body's end.
+        cut: bool,
+    },
+}
+
+impl Reply {
+    /// A stream of `body`, cut into pieces of at most `size` bytes (anywhere: inside lines,
+    /// inside characters), ending properly.
+    pub fn stream(body: &[u8], size: usize) -> Self {
+        Reply::Stream {
+            pieces: body.chunks(size.max(1)).map(<[u8]>::to_vec).collect(),
+            cut: false,
+        }
+    }
+}
+
+impl From<Response> for Reply {
+    fn from(response: Response) -> Self {
+        Reply::Json(response)
+    }
+}
+
 /// One recorded request.
 #[derive(Clone, Debug)]
 pub struct Recorded {
@@ -36,6 +69,11 @@ impl Server {
         Self::start_with(move |_| None, responses).await
     }
 
+    /// A server answering from `replies`, in order: JSON answers and streams.
+    pub async fn start_replies(replies: Vec<Reply>) -> Self {
+        Self::serve(move |_| None, replies).await
+    }
+
     /// A server answering from `responses` in order, or from `answer` for a request whose
     /// body it recognises (for endless benchmark loops). It records the first
     /// [`ENDLESS_RECORDED`] requests only: a benchmark reads those of its setup, and a log of
@@ -43,6 +81,19 @@ impl Server {
     pub async fn start_with(
         answer: impl Fn(&[u8]) -> Option<Response> + Send + 'static,
         responses: Vec<Response>,
+    ) -> Self {
+        Self::serve(
+            move |body| answer(body).map(Reply::Json),
+            responses.into_iter().map(Reply::Json).collect(),
+        )
+        .await
+    }
+
+    /// A server answering from `replies` in order, or from `answer` for a request whose
+    /// body it recognises (recorded as [`start_with`](Self::start_with) says).
+    pub async fn serve(
+        answer: impl Fn(&[u8]) -> Option<Reply> + Send + 'static,
+        responses: Vec<Reply>,
     ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -61,11 +112,18 @@ impl Server {
                         kept.push(request);
                     }
                 }
-                let (status, headers, body) = canned.or_else(|| responses.next()).unwrap_or((
+                let reply = canned.or_else(|| responses.next()).unwrap_or(Reply::Json((
                     500,
                     Vec::new(),
                     json!({"error": "no response left"}),
-                ));
+                )));
+                let (status, headers, body) = match reply {
+                    Reply::Json(response) => response,
+                    Reply::Stream { pieces, cut } => {
+                        write_stream(&mut stream, pieces, cut).await;
+                        continue;
+                    }
+                };
                 let body = body.to_string();
                 let mut response = format!(
                     "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
@@ -95,6 +153,29 @@ impl Server {
             .flat_map(|request| request.head.into_bytes().into_iter().chain(request.body))
             .collect()
     }
+}
+
+/// Writes a streamed answer: the head, then each piece as a chunk of its own, flushed, with
+/// the Nagle delay off so that each leaves at once.
+async fn write_stream(stream: &mut tokio::net::TcpStream, pieces: Vec<Vec<u8>>, cut: bool) {
+    let _ = stream.set_nodelay(true);
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
+                transfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    for piece in pieces.into_iter().filter(|piece| !piece.is_empty()) {
+        let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
+        chunk.extend_from_slice(&piece);
+        chunk.extend_from_slice(b"\r\n");
+        if stream.write_all(&chunk).await.is_err() || stream.flush().await.is_err() {
+            return;
+        }
+    }
+    if !cut {
+        let _ = stream.write_all(b"0\r\n\r\n").await;
+    }
+    let _ = stream.shutdown().await;
 }
 
 async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Recorded> {

@@ -16,5 +16,6 @@ pub mod otlp;
 pub mod paired;
 pub mod postgres;
 pub mod schemas;
+pub mod streams;
 pub mod tier;
 mod venv;

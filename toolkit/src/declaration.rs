@@ -2,12 +2,12 @@
 //! schema: one type per format serves both the spec's exports (`ToolSpec::openai`,
 //! `ToolSpec::anthropic`, ...) and the providers' request bodies, so the two cannot drift apart.
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::Value;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 use serde_json::value::RawValue;
 
 /// A schema the target provider cannot express.
@@ -151,7 +151,7 @@ impl<'a> GeminiDeclaration<'a> {
 /// A spec's declarations as providers' request bodies carry them, each serialised the first time
 /// a request needs it and copied as bytes into every request after: a spec's name, description
 /// and schema never change once it is built.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 #[derive(Clone, Default)]
 pub(crate) struct Declared {
     #[cfg(feature = "openai")]
@@ -160,7 +160,7 @@ pub(crate) struct Declared {
     anthropic: OnceLock<Box<RawValue>>,
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 impl Declared {
     /// The OpenAI declaration (not strict: the schema as it is) of the spec these are its
     /// name, description and schema.
@@ -178,7 +178,7 @@ impl Declared {
     }
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 fn raw(declaration: &impl Serialize) -> Box<RawValue> {
     let text =
         serde_json::to_string(declaration).expect("a declaration of strings and JSON serialises");
@@ -186,14 +186,14 @@ fn raw(declaration: &impl Serialize) -> Box<RawValue> {
 }
 
 /// Derived from the spec's other fields: two specs equal in those declare equally.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 impl PartialEq for Declared {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 impl std::fmt::Debug for Declared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Declared")

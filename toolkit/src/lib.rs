@@ -52,8 +52,10 @@
 //! | feature | default | what |
 //! | --- | --- | --- |
 //! | `loop` | yes | [`ToolLoopService`], the [`Recorder`] and [`Sink`]s, events, sealed suspension, the scripted provider |
-//! | `openai` | yes | the OpenAI Chat Completions provider over HTTP (reqwest with rustls) |
-//! | `anthropic` | yes | the Anthropic Messages provider over HTTP |
+//! | `openai` | yes | the OpenAI Chat Completions and Responses providers over HTTP (reqwest with rustls), streaming |
+//! | `anthropic` | yes | the Anthropic Messages provider over HTTP, streaming |
+//! | `gemini` | yes | the Gemini provider over HTTP, streaming |
+//! | `http` | with any provider | what the HTTP providers share: retries, caps on answers, server-sent events |
 //! | `secrets` | yes | [`secrets`]: masking of secret-shaped strings and e-mail addresses |
 //! | `flat-decoder` | yes | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
 //!

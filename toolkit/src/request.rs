@@ -32,7 +32,14 @@ resumable_state! {
         pub(crate) remote_budget: u32,
         pub(crate) model: Option<String>,
         pub(crate) temperature: Option<f32>,
+        /// Absent from tokens sealed before runs could stream: those stream.
+        #[serde(default = "streams_by_default")]
+        pub(crate) stream: bool,
     }
+}
+
+fn streams_by_default() -> bool {
+    true
 }
 
 impl Default for RunOptions {
@@ -43,6 +50,7 @@ impl Default for RunOptions {
             remote_budget: DEFAULT_REMOTE_BUDGET,
             model: None,
             temperature: None,
+            stream: true,
         }
     }
 }
@@ -84,6 +92,22 @@ impl RunOptions {
     pub fn with_temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
         self
+    }
+
+    /// Whether the provider is asked to stream its answers (default yes): the model's text
+    /// reaches subscribers as it arrives ([`RunEvent::ModelDelta`]); the turn, the trace and
+    /// the result are the same either way.
+    ///
+    /// [`RunEvent::ModelDelta`]: crate::recording::RunEvent::ModelDelta
+    #[must_use]
+    pub fn with_streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Whether the provider is asked to stream.
+    pub fn streaming(&self) -> bool {
+        self.stream
     }
 
     /// Provider calls at most.

@@ -11,7 +11,9 @@ use tokio::time::Instant;
 use crate::approval::{ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer, ask_policies};
 use crate::bound::echo;
 use crate::context::ToolContext;
-use crate::provider::{Provider, ProviderRequest, ProviderResponse, Usage};
+use futures_util::StreamExt;
+
+use crate::provider::{Assembler, Provider, ProviderRequest, ProviderResponse, Usage};
 use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, RunTrace, StepKind, Termination,
 };
@@ -432,7 +434,7 @@ impl<'s> Run<'s> {
             self.progress.iteration += 1;
             let iteration = self.progress.iteration;
             let index = self.recording.begin(StepKind::Llm, None).await;
-            let (mut response, duration) = match self.ask().await {
+            let (mut response, duration) = match self.ask(index).await {
                 Turn::Response(response, duration) => (response, duration),
                 Turn::Cancelled => {
                     return self.end(Termination::Cancelled, String::new(), None).await;
@@ -547,7 +549,9 @@ impl<'s> Run<'s> {
         outcomes
     }
 
-    async fn ask(&self) -> Turn {
+    /// Asks the provider for the turn of the model step `index`: streamed, its deltas shown
+    /// to subscribers as they come, unless the run's options say not to stream.
+    async fn ask(&self, index: usize) -> Turn {
         let specs: Vec<&ToolSpec> = self.scope.offered_specs().collect();
         let request = ProviderRequest {
             messages: &self.progress.messages,
@@ -556,7 +560,19 @@ impl<'s> Run<'s> {
             temperature: self.options.temperature,
         };
         let started = Instant::now();
-        let call = self.provider.complete(request);
+        let call = async {
+            if !self.options.stream {
+                return self.provider.complete(request).await;
+            }
+            let mut deltas = self.provider.stream(request);
+            let mut assembler = Assembler::new();
+            while let Some(delta) = deltas.next().await {
+                let delta = delta?;
+                assembler.push(&delta)?;
+                self.recording.delta(index, &delta);
+            }
+            assembler.finish()
+        };
         let outcome = match &self.cancel {
             Some(cancel) => tokio::select! {
                 outcome = call => outcome,

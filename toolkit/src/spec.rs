@@ -144,7 +144,7 @@ pub struct ToolSpec {
     states: Vec<StateType>,
     preview: Option<Cow<'static, str>>,
     constraints: crate::constraints::Constraints,
-    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    #[cfg(feature = "http")]
     declared: crate::declaration::Declared,
 }
 
@@ -268,7 +268,7 @@ impl ToolSpec {
             states: Vec::new(),
             preview: None,
             constraints: crate::constraints::Constraints::default(),
-            #[cfg(any(feature = "openai", feature = "anthropic"))]
+            #[cfg(feature = "http")]
             declared: crate::declaration::Declared::default(),
         }
     }

@@ -1,10 +1,18 @@
 //! Anthropic Messages: `tool_use` and `tool_result` blocks.
 
+use std::collections::VecDeque;
+
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
+use sse_stream::Sse;
 
-use super::http::{HttpClient, HttpOptions, arguments_value, endpoint, key_from_env};
+use super::http::{
+    Answer, HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env,
+};
+use super::sse::{Decoder, Read, data, decoded};
+use super::stream::{Delta, DeltaStream, whole};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
@@ -73,6 +81,19 @@ impl AnthropicProvider {
     /// parts: no message is copied into an intermediate JSON tree, and each tool's declaration
     /// is serialised once (the first time a request offers it) and copied as bytes after.
     pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+        self.body(request, false)
+    }
+
+    /// The exact bytes this provider POSTs for `request` when it streams: the same body with
+    /// `"stream": true`.
+    pub fn stream_request_body(
+        &self,
+        request: &ProviderRequest<'_>,
+    ) -> Result<Vec<u8>, ProviderError> {
+        self.body(request, true)
+    }
+
+    fn body(&self, request: &ProviderRequest<'_>, stream: bool) -> Result<Vec<u8>, ProviderError> {
         let mut system = Vec::new();
         let mut messages: Vec<Message<'_>> = Vec::new();
         for message in request.messages {
@@ -134,8 +155,16 @@ impl AnthropicProvider {
                 .map(|spec| spec.anthropic_declaration())
                 .collect(),
             temperature: request.temperature,
+            stream,
         };
         super::serialise_body(&body, request, &body.tools)
+    }
+
+    fn headers(&self) -> [(&'static str, String); 2] {
+        [
+            ("x-api-key", self.key.clone()),
+            ("anthropic-version", API_VERSION.to_owned()),
+        ]
     }
 }
 
@@ -151,6 +180,8 @@ struct Body<'a> {
     tools: Vec<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
 }
 
 #[derive(Serialize)]
@@ -186,30 +217,28 @@ enum Block<'a> {
 
 /// A Messages answer, as far as the loop reads it.
 #[derive(Deserialize)]
-struct Answer {
+struct AnswerBody {
     content: Vec<AnswerBlock>,
     #[serde(default)]
     usage: Option<AnswerUsage>,
 }
 
+/// A content block, as far as the loop reads it. A flat struct rather than an enum tagged by
+/// `type`: serde reads a tagged enum through a buffer, which cannot keep a tool's input as the
+/// answer writes it.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum AnswerBlock {
-    Text {
-        #[serde(default)]
-        text: String,
-    },
-    ToolUse {
-        #[serde(default)]
-        id: String,
-        #[serde(default)]
-        name: String,
-        #[serde(default)]
-        input: Option<Value>,
-    },
-    /// Thinking and other blocks carry nothing the loop reads.
-    #[serde(other)]
-    Other,
+struct AnswerBlock {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    name: String,
+    /// A `tool_use` block's arguments, as the answer writes them.
+    #[serde(default)]
+    input: Option<Box<RawValue>>,
 }
 
 #[derive(Deserialize)]
@@ -220,18 +249,23 @@ struct AnswerUsage {
     output_tokens: u64,
 }
 
-impl From<Answer> for ProviderResponse {
-    fn from(answer: Answer) -> Self {
+/// A `tool_use` block's arguments: its input's JSON text, `{}` when it has none.
+fn input_text(input: Option<Box<RawValue>>) -> String {
+    input.map_or_else(|| "{}".to_owned(), |input| input.get().to_owned())
+}
+
+impl From<AnswerBody> for ProviderResponse {
+    fn from(answer: AnswerBody) -> Self {
         let mut content = Vec::new();
         let mut tool_calls = Vec::new();
+        // Thinking and other blocks carry nothing the loop reads.
         for block in answer.content {
-            match block {
-                AnswerBlock::Text { text } => content.push(text),
-                AnswerBlock::ToolUse { id, name, input } => {
-                    let input = input.map_or_else(|| "{}".to_owned(), |input| input.to_string());
-                    tool_calls.push(ToolCall::new(id, name, input));
+            match block.kind.as_str() {
+                "text" => content.push(block.text),
+                "tool_use" => {
+                    tool_calls.push(ToolCall::new(block.id, block.name, input_text(block.input)));
                 }
-                AnswerBlock::Other => {}
+                _ => {}
             }
         }
         let usage = answer.usage.map_or_else(Usage::default, |usage| Usage {
@@ -250,13 +284,211 @@ impl Provider for AnthropicProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let bytes = body?;
-            let headers = [
-                ("x-api-key", self.key.clone()),
-                ("anthropic-version", API_VERSION.to_owned()),
-            ];
-            let answer: Answer = self.http.post_json(&self.endpoint, &headers, bytes).await?;
+            let answer: AnswerBody = self
+                .http
+                .post_json(&self.endpoint, &self.headers(), body?)
+                .await?;
             Ok(answer.into())
         })
+    }
+
+    fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
+        let body = self.stream_request_body(&request);
+        let answer = async move {
+            self.http
+                .post_stream(&self.endpoint, &self.headers(), body?)
+                .await
+        };
+        Box::pin(
+            futures_util::stream::once(answer).flat_map(|answer| match answer {
+                Ok(Answer::Events(events)) => decoded(events, EventDecoder::default()),
+                Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
+                Err(error) => whole(async move { Err(error) }),
+            }),
+        )
+    }
+}
+
+/// The turn of a whole Messages answer.
+pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
+    decode::<AnswerBody>(bytes).map(ProviderResponse::from)
+}
+
+/// One event of a streamed Messages answer, as far as the loop reads it (flat, for the same
+/// reason as [`AnswerBlock`]).
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    message: Option<StartedMessage>,
+    /// The content block an event is about.
+    #[serde(default)]
+    index: u64,
+    #[serde(default)]
+    content_block: Option<AnswerBlock>,
+    #[serde(default)]
+    delta: Option<BlockDelta>,
+    #[serde(default)]
+    usage: Option<DeltaUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct StartedMessage {
+    #[serde(default)]
+    usage: Option<AnswerUsage>,
+}
+
+#[derive(Deserialize)]
+struct DeltaUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+/// A block's delta: `text_delta` and `input_json_delta` are read; thinking and signature
+/// deltas carry nothing the loop reads.
+#[derive(Deserialize)]
+struct BlockDelta {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    partial_json: String,
+}
+
+/// Reads Messages events until `message_stop`: the text of every text block (a block after
+/// the first begins on a new line, as a whole answer's blocks are joined), each `tool_use`
+/// block as a call, usage from `message_start` and `message_delta`.
+#[derive(Default)]
+pub(super) struct EventDecoder {
+    /// Text blocks started so far.
+    texts: usize,
+    /// Each call started: its block, whether any input delta came, and its start's input
+    /// (its arguments when no delta follows).
+    calls: Vec<StartedCall>,
+    usage: Usage,
+}
+
+struct StartedCall {
+    block: u64,
+    extended: bool,
+    input: Option<Box<RawValue>>,
+}
+
+impl Decoder for EventDecoder {
+    fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
+        if event.data.is_none() {
+            return Ok(Read::More);
+        }
+        let event: Event = data(&event)?;
+        match event.kind.as_str() {
+            "message_start" => {
+                if let Some(usage) = event.message.and_then(|message| message.usage) {
+                    self.usage = Usage::new(usage.input_tokens, usage.output_tokens);
+                    out.push_back(Delta::Usage { usage: self.usage });
+                }
+            }
+            "content_block_start" => {
+                let Some(block) = event.content_block else {
+                    return Err(ProviderError::malformed(
+                        "the stream starts a content block without the block",
+                    ));
+                };
+                match block.kind.as_str() {
+                    "text" => {
+                        let text = if self.texts == 0 {
+                            block.text
+                        } else {
+                            format!("\n{}", block.text)
+                        };
+                        self.texts += 1;
+                        if !text.is_empty() {
+                            out.push_back(Delta::Text { text });
+                        }
+                    }
+                    "tool_use" => {
+                        out.push_back(Delta::CallStarted {
+                            index: self.calls.len(),
+                            id: block.id,
+                            name: block.name,
+                        });
+                        self.calls.push(StartedCall {
+                            block: event.index,
+                            extended: false,
+                            input: block.input,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let Some(delta) = event.delta else {
+                    return Ok(Read::More);
+                };
+                match delta.kind.as_str() {
+                    "text_delta" if !delta.text.is_empty() => {
+                        out.push_back(Delta::Text { text: delta.text });
+                    }
+                    "input_json_delta" if !delta.partial_json.is_empty() => {
+                        let index = self.call_of(event.index)?;
+                        self.calls[index].extended = true;
+                        out.push_back(Delta::Arguments {
+                            index,
+                            fragment: delta.partial_json,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                // A call whose input came whole in its start, with no delta after.
+                if let Some(index) = self.calls.iter().position(|call| call.block == event.index)
+                    && !self.calls[index].extended
+                {
+                    let fragment = input_text(self.calls[index].input.take());
+                    out.push_back(Delta::Arguments { index, fragment });
+                }
+            }
+            "message_delta" => {
+                if let Some(usage) = event.usage {
+                    self.usage.output_tokens = usage.output_tokens;
+                    if let Some(input) = usage.input_tokens {
+                        self.usage.input_tokens = input;
+                    }
+                    out.push_back(Delta::Usage { usage: self.usage });
+                }
+            }
+            "message_stop" => return Ok(Read::Complete),
+            "error" => {
+                let error = event.error.unwrap_or_default();
+                let text = match error.get("message").and_then(Value::as_str) {
+                    Some(message) => message.to_owned(),
+                    None => error.to_string(),
+                };
+                return Err(ProviderError::Interrupted(text.chars().take(500).collect()));
+            }
+            // `ping`, and events added later.
+            _ => {}
+        }
+        Ok(Read::More)
+    }
+}
+
+impl EventDecoder {
+    /// The call a block's delta extends.
+    fn call_of(&self, block: u64) -> Result<usize, ProviderError> {
+        self.calls
+            .iter()
+            .position(|call| call.block == block)
+            .ok_or_else(|| {
+                ProviderError::malformed(format!(
+                    "the stream sends input for block {block}, which is not a started tool_use"
+                ))
+            })
     }
 }

@@ -17,8 +17,11 @@ pub struct HttpOptions {
     pub initial_backoff: Duration,
     /// Longest wait between attempts, `Retry-After` included.
     pub max_backoff: Duration,
-    /// Largest answer read, in bytes.
+    /// Largest answer read, in bytes (a streamed answer's bytes counted together).
     pub max_response_bytes: usize,
+    /// Longest line of a streamed answer, in bytes: one event's data line carries one JSON
+    /// document, and a line past this ends the stream with an error.
+    pub max_line_bytes: usize,
 }
 
 impl Default for HttpOptions {
@@ -29,6 +32,7 @@ impl Default for HttpOptions {
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
+            max_line_bytes: 4 * 1024 * 1024,
         }
     }
 }
@@ -68,6 +72,21 @@ impl HttpOptions {
         self.max_response_bytes = max_response_bytes;
         self
     }
+
+    /// The same options with another cap on a streamed answer's lines.
+    #[must_use]
+    pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Self {
+        self.max_line_bytes = max_line_bytes;
+        self
+    }
+}
+
+/// What a request for a stream got back.
+pub(crate) enum Answer {
+    /// The server streams: its events, as they come.
+    Events(crate::provider::sse::Events),
+    /// The server answered with one whole body.
+    Whole(bytes::Bytes),
 }
 
 /// A client bound to its options.
@@ -95,6 +114,45 @@ impl HttpClient {
         headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<T, ProviderError> {
+        let response = self.post(url, headers, body).await?;
+        decode(&self.read_capped(response).await?)
+    }
+
+    /// POSTs a JSON body asking for a stream: the answer's server-sent events as they come
+    /// when the server streams, else its whole body (a server that does not stream answers
+    /// with one JSON document). Retries as [`post_json`](Self::post_json) does, until the
+    /// answer starts; a stream is never retried once it has begun.
+    pub(crate) async fn post_stream(
+        &self,
+        url: &reqwest::Url,
+        headers: &[(&'static str, String)],
+        body: Vec<u8>,
+    ) -> Result<Answer, ProviderError> {
+        let response = self.post(url, headers, body).await?;
+        let streamed = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim_start().starts_with("text/event-stream"));
+        if streamed {
+            Ok(Answer::Events(crate::provider::sse::events(
+                response,
+                self.options.max_response_bytes,
+                self.options.max_line_bytes,
+            )))
+        } else {
+            Ok(Answer::Whole(self.read_capped(response).await?))
+        }
+    }
+
+    /// POSTs a JSON body until an attempt answers with success, retrying what is worth
+    /// retrying; an error status ends with its body's start, header values masked.
+    async fn post(
+        &self,
+        url: &reqwest::Url,
+        headers: &[(&'static str, String)],
+        body: Vec<u8>,
+    ) -> Result<reqwest::Response, ProviderError> {
         // Shared by every attempt without a copy.
         let body = bytes::Bytes::from(body);
         let mut attempt = 0;
@@ -111,8 +169,7 @@ impl HttpClient {
                 Ok(response) => {
                     let status = response.status();
                     if status.is_success() {
-                        let bytes = self.read_capped(response).await?;
-                        return decode(&bytes);
+                        return Ok(response);
                     }
                     let retry_after = retry_after(&response);
                     let retryable = status.as_u16() == 429 || status.is_server_error();
@@ -182,7 +239,7 @@ impl HttpClient {
 /// The answer's JSON as `T`. The body is checked to be UTF-8 once, as a whole, rather than
 /// string by string as it is decoded; a body that is not UTF-8 is decoded as bytes, for the
 /// decoder to say where it goes wrong.
-fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ProviderError> {
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ProviderError> {
     let decoded = match std::str::from_utf8(bytes) {
         Ok(text) => serde_json::from_str(text),
         Err(_) => serde_json::from_slice(bytes),
@@ -194,7 +251,7 @@ fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ProviderErr
 }
 
 /// A transport failure, its message without the URL, the client's error kept as the source.
-fn transport(error: reqwest::Error) -> ProviderError {
+pub(crate) fn transport(error: reqwest::Error) -> ProviderError {
     let error = error.without_url();
     ProviderError::Transport {
         message: error.to_string(),
@@ -232,7 +289,7 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
 
 /// The model's arguments as JSON for formats that need an object; text that is not JSON is
 /// passed as a string so nothing is lost.
-#[cfg(feature = "anthropic")]
+#[cfg(any(feature = "anthropic", feature = "gemini"))]
 pub(crate) fn arguments_value(arguments: &str) -> serde_json::Value {
     if arguments.trim().is_empty() {
         return serde_json::json!({});

@@ -11,22 +11,28 @@ use crate::wire::{ChatMessage, ToolCall};
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
 mod scripted;
+#[cfg(feature = "http")]
+mod sse;
+mod stream;
+#[cfg(all(test, feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod streaming_tests;
 
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_KEY_VARIABLE, AnthropicProvider};
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::HttpOptions;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OPENAI_BASE_URL, OPENAI_KEY_VARIABLE, OpenAiProvider};
 pub use scripted::{ScriptError, ScriptedProvider};
+pub use stream::{Assembler, Delta, DeltaStream};
 
 /// Token counts reported by the provider.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +137,9 @@ pub enum ProviderError {
     /// A required setting is missing, such as an API key.
     #[error("the provider is not configured: {0}")]
     Configuration(String),
+    /// The provider ended a streamed answer with an error of its own (an `error` event).
+    #[error("the provider stopped its answer with an error: {0}")]
+    Interrupted(String),
     /// An offered tool's declaration is one this provider refuses; nothing was sent.
     #[error("a tool cannot be declared to this provider: {0}")]
     Declaration(crate::spec::ExportError),
@@ -147,6 +156,14 @@ pub trait Provider: Send + Sync {
 
     /// Sends the conversation and the tool declarations; returns the model's turn.
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a>;
+
+    /// The same turn as [`complete`](Self::complete) gives, as [`Delta`]s while it arrives:
+    /// an [`Assembler`] fed every delta finishes with exactly the turn `complete` gives. The
+    /// HTTP providers ask their server to stream (and read a whole answer as deltas when the
+    /// server sends one anyway); by default, the whole answer of `complete`, as its deltas.
+    fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
+        stream::whole(self.complete(request))
+    }
 }
 
 impl ProviderError {
@@ -171,7 +188,7 @@ impl ProviderResponse {
 }
 
 /// A request body serialised into a buffer sized up front (see [`body_capacity`]).
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 fn serialise_body(
     body: &impl Serialize,
     request: &ProviderRequest<'_>,
@@ -185,7 +202,7 @@ fn serialise_body(
 /// Room for a request body, guessed from what it holds: the tools' declarations (already
 /// JSON) and the conversation's text, plus room for the JSON around them. A body whose text
 /// needs many escapes grows past the guess once; none grows ten times.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 fn body_capacity<'a>(
     request: &ProviderRequest<'_>,
     declarations: impl Iterator<Item = &'a serde_json::value::RawValue>,
@@ -196,7 +213,7 @@ fn body_capacity<'a>(
 }
 
 /// A body that would not serialise (a value the encoder refuses).
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "http")]
 fn unserialisable(error: serde_json::Error) -> ProviderError {
     ProviderError::Malformed {
         message: error.to_string(),

@@ -1,10 +1,17 @@
 //! OpenAI Chat Completions, and servers that speak it (Ollama, vLLM, llama.cpp, LM Studio).
 
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, endpoint, key_from_env};
+use std::collections::VecDeque;
+
+use sse_stream::Sse;
+
+use super::http::{Answer, HttpClient, HttpOptions, decode, endpoint, key_from_env};
+use super::sse::{Decoder, Read, data, decoded};
+use super::stream::{Delta, DeltaStream, whole};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
@@ -66,6 +73,19 @@ impl OpenAiProvider {
     /// is serialised once (the first time a request offers it) and copied as bytes after. A tool
     /// whose description OpenAI would refuse is refused here, before anything is sent.
     pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+        self.body(request, false)
+    }
+
+    /// The exact bytes this provider POSTs for `request` when it streams: the same body with
+    /// `"stream": true` and usage asked for at the end of the stream.
+    pub fn stream_request_body(
+        &self,
+        request: &ProviderRequest<'_>,
+    ) -> Result<Vec<u8>, ProviderError> {
+        self.body(request, true)
+    }
+
+    fn body(&self, request: &ProviderRequest<'_>, stream: bool) -> Result<Vec<u8>, ProviderError> {
         for spec in request.tools {
             crate::declaration::check_openai_description(spec.name(), spec.description())
                 .map_err(ProviderError::Declaration)?;
@@ -79,8 +99,19 @@ impl OpenAiProvider {
                 .map(|spec| spec.openai_declaration())
                 .collect(),
             temperature: request.temperature,
+            stream,
+            stream_options: stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
         };
         super::serialise_body(&body, request, &body.tools)
+    }
+
+    fn headers(&self) -> Vec<(&'static str, String)> {
+        self.key
+            .iter()
+            .map(|key| ("authorization", format!("Bearer {key}")))
+            .collect()
     }
 }
 
@@ -93,6 +124,15 @@ struct Body<'a> {
     tools: Vec<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
 }
 
 /// One message in the Chat Completions format.
@@ -257,14 +297,167 @@ impl Provider for OpenAiProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let bytes = body?;
-            let headers: Vec<(&'static str, String)> = self
-                .key
-                .iter()
-                .map(|key| ("authorization", format!("Bearer {key}")))
-                .collect();
-            let answer: Completion = self.http.post_json(&self.endpoint, &headers, bytes).await?;
+            let answer: Completion = self
+                .http
+                .post_json(&self.endpoint, &self.headers(), body?)
+                .await?;
             answer.try_into()
         })
     }
+
+    fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
+        let body = self.stream_request_body(&request);
+        let answer = async move {
+            self.http
+                .post_stream(&self.endpoint, &self.headers(), body?)
+                .await
+        };
+        Box::pin(
+            futures_util::stream::once(answer).flat_map(|answer| match answer {
+                Ok(Answer::Events(events)) => decoded(events, ChunkDecoder::default()),
+                Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
+                Err(error) => whole(async move { Err(error) }),
+            }),
+        )
+    }
+}
+
+/// The turn of a whole Chat Completions answer.
+pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
+    decode::<Completion>(bytes).and_then(ProviderResponse::try_from)
+}
+
+/// One chunk of a streamed Chat Completions answer, as far as the loop reads it.
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<ChunkChoice>,
+    #[serde(default)]
+    usage: Option<CompletionUsage>,
+    /// What a server sends in place of a chunk when it fails mid-answer.
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ChunkChoice {
+    #[serde(default)]
+    delta: Option<ChunkDelta>,
+}
+
+#[derive(Deserialize)]
+struct ChunkDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ChunkCall>>,
+}
+
+#[derive(Deserialize)]
+struct ChunkCall {
+    /// The call's position in the turn; some servers leave it out and send each call whole.
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<ChunkFunction>,
+}
+
+#[derive(Deserialize)]
+struct ChunkFunction {
+    #[serde(default)]
+    name: Option<String>,
+    /// A fragment of the arguments' JSON text; some servers send the object itself.
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// Reads `data:` chunks until `[DONE]` (a stream that ends before it is cut, even after the
+/// last choice finished: the usage comes after that): text deltas, calls by their index (a new
+/// index starts a call), usage from the last chunk.
+#[derive(Default)]
+pub(super) struct ChunkDecoder {
+    /// The wire's index of each call started, in order.
+    calls: Vec<Option<u64>>,
+}
+
+impl ChunkDecoder {
+    fn call(&mut self, call: ChunkCall, out: &mut VecDeque<Delta>) {
+        let known = match call.index {
+            Some(wire) => self.calls.iter().position(|index| *index == Some(wire)),
+            // Without an index, a call with an id is a new one; one without extends the last.
+            None if call.id.is_some() => None,
+            None => self.calls.len().checked_sub(1),
+        };
+        let (name, arguments) = call
+            .function
+            .map_or((None, None), |function| (function.name, function.arguments));
+        let index = known.unwrap_or_else(|| {
+            self.calls.push(call.index);
+            let index = self.calls.len() - 1;
+            out.push_back(Delta::CallStarted {
+                index,
+                id: call.id.unwrap_or_default(),
+                name: name.unwrap_or_default(),
+            });
+            index
+        });
+        let fragment = match arguments {
+            Some(Value::String(text)) => text,
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        if !fragment.is_empty() {
+            out.push_back(Delta::Arguments { index, fragment });
+        }
+    }
+}
+
+impl Decoder for ChunkDecoder {
+    fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
+        if event
+            .data
+            .as_deref()
+            .is_some_and(|data| data.trim() == "[DONE]")
+        {
+            return Ok(Read::Complete);
+        }
+        if event.data.is_none() {
+            return Ok(Read::More);
+        }
+        let chunk: Chunk = data(&event)?;
+        if let Some(error) = chunk.error {
+            return Err(ProviderError::Interrupted(error_text(&error)));
+        }
+        // Only the first choice is read, as in a whole answer.
+        if let Some(delta) = chunk
+            .choices
+            .into_iter()
+            .next()
+            .and_then(|choice| choice.delta)
+        {
+            if let Some(text) = delta.content.filter(|text| !text.is_empty()) {
+                out.push_back(Delta::Text { text });
+            }
+            for call in delta.tool_calls.unwrap_or_default() {
+                self.call(call, out);
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            out.push_back(Delta::Usage {
+                usage: Usage::new(usage.prompt_tokens, usage.completion_tokens),
+            });
+        }
+        Ok(Read::More)
+    }
+}
+
+/// The message of a server's error object, else the object's JSON, cut short.
+fn error_text(error: &Value) -> String {
+    let text = match error.get("message").and_then(Value::as_str) {
+        Some(message) => message.to_owned(),
+        None => error.to_string(),
+    };
+    text.chars().take(500).collect()
 }

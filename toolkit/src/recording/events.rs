@@ -8,6 +8,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::bound::echo;
+use crate::provider::Delta;
 use crate::recording::record::{RunId, ToolInvocation};
 use crate::recording::trace::{RunStep, StepKind, Termination};
 
@@ -72,6 +73,18 @@ pub enum RunEvent {
         index: usize,
         /// The step.
         step: RunStep,
+    },
+    /// A piece of the model's answer as it streams in, for people watching a model step:
+    /// its text as it grows, calls as they are assembled, usage when it arrives. Only
+    /// subscribers see these; sinks keep the finished `llm` step, which holds the whole turn.
+    #[non_exhaustive]
+    ModelDelta {
+        /// The run.
+        run_id: RunId,
+        /// The model step it belongs to.
+        index: usize,
+        /// The piece.
+        delta: Delta,
     },
     /// A tool call finished: with its artifacts, for people watching.
     #[non_exhaustive]
@@ -159,6 +172,7 @@ impl RunEvent {
             RunEvent::RunStarted { run_id, .. }
             | RunEvent::StepStarted { run_id, .. }
             | RunEvent::StepFinished { run_id, .. }
+            | RunEvent::ModelDelta { run_id, .. }
             | RunEvent::ToolInvoked { run_id, .. }
             | RunEvent::Done { run_id, .. }
             | RunEvent::Error { run_id, .. } => run_id,

@@ -19,6 +19,7 @@ use futures_util::future::join_all;
 // Tokio's clock, so a paused test clock times calls exactly; unpaused it is the system's.
 use tokio::time::Instant;
 
+use crate::provider::Delta;
 use crate::result::ToolArtifact;
 use crate::seam::{BoundedResult, RunScope, Seam};
 use crate::wire::{ToolCall, WireString};
@@ -278,6 +279,19 @@ impl<'r> Recording<'r> {
             .emit(|| RunEvent::step_started(run_id, index, kind, tool))
             .await;
         index
+    }
+
+    /// Shows subscribers a piece of the answer of the model step `index`, when any watch.
+    /// Sinks do not get it: they keep the finished step.
+    pub(crate) fn delta(&self, index: usize, delta: &Delta) {
+        if self.recorder.events.subscribers() == 0 {
+            return;
+        }
+        self.recorder.events.send(Arc::new(RunEvent::ModelDelta {
+            run_id: self.run_id.clone(),
+            index,
+            delta: delta.clone(),
+        }));
     }
 
     /// Records a step begun with [`begin`](Self::begin).

@@ -1,0 +1,196 @@
+//! Server-sent events from a streamed answer, under the caps on answers, and their reading
+//! into [`Delta`]s by each wire's decoder.
+//!
+//! The event framing (fields, line ends of every kind, a byte order mark, characters cut
+//! between chunks) is `sse-stream`'s; what is ours is the caps, counted on the bytes as they
+//! arrive: the answer's size and each line's length, so that a server cannot make the reader
+//! hold an unbounded line.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt, TryStreamExt, stream};
+use sse_stream::{Sse, SseStream};
+
+use super::ProviderError;
+use super::stream::{Delta, DeltaStream};
+
+/// A streamed answer's events, as they come.
+pub(crate) type Events = Pin<Box<dyn Stream<Item = Result<Sse, ProviderError>> + Send>>;
+
+/// What a wire's decoder made of one event.
+pub(crate) enum Read {
+    /// More is to come.
+    More,
+    /// The answer is complete: nothing after this event is read.
+    Complete,
+}
+
+/// Reads one wire's events into deltas. A decoder keeps what it needs between events (which
+/// call a block is, the counts given so far) and says when the answer is complete: a stream
+/// that ends before is an answer cut off.
+pub(crate) trait Decoder: Send {
+    /// Reads one event, pushing the deltas it carries onto `out`.
+    fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError>;
+
+    /// Whether a stream that ends now ended with a complete answer (for a wire with no event
+    /// of its own to say so). By default it did not: only [`Read::Complete`] says it did.
+    fn ends_complete(&self) -> bool {
+        false
+    }
+}
+
+/// The deltas `decoder` reads from `events`. The stream ends at the answer's end; an error
+/// (the server's, the connection's, an event the decoder cannot read, an answer cut off)
+/// ends it.
+pub(crate) fn decoded(events: Events, decoder: impl Decoder + 'static) -> DeltaStream<'static> {
+    struct State<D> {
+        events: Option<Events>,
+        decoder: D,
+        ready: VecDeque<Delta>,
+    }
+    let state = State {
+        events: Some(events),
+        decoder,
+        ready: VecDeque::new(),
+    };
+    Box::pin(stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(delta) = state.ready.pop_front() {
+                return Some((Ok(delta), state));
+            }
+            let events = state.events.as_mut()?;
+            let read = match events.next().await {
+                Some(Ok(event)) => state.decoder.event(event, &mut state.ready),
+                Some(Err(error)) => Err(error),
+                None if state.decoder.ends_complete() => Ok(Read::Complete),
+                None => Err(ProviderError::malformed(
+                    "the stream ended before the answer did (the connection was closed mid-answer)",
+                )),
+            };
+            match read {
+                Ok(Read::More) => {}
+                // What is ready still goes out; then the stream ends.
+                Ok(Read::Complete) => state.events = None,
+                Err(error) => {
+                    state.events = None;
+                    state.ready.clear();
+                    return Some((Err(error), state));
+                }
+            }
+        }
+    }))
+}
+
+/// The events of `response`'s body, its bytes counted against `max_bytes` in all and
+/// `max_line` per line.
+pub(crate) fn events(response: reqwest::Response, max_bytes: usize, max_line: usize) -> Events {
+    let chunks = stream::try_unfold(response, |mut response| async move {
+        let chunk = response
+            .chunk()
+            .await
+            .map_err(|error| Cut::Transport(super::http::transport(error)))?;
+        Ok(chunk.map(|chunk| (chunk, response)))
+    });
+    events_of(chunks, max_bytes, max_line)
+}
+
+/// The events of a body arriving as `chunks` (split anywhere), under the caps.
+pub(crate) fn events_of(
+    chunks: impl Stream<Item = Result<Bytes, Cut>> + Send + 'static,
+    max_bytes: usize,
+    max_line: usize,
+) -> Events {
+    let mut caps = Caps {
+        max_bytes,
+        max_line,
+        total: 0,
+        line: 0,
+    };
+    let capped = chunks.and_then(move |chunk| {
+        let checked = caps.check(&chunk).map(|()| chunk);
+        async move { checked }
+    });
+    Box::pin(
+        SseStream::from_bytes_stream(capped).map_err(|error| match error {
+            sse_stream::Error::Body(error) => match error.downcast::<Cut>() {
+                Ok(cut) => (*cut).into_provider_error(),
+                Err(other) => ProviderError::Transport {
+                    message: other.to_string(),
+                    source: other,
+                },
+            },
+            framing => {
+                ProviderError::malformed(format!("the event stream is not well formed: {framing}"))
+            }
+        }),
+    )
+}
+
+/// Why the bytes of a stream stopped.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Cut {
+    /// The connection failed.
+    #[error("{0}")]
+    Transport(ProviderError),
+    /// The answer passed its size cap.
+    #[error("the answer is larger than {0} bytes")]
+    TooLarge(usize),
+    /// A line passed its cap.
+    #[error("a line of the event stream is longer than {0} bytes")]
+    LineTooLong(usize),
+}
+
+impl Cut {
+    fn into_provider_error(self) -> ProviderError {
+        match self {
+            Cut::Transport(error) => error,
+            other => ProviderError::malformed(other.to_string()),
+        }
+    }
+}
+
+/// The caps, counted chunk by chunk.
+struct Caps {
+    max_bytes: usize,
+    max_line: usize,
+    total: usize,
+    /// Bytes of the line not yet ended.
+    line: usize,
+}
+
+impl Caps {
+    fn check(&mut self, chunk: &[u8]) -> Result<(), Cut> {
+        self.total = self.total.saturating_add(chunk.len());
+        if self.total > self.max_bytes {
+            return Err(Cut::TooLarge(self.max_bytes));
+        }
+        let mut lines = chunk.split(|byte| matches!(byte, b'\n' | b'\r'));
+        // The first piece goes on the line the last chunk left open; each later one starts a
+        // line of its own.
+        let first = lines.next().map_or(0, <[u8]>::len);
+        self.line += first;
+        let mut longest = self.line;
+        for piece in lines {
+            self.line = piece.len();
+            longest = longest.max(self.line);
+        }
+        if longest > self.max_line {
+            return Err(Cut::LineTooLong(self.max_line));
+        }
+        Ok(())
+    }
+}
+
+/// The data of an event as JSON of type `T`, or an error naming the event.
+pub(crate) fn data<T: serde::de::DeserializeOwned>(event: &Sse) -> Result<T, ProviderError> {
+    let data = event.data.as_deref().unwrap_or_default();
+    serde_json::from_str(data).map_err(|error| ProviderError::Malformed {
+        message: format!(
+            "the stream's {} event is not the expected JSON: {error}",
+            event.event.as_deref().unwrap_or("message")
+        ),
+        source: Some(error),
+    })
+}

@@ -1,0 +1,283 @@
+//! Every wire's streamed answer assembles to exactly the turn of the same answer whole, however
+//! its bytes are cut: inside lines, inside characters, with any line end.
+
+use bytes::Bytes;
+use futures_util::{StreamExt, stream};
+use proptest::prelude::*;
+use serde_json::json;
+use toolkit_testing::streams::{Call, Turn, Wire};
+
+use super::sse::{Cut, decoded, events_of};
+use super::stream::{Assembler, DeltaStream};
+use super::{ProviderError, ProviderResponse, Usage, anthropic, openai};
+use crate::wire::ToolCall;
+
+/// The wires these tests read.
+const WIRES: [Wire; 2] = [Wire::OpenAiChat, Wire::Anthropic];
+
+fn whole(wire: Wire, bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
+    match wire {
+        Wire::OpenAiChat => openai::whole_answer(bytes),
+        Wire::Anthropic => anthropic::whole_answer(bytes),
+        other => unreachable!("{other:?} is not among WIRES"),
+    }
+}
+
+fn deltas(wire: Wire, chunks: Vec<Result<Bytes, Cut>>, max_line: usize) -> DeltaStream<'static> {
+    let events = events_of(stream::iter(chunks), 16 * 1024 * 1024, max_line);
+    match wire {
+        Wire::OpenAiChat => decoded(events, openai::ChunkDecoder::default()),
+        Wire::Anthropic => decoded(events, anthropic::EventDecoder::default()),
+        other => unreachable!("{other:?} is not among WIRES"),
+    }
+}
+
+/// The turn a stream of these chunks assembles to.
+fn assembled(
+    wire: Wire,
+    chunks: Vec<Result<Bytes, Cut>>,
+    max_line: usize,
+) -> Result<ProviderResponse, ProviderError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut deltas = deltas(wire, chunks, max_line);
+        let mut assembler = Assembler::new();
+        while let Some(delta) = deltas.next().await {
+            assembler.push(&delta?)?;
+        }
+        assembler.finish()
+    })
+}
+
+/// `body` cut at these positions (taken modulo its length, in any order).
+fn cut(body: &[u8], cuts: &[usize]) -> Vec<Result<Bytes, Cut>> {
+    let mut at: Vec<usize> = cuts.iter().map(|cut| cut % (body.len() + 1)).collect();
+    at.extend([0, body.len()]);
+    at.sort_unstable();
+    at.dedup();
+    at.windows(2)
+        .map(|pair| Ok(Bytes::copy_from_slice(&body[pair[0]..pair[1]])))
+        .collect()
+}
+
+/// The turn as the loop reads it.
+fn expected(turn: &Turn) -> ProviderResponse {
+    let calls = turn
+        .calls
+        .iter()
+        .map(|call| {
+            ToolCall::new(
+                call.id.as_str(),
+                call.name.as_str(),
+                call.arguments.as_str(),
+            )
+        })
+        .collect();
+    ProviderResponse::new(
+        turn.text.clone(),
+        calls,
+        Usage::new(turn.usage.0, turn.usage.1),
+    )
+}
+
+fn text() -> impl Strategy<Value = String> {
+    // Characters of one to four bytes, quotes, backslashes, line ends and what JSON escapes.
+    proptest::collection::vec(
+        prop_oneof![
+            Just("a"),
+            Just("Z"),
+            Just(" "),
+            Just("é"),
+            Just("✓"),
+            Just("日本"),
+            Just("🐤"),
+            Just("\""),
+            Just("\\"),
+            Just("\n"),
+            Just("\r\n"),
+            Just("\t"),
+            Just("data: x"),
+            Just("\u{2028}"),
+            Just("[DONE]"),
+        ],
+        0..24,
+    )
+    .prop_map(|pieces| pieces.concat())
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    let call =
+        (0..3usize, text(), any::<i32>(), any::<bool>()).prop_map(|(tool, path, n, flag)| {
+            let name = ["read_file", "query_sql", "régler"][tool];
+            Call::new(
+                "",
+                name,
+                &json!({"path": path, "n": n, "flag": flag, "list": [1, {"k": "v"}]}),
+            )
+        });
+    (
+        text(),
+        proptest::collection::vec(call, 0..4),
+        0..100_000u64,
+        0..100_000u64,
+    )
+        .prop_map(|(text, mut calls, input, output)| {
+            for (position, call) in calls.iter_mut().enumerate() {
+                call.id = format!("call_{position}");
+            }
+            Turn {
+                text,
+                calls,
+                usage: (input, output),
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_streamed_answer_cut_anywhere_assembles_to_the_whole_one(
+        turn in turn(),
+        wire in prop::sample::select(WIRES.to_vec()),
+        piece in 1..6usize,
+        cuts in proptest::collection::vec(any::<usize>(), 0..48),
+        line_end in prop::sample::select(vec!["\n", "\r\n", "\r"]),
+    ) {
+        let whole_turn = whole(wire, turn.whole(wire).to_string().as_bytes()).unwrap();
+        prop_assert_eq!(&whole_turn, &expected(&turn));
+        let body = String::from_utf8(turn.streamed(wire, piece)).unwrap().replace('\n', line_end);
+        let streamed = assembled(wire, cut(body.as_bytes(), &cuts), usize::MAX).unwrap();
+        prop_assert_eq!(streamed, whole_turn);
+    }
+}
+
+fn sample() -> Turn {
+    Turn::calls(
+        "Reading ✓",
+        vec![Call::new("call_0", "read_file", &json!({"path": "a.txt"}))],
+    )
+}
+
+#[test]
+fn a_stream_cut_before_its_end_is_an_error_on_every_wire() {
+    for wire in WIRES {
+        let body = sample().streamed(wire, 3);
+        // Cut mid-answer, inside the last event, just before it, and after its data line
+        // without the blank line that ends it.
+        let last = body[..body.len() - 2]
+            .iter()
+            .rposition(|byte| *byte == b'\n')
+            .unwrap();
+        for end in [body.len() / 2, body.len() - 5, last + 1, body.len() - 1] {
+            let error = assembled(wire, cut(&body[..end], &[]), usize::MAX).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "the provider's answer is unusable: the stream ended before the answer did \
+                 (the connection was closed mid-answer)",
+                "{wire:?} cut at {end}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_line_past_the_cap_ends_the_stream_whether_it_comes_whole_or_in_pieces() {
+    for wire in WIRES {
+        let body = sample().streamed(wire, 1000);
+        let longest = String::from_utf8(body.clone())
+            .unwrap()
+            .lines()
+            .map(str::len)
+            .max()
+            .unwrap();
+        for cuts in [vec![], (0..body.len()).step_by(7).collect()] {
+            let error = assembled(wire, cut(&body, &cuts), longest - 1).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "the provider's answer is unusable: a line of the event stream is longer \
+                     than {} bytes",
+                    longest - 1
+                )
+            );
+            assert_eq!(
+                assembled(wire, cut(&body, &cuts), longest).unwrap(),
+                expected(&sample())
+            );
+        }
+    }
+}
+
+#[test]
+fn an_answer_past_the_size_cap_ends_the_stream() {
+    let body = sample().streamed(Wire::OpenAiChat, 2);
+    let events = events_of(
+        stream::iter(cut(&body, &[10, 500])),
+        body.len() - 1,
+        usize::MAX,
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let errors: Vec<String> = runtime.block_on(
+        decoded(events, openai::ChunkDecoder::default())
+            .filter_map(|delta| async move { delta.err().map(|error| error.to_string()) })
+            .collect(),
+    );
+    assert_eq!(
+        errors,
+        [format!(
+            "the provider's answer is unusable: the answer is larger than {} bytes",
+            body.len() - 1
+        )]
+    );
+}
+
+#[test]
+fn an_error_event_ends_the_stream_with_the_servers_message() {
+    let openai = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n\
+                  data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}\n\n";
+    let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n\
+                     event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+    for (wire, body, message) in [
+        (Wire::OpenAiChat, openai, "The server had an error"),
+        (Wire::Anthropic, anthropic, "Overloaded"),
+    ] {
+        let error = assembled(wire, cut(body.as_bytes(), &[]), usize::MAX).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("the provider stopped its answer with an error: {message}")
+        );
+    }
+}
+
+#[test]
+fn cut_arguments_in_a_finished_stream_are_an_error_naming_the_call() {
+    let mut turn = sample();
+    turn.calls[0].arguments = "{\"path\": \"a.t".to_owned();
+    let body = turn.streamed(Wire::OpenAiChat, 4);
+    let error = assembled(Wire::OpenAiChat, cut(&body, &[]), usize::MAX).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the provider's answer is unusable: the arguments of call \"call_0\" (tool \"read_file\") \
+         are not complete JSON: EOF while parsing a string at line 1 column 13"
+    );
+}
+
+#[test]
+fn a_transport_failure_mid_stream_is_the_transport_error() {
+    let body = sample().streamed(Wire::Anthropic, 3);
+    let mut chunks = cut(&body[..body.len() / 2], &[]);
+    chunks.push(Err(Cut::Transport(ProviderError::Transport {
+        message: "connection reset".to_owned(),
+        source: "connection reset".into(),
+    })));
+    let error = assembled(Wire::Anthropic, chunks, usize::MAX).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot reach the provider: connection reset"
+    );
+}
