@@ -60,6 +60,21 @@ pub struct Turn {
     pub calls: Vec<Call>,
     /// Prompt and answer tokens.
     pub usage: (u64, u64),
+    /// Whether the model reasoned: Responses then sends a reasoning item first, and Gemini
+    /// signs its text and each call (a thought signature on the part).
+    pub reasoning: bool,
+}
+
+/// The reasoning item a Responses turn that reasoned begins with.
+pub const REASONING_ITEM: &str =
+    r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA-opaque"}"#;
+
+/// The thought signature of a Gemini turn's text.
+pub const TEXT_SIGNATURE: &str = "c2lnLXRleHQ=";
+
+/// The thought signature of a Gemini turn's call at `position`.
+pub fn call_signature(position: usize) -> String {
+    format!("c2lnLWNhbGw{position}")
 }
 
 impl Turn {
@@ -69,6 +84,7 @@ impl Turn {
             text: text.to_owned(),
             calls: Vec::new(),
             usage: (11, 7),
+            reasoning: false,
         }
     }
 
@@ -78,6 +94,7 @@ impl Turn {
             text: text.to_owned(),
             calls,
             usage: (13, 5),
+            reasoning: false,
         }
     }
 
@@ -263,14 +280,14 @@ impl Turn {
 
     fn responses_items(&self, done: bool) -> Vec<Value> {
         let status = if done { "completed" } else { "in_progress" };
-        let mut items: Vec<Value> = self
-            .content()
-            .map(|text| {
-                json!({"type": "message", "id": "msg_1", "status": status, "role": "assistant",
+        let reasoning = self
+            .reasoning
+            .then(|| serde_json::from_str(REASONING_ITEM).expect("the item is JSON"));
+        let mut items: Vec<Value> = reasoning.into_iter().collect();
+        items.extend(self.content().map(|text| {
+            json!({"type": "message", "id": "msg_1", "status": status, "role": "assistant",
                        "content": [{"type": "output_text", "text": text, "annotations": []}]})
-            })
-            .into_iter()
-            .collect();
+        }));
         for (position, call) in self.calls.iter().enumerate() {
             items.push(
                 json!({"type": "function_call", "id": format!("fc_{position}"),
@@ -297,6 +314,18 @@ impl Turn {
         );
         let done_items = self.responses_items(true);
         let mut output_index = 0;
+        if self.reasoning {
+            events.numbered(
+                "response.output_item.added",
+                json!({"output_index": 0, "item": {"type": "reasoning", "id": "rs_1",
+                                                   "summary": []}}),
+            );
+            events.numbered(
+                "response.output_item.done",
+                json!({"output_index": 0, "item": done_items[0]}),
+            );
+            output_index += 1;
+        }
         if let Some(text) = self.content() {
             events.numbered(
                 "response.output_item.added",
@@ -371,16 +400,35 @@ impl Turn {
         );
     }
 
+    /// A Gemini turn's call parts, each signed when the model reasoned.
+    fn gemini_calls(&self) -> Vec<Value> {
+        self.calls
+            .iter()
+            .enumerate()
+            .map(|(position, call)| {
+                let mut part = json!({"functionCall": {"id": call.id, "name": call.name,
+                                                       "args": arguments(call)}});
+                if self.reasoning {
+                    part["thoughtSignature"] = json!(call_signature(position));
+                }
+                part
+            })
+            .collect()
+    }
+
     fn gemini_parts(&self) -> Vec<Value> {
         let mut parts: Vec<Value> = self
             .content()
-            .map(|text| json!({"text": text}))
+            .map(|text| {
+                let mut part = json!({"text": text});
+                if self.reasoning {
+                    part["thoughtSignature"] = json!(TEXT_SIGNATURE);
+                }
+                part
+            })
             .into_iter()
             .collect();
-        for call in &self.calls {
-            parts.push(json!({"functionCall": {"id": call.id, "name": call.name,
-                                               "args": arguments(call)}}));
-        }
+        parts.extend(self.gemini_calls());
         parts
     }
 
@@ -399,23 +447,17 @@ impl Turn {
             chunk["candidates"] = json!([candidate]);
             chunk
         };
-        let texts = pieces(&self.text, piece);
-        // Gemini sends each call whole, in the last chunk with the finish reason.
-        let calls: Vec<Value> = self
-            .calls
-            .iter()
-            .map(|call| {
-                json!({"functionCall": {"id": call.id, "name": call.name,
-                                                 "args": arguments(call)}})
-            })
-            .collect();
-        for (position, text) in texts.iter().enumerate() {
-            let last = position + 1 == texts.len() && calls.is_empty();
-            events.data(&chunk(json!([{"text": text}]), last));
+        for text in pieces(&self.text, piece) {
+            events.data(&chunk(json!([{ "text": text }]), false));
         }
-        if !calls.is_empty() || texts.is_empty() {
-            events.data(&chunk(Value::Array(calls), true));
+        // The text's signature comes alone on an empty part; each call comes whole. The last
+        // chunk says why the answer finished.
+        let mut last = Vec::new();
+        if self.reasoning && !self.text.is_empty() {
+            last.push(json!({"text": "", "thoughtSignature": TEXT_SIGNATURE}));
         }
+        last.extend(self.gemini_calls());
+        events.data(&chunk(Value::Array(last), true));
     }
 }
 

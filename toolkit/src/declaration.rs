@@ -111,6 +111,33 @@ impl<'a> OpenAiTool<'a> {
     }
 }
 
+/// OpenAI Responses: `{"type":"function", name, description, parameters, "strict": false}`
+/// (the API takes a missing `strict` as `true`, which needs a schema rewritten for it).
+#[cfg(feature = "openai")]
+#[derive(Serialize)]
+pub(crate) struct ResponsesTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+    strict: bool,
+}
+
+#[cfg(feature = "openai")]
+impl<'a> ResponsesTool<'a> {
+    /// The declaration of a tool, its schema as it is.
+    pub(crate) fn new(name: &'a str, description: &'a str, parameters: &'a Value) -> Self {
+        Self {
+            kind: "function",
+            name,
+            description,
+            parameters,
+            strict: false,
+        }
+    }
+}
+
 /// Anthropic Messages: `{name, description, input_schema}`.
 #[derive(Serialize)]
 pub(crate) struct AnthropicTool<'a> {
@@ -156,8 +183,12 @@ impl<'a> GeminiDeclaration<'a> {
 pub(crate) struct Declared {
     #[cfg(feature = "openai")]
     openai: OnceLock<Box<RawValue>>,
+    #[cfg(feature = "openai")]
+    responses: OnceLock<Box<RawValue>>,
     #[cfg(feature = "anthropic")]
     anthropic: OnceLock<Box<RawValue>>,
+    #[cfg(feature = "gemini")]
+    gemini: OnceLock<Result<Box<RawValue>, SchemaError>>,
 }
 
 #[cfg(feature = "http")]
@@ -168,6 +199,26 @@ impl Declared {
     pub(crate) fn openai(&self, name: &str, description: &str, schema: &Value) -> &RawValue {
         self.openai
             .get_or_init(|| raw(&OpenAiTool::new(name, description, schema, false)))
+    }
+
+    /// The OpenAI Responses declaration of the spec these are its name, description and
+    /// schema.
+    #[cfg(feature = "openai")]
+    pub(crate) fn responses(&self, name: &str, description: &str, schema: &Value) -> &RawValue {
+        self.responses
+            .get_or_init(|| raw(&ResponsesTool::new(name, description, schema)))
+    }
+
+    /// The Gemini declaration, made by `declare` the first time (the schema rewritten for
+    /// Gemini, or why it cannot be).
+    #[cfg(feature = "gemini")]
+    pub(crate) fn gemini(
+        &self,
+        declare: impl FnOnce() -> Result<Value, SchemaError>,
+    ) -> Result<&RawValue, &SchemaError> {
+        self.gemini
+            .get_or_init(|| declare().map(|declaration| raw(&declaration)))
+            .as_deref()
     }
 
     /// The Anthropic declaration of the spec these are its name, description and schema.

@@ -13,7 +13,7 @@ use crate::bound::echo;
 use crate::context::ToolContext;
 use futures_util::StreamExt;
 
-use crate::provider::{Assembler, Provider, ProviderRequest, ProviderResponse, Usage};
+use crate::provider::{Assembler, Delta, Provider, ProviderRequest, ProviderResponse, Usage};
 use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, RunTrace, StepKind, Termination,
 };
@@ -480,9 +480,11 @@ impl<'s> Run<'s> {
             let calls = response.tool_calls;
             let outcomes = self.answer_what_it_can(&calls, &unanswerable).await;
             if outcomes.iter().any(Option::is_none) {
-                self.progress
-                    .messages
-                    .push(ChatMessage::assistant(response.content, calls.clone()));
+                self.progress.messages.push(ChatMessage::assistant_carrying(
+                    response.content,
+                    calls.clone(),
+                    response.carried,
+                ));
                 // Boxed: sealing and previews hold kilobytes of state that every run's future
                 // would otherwise carry (and every executor's move of it copy).
                 return Box::pin(self.suspend(calls, outcomes)).await;
@@ -493,9 +495,10 @@ impl<'s> Run<'s> {
             for (call, outcome) in calls.iter().zip(outcomes) {
                 self.answer(call, outcome.expect("every call ran or was refused"));
             }
-            self.progress
-                .messages
-                .insert(turn_at, ChatMessage::assistant(response.content, calls));
+            self.progress.messages.insert(
+                turn_at,
+                ChatMessage::assistant_carrying(response.content, calls, response.carried),
+            );
         }
     }
 
@@ -569,7 +572,9 @@ impl<'s> Run<'s> {
             while let Some(delta) = deltas.next().await {
                 let delta = delta?;
                 assembler.push(&delta)?;
-                self.recording.delta(index, &delta);
+                if !matches!(delta, Delta::Carried { .. }) {
+                    self.recording.delta(index, &delta);
+                }
             }
             assembler.finish()
         };

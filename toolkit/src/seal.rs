@@ -324,7 +324,7 @@ mod message_mirror {
     use serde::de::Error as _;
 
     use super::StoredContent;
-    use crate::wire::{ChatMessage, ToolCall};
+    use crate::wire::{Carried, ChatMessage, ToolCall};
 
     #[derive(Serialize, Deserialize)]
     #[serde(tag = "role", rename_all = "snake_case", deny_unknown_fields)]
@@ -338,6 +338,8 @@ mod message_mirror {
         Assistant {
             content: String,
             tool_calls: Vec<ToolCall>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            carried: Option<Carried>,
         },
         ToolResult {
             call_id: String,
@@ -361,10 +363,12 @@ mod message_mirror {
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
+                    carried,
                     ..
                 } => StoredMessage::Assistant {
                     content: content.clone(),
                     tool_calls: tool_calls.clone(),
+                    carried: carried.clone(),
                 },
                 ChatMessage::ToolResult(result) => StoredMessage::ToolResult {
                     call_id: result.call_id().to_owned(),
@@ -388,7 +392,10 @@ mod message_mirror {
                 StoredMessage::Assistant {
                     content,
                     tool_calls,
-                } => Ok(ChatMessage::assistant(content, tool_calls)),
+                    carried,
+                } => Ok(ChatMessage::assistant_carrying(
+                    content, tool_calls, carried,
+                )),
                 StoredMessage::ToolResult { call_id, content } => {
                     ChatMessage::tool_result(call_id, content.into_wire()).map_err(D::Error::custom)
                 }

@@ -389,6 +389,20 @@ impl ToolSpec {
             .openai(&self.name, &self.description, &self.input_schema)
     }
 
+    /// The tool's OpenAI Responses declaration as request bodies carry it, serialised once.
+    #[cfg(feature = "openai")]
+    pub(crate) fn responses_declaration(&self) -> &serde_json::value::RawValue {
+        self.declared
+            .responses(&self.name, &self.description, &self.input_schema)
+    }
+
+    /// The tool's Gemini declaration as request bodies carry it, rewritten and serialised
+    /// once (or why Gemini cannot declare it).
+    #[cfg(feature = "gemini")]
+    pub(crate) fn gemini_declaration(&self) -> Result<&serde_json::value::RawValue, &SchemaError> {
+        self.declared.gemini(|| self.gemini())
+    }
+
     /// The tool's Anthropic declaration as request bodies carry it, serialised once.
     #[cfg(feature = "anthropic")]
     pub(crate) fn anthropic_declaration(&self) -> &serde_json::value::RawValue {

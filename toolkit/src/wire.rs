@@ -93,6 +93,34 @@ impl ToolCall {
     }
 }
 
+/// What a provider needs back with a model's turn on its next request, opaque to everything
+/// else: OpenAI Responses' reasoning items, Gemini's thought signatures. Only the provider of
+/// the wire that wrote it reads it; others send the turn without it. It comes from the
+/// provider's answer (model output), never from a tool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct Carried {
+    /// The wire that wrote it: `openai-responses` or `gemini`.
+    pub wire: String,
+    /// JSON that only that wire's provider reads.
+    pub json: String,
+}
+
+impl Carried {
+    /// State for `wire`'s provider.
+    pub fn new(wire: impl Into<String>, json: impl Into<String>) -> Self {
+        Self {
+            wire: wire.into(),
+            json: json.into(),
+        }
+    }
+
+    /// The JSON, when it was written by `wire`'s provider.
+    pub fn json_for(&self, wire: &str) -> Option<&str> {
+        (self.wire == wire).then_some(self.json.as_str())
+    }
+}
+
 /// A message of the conversation with the provider.
 ///
 /// Every variant is `#[non_exhaustive]`, so outside this crate messages are only made by the
@@ -121,6 +149,9 @@ pub enum ChatMessage {
         content: String,
         /// The calls requested in this turn, in the model's order.
         tool_calls: Vec<ToolCall>,
+        /// What the provider that gave the turn needs back with it (see [`Carried`]).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        carried: Option<Carried>,
     },
     /// A tool's bounded content, answering one call. Its [`ToolResultMessage`] only comes from
     /// [`ChatMessage::tool_result`], so this variant needs no further guard.
@@ -138,6 +169,7 @@ impl ChatMessage {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 content.len()
                     + tool_calls
@@ -206,6 +238,20 @@ impl ChatMessage {
         ChatMessage::Assistant {
             content: content.into(),
             tool_calls,
+            carried: None,
+        }
+    }
+
+    /// The model's turn, with what its provider needs back with it.
+    pub fn assistant_carrying(
+        content: impl Into<String>,
+        tool_calls: Vec<ToolCall>,
+        carried: Option<Carried>,
+    ) -> Self {
+        ChatMessage::Assistant {
+            content: content.into(),
+            tool_calls,
+            carried,
         }
     }
 

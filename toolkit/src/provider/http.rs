@@ -114,8 +114,19 @@ impl HttpClient {
         headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<T, ProviderError> {
+        decode(&self.post_for_bytes(url, headers, body).await?)
+    }
+
+    /// POSTs a JSON body and reads the whole answer, as [`post_json`](Self::post_json) does,
+    /// for a caller that decodes it itself.
+    pub(crate) async fn post_for_bytes(
+        &self,
+        url: &reqwest::Url,
+        headers: &[(&'static str, String)],
+        body: Vec<u8>,
+    ) -> Result<bytes::Bytes, ProviderError> {
         let response = self.post(url, headers, body).await?;
-        decode(&self.read_capped(response).await?)
+        self.read_capped(response).await
     }
 
     /// POSTs a JSON body asking for a stream: the answer's server-sent events as they come

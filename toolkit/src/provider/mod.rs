@@ -1,5 +1,6 @@
-//! Model providers behind one trait: OpenAI Chat Completions (and compatible servers), Anthropic
-//! Messages, and a deterministic scripted provider.
+//! Model providers behind one trait: OpenAI Chat Completions and OpenAI Responses (and the
+//! servers that speak them), Anthropic Messages, Gemini, and a deterministic scripted provider.
+//! Every HTTP provider streams ([`Provider::stream`]) as well as answering whole.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -7,14 +8,18 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 
 use crate::spec::ToolSpec;
-use crate::wire::{ChatMessage, ToolCall};
+use crate::wire::{Carried, ChatMessage, ToolCall};
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "gemini")]
+mod gemini;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "openai")]
+mod responses;
 mod scripted;
 #[cfg(feature = "http")]
 mod sse;
@@ -25,12 +30,18 @@ mod streaming_tests;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_KEY_VARIABLE, AnthropicProvider};
+#[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
+pub use gemini::{GEMINI_BASE_URL, GEMINI_KEY_VARIABLE, GeminiProvider};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::HttpOptions;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OPENAI_BASE_URL, OPENAI_KEY_VARIABLE, OpenAiProvider};
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use responses::OpenAiResponsesProvider;
 pub use scripted::{ScriptError, ScriptedProvider};
 pub use stream::{Assembler, Delta, DeltaStream};
 
@@ -98,6 +109,8 @@ pub struct ProviderResponse {
     pub tool_calls: Vec<ToolCall>,
     /// Token counts.
     pub usage: Usage,
+    /// What the provider needs back with this turn on its next request (see [`Carried`]).
+    pub carried: Option<Carried>,
 }
 
 /// A provider call that failed. Where a lower layer failed (the HTTP client, the JSON decoder),
@@ -183,7 +196,15 @@ impl ProviderResponse {
             content: content.into(),
             tool_calls,
             usage,
+            carried: None,
         }
+    }
+
+    /// The same turn, with what its provider needs back with it.
+    #[must_use]
+    pub fn with_carried(mut self, carried: Option<Carried>) -> Self {
+        self.carried = carried;
+        self
     }
 }
 

@@ -7,7 +7,7 @@ use futures_util::{Stream, StreamExt, stream};
 use serde::Serialize;
 
 use super::{ProviderError, ProviderResponse, Usage};
-use crate::wire::ToolCall;
+use crate::wire::{Carried, ToolCall};
 
 /// One piece of a streamed answer, in the order the provider sent it.
 ///
@@ -43,6 +43,12 @@ pub enum Delta {
         /// The counts.
         usage: Usage,
     },
+    /// What the provider needs back with the turn (see [`Carried`]): each replaces the one
+    /// before. The loop does not show it to subscribers.
+    Carried {
+        /// The state.
+        carried: Carried,
+    },
 }
 
 /// The boxed stream of a provider's deltas (see [`Provider::stream`](super::Provider::stream)).
@@ -57,6 +63,7 @@ pub struct Assembler {
     content: String,
     calls: Vec<ToolCall>,
     usage: Usage,
+    carried: Option<Carried>,
 }
 
 impl Assembler {
@@ -89,6 +96,7 @@ impl Assembler {
                 call.arguments.push_str(fragment);
             }
             Delta::Usage { usage } => self.usage = *usage,
+            Delta::Carried { carried } => self.carried = Some(carried.clone()),
         }
         Ok(())
     }
@@ -113,7 +121,7 @@ impl Assembler {
                 });
             }
         }
-        Ok(ProviderResponse::new(self.content, self.calls, self.usage))
+        Ok(ProviderResponse::new(self.content, self.calls, self.usage).with_carried(self.carried))
     }
 }
 
@@ -139,6 +147,9 @@ impl ProviderResponse {
             }
         }
         deltas.push(Delta::Usage { usage: self.usage });
+        if let Some(carried) = self.carried {
+            deltas.push(Delta::Carried { carried });
+        }
         deltas
     }
 }

@@ -5,21 +5,22 @@ use bytes::Bytes;
 use futures_util::{StreamExt, stream};
 use proptest::prelude::*;
 use serde_json::json;
-use toolkit_testing::streams::{Call, Turn, Wire};
+use toolkit_testing::streams::{Call, REASONING_ITEM, TEXT_SIGNATURE, Turn, Wire, call_signature};
 
 use super::sse::{Cut, decoded, events_of};
 use super::stream::{Assembler, DeltaStream};
-use super::{ProviderError, ProviderResponse, Usage, anthropic, openai};
-use crate::wire::ToolCall;
+use super::{ProviderError, ProviderResponse, Usage, anthropic, gemini, openai, responses};
+use crate::wire::{Carried, ToolCall};
 
 /// The wires these tests read.
-const WIRES: [Wire; 2] = [Wire::OpenAiChat, Wire::Anthropic];
+const WIRES: [Wire; 4] = Wire::ALL;
 
 fn whole(wire: Wire, bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
     match wire {
         Wire::OpenAiChat => openai::whole_answer(bytes),
         Wire::Anthropic => anthropic::whole_answer(bytes),
-        other => unreachable!("{other:?} is not among WIRES"),
+        Wire::OpenAiResponses => responses::whole_answer(bytes),
+        Wire::Gemini => gemini::whole_answer(bytes),
     }
 }
 
@@ -28,7 +29,8 @@ fn deltas(wire: Wire, chunks: Vec<Result<Bytes, Cut>>, max_line: usize) -> Delta
     match wire {
         Wire::OpenAiChat => decoded(events, openai::ChunkDecoder::default()),
         Wire::Anthropic => decoded(events, anthropic::EventDecoder::default()),
-        other => unreachable!("{other:?} is not among WIRES"),
+        Wire::OpenAiResponses => decoded(events, responses::EventDecoder::default()),
+        Wire::Gemini => decoded(events, gemini::ChunkDecoder::default()),
     }
 }
 
@@ -62,8 +64,8 @@ fn cut(body: &[u8], cuts: &[usize]) -> Vec<Result<Bytes, Cut>> {
         .collect()
 }
 
-/// The turn as the loop reads it.
-fn expected(turn: &Turn) -> ProviderResponse {
+/// The turn as the loop reads it from `wire`.
+fn expected(wire: Wire, turn: &Turn) -> ProviderResponse {
     let calls = turn
         .calls
         .iter()
@@ -75,11 +77,48 @@ fn expected(turn: &Turn) -> ProviderResponse {
             )
         })
         .collect();
+    let carried = match wire {
+        // The item as the server wrote it (the fixture writes JSON with its keys sorted).
+        Wire::OpenAiResponses if turn.reasoning => Some(Carried::new(
+            "openai-responses",
+            format!(
+                "[{}]",
+                serde_json::from_str::<serde_json::Value>(REASONING_ITEM).unwrap()
+            ),
+        )),
+        // Gemini's state: the text's signature, then each call's, with whether its id is
+        // Gemini's own.
+        Wire::Gemini => {
+            let calls: Vec<String> = (0..turn.calls.len())
+                .map(|position| {
+                    if turn.reasoning {
+                        format!(
+                            r#"{{"signature":"{}","id":true}}"#,
+                            call_signature(position)
+                        )
+                    } else {
+                        r#"{"id":true}"#.to_owned()
+                    }
+                })
+                .collect();
+            let mut fields = Vec::new();
+            if turn.reasoning && !turn.text.is_empty() {
+                fields.push(format!(r#""text":"{TEXT_SIGNATURE}""#));
+            }
+            if !calls.is_empty() {
+                fields.push(format!(r#""calls":[{}]"#, calls.join(",")));
+            }
+            (!fields.is_empty())
+                .then(|| Carried::new("gemini", format!("{{{}}}", fields.join(","))))
+        }
+        _ => None,
+    };
     ProviderResponse::new(
         turn.text.clone(),
         calls,
         Usage::new(turn.usage.0, turn.usage.1),
     )
+    .with_carried(carried)
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -122,8 +161,9 @@ fn turn() -> impl Strategy<Value = Turn> {
         proptest::collection::vec(call, 0..4),
         0..100_000u64,
         0..100_000u64,
+        any::<bool>(),
     )
-        .prop_map(|(text, mut calls, input, output)| {
+        .prop_map(|(text, mut calls, input, output, reasoning)| {
             for (position, call) in calls.iter_mut().enumerate() {
                 call.id = format!("call_{position}");
             }
@@ -131,6 +171,7 @@ fn turn() -> impl Strategy<Value = Turn> {
                 text,
                 calls,
                 usage: (input, output),
+                reasoning,
             }
         })
 }
@@ -147,7 +188,7 @@ proptest! {
         line_end in prop::sample::select(vec!["\n", "\r\n", "\r"]),
     ) {
         let whole_turn = whole(wire, turn.whole(wire).to_string().as_bytes()).unwrap();
-        prop_assert_eq!(&whole_turn, &expected(&turn));
+        prop_assert_eq!(&whole_turn, &expected(wire, &turn));
         let body = String::from_utf8(turn.streamed(wire, piece)).unwrap().replace('\n', line_end);
         let streamed = assembled(wire, cut(body.as_bytes(), &cuts), usize::MAX).unwrap();
         prop_assert_eq!(streamed, whole_turn);
@@ -205,7 +246,7 @@ fn a_line_past_the_cap_ends_the_stream_whether_it_comes_whole_or_in_pieces() {
             );
             assert_eq!(
                 assembled(wire, cut(&body, &cuts), longest).unwrap(),
-                expected(&sample())
+                expected(wire, &sample())
             );
         }
     }
@@ -242,9 +283,21 @@ fn an_error_event_ends_the_stream_with_the_servers_message() {
                   data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}\n\n";
     let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n\
                      event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+    let responses = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"status\":\"in_progress\",\"output\":[]}}\n\n\
+                     event: error\ndata: {\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\",\"param\":null}\n\n";
+    let nested = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"too_many_requests\",\"message\":\"Too many\"}}\n\n";
+    let failed = "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"The model failed\"},\"output\":[]}}\n\n";
+    let gemini = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hi\"}]}}]}\r\n\r\n\
+                  data: {\"error\":{\"code\":500,\"message\":\"Internal error\",\"status\":\"INTERNAL\"}}\r\n\r\n";
+    let blocked = "data: {\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}\r\n\r\n";
     for (wire, body, message) in [
         (Wire::OpenAiChat, openai, "The server had an error"),
         (Wire::Anthropic, anthropic, "Overloaded"),
+        (Wire::OpenAiResponses, responses, "Rate limit reached"),
+        (Wire::OpenAiResponses, nested, "Too many"),
+        (Wire::OpenAiResponses, failed, "The model failed"),
+        (Wire::Gemini, gemini, "Internal error"),
+        (Wire::Gemini, blocked, "the prompt was blocked (\"SAFETY\")"),
     ] {
         let error = assembled(wire, cut(body.as_bytes(), &[]), usize::MAX).unwrap_err();
         assert_eq!(

@@ -1,0 +1,485 @@
+//! OpenAI Responses (`/v1/responses`): typed input and output items, `function_call` and
+//! `function_call_output` paired by `call_id`, reasoning items carried between turns. Also
+//! served by Azure OpenAI, Ollama, vLLM, LM Studio, LiteLLM and OpenRouter.
+
+use std::collections::VecDeque;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sse_stream::Sse;
+
+use super::http::{Answer, HttpClient, HttpOptions, decode, endpoint, key_from_env};
+use super::sse::{Decoder, Read, data, decoded};
+use super::stream::{Delta, DeltaStream, whole};
+use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
+use crate::wire::{Carried, ChatMessage, ToolCall};
+
+/// The name of this wire, on the state it carries between turns.
+const WIRE: &str = "openai-responses";
+
+/// A Responses provider. The key comes from `OPENAI_API_KEY` (optional: local servers need
+/// none) and never appears in `Debug`, logs or traces.
+///
+/// The model's reasoning items (from reasoning models) go back to the server with the turn
+/// they came in, before its message and calls, as the API asks. By default the server keeps
+/// the answers it gives (its own default for `store`); [`without_storage`](Self::without_storage)
+/// asks it to keep nothing, and for the reasoning's encrypted content, which then comes back
+/// in each turn instead.
+pub struct OpenAiResponsesProvider {
+    http: HttpClient,
+    endpoint: reqwest::Url,
+    model: String,
+    key: Option<String>,
+    store: bool,
+}
+
+impl std::fmt::Debug for OpenAiResponsesProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiResponsesProvider")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiResponsesProvider {
+    /// A provider for `base_url` (such as [`OPENAI_BASE_URL`](super::OPENAI_BASE_URL), or
+    /// `http://127.0.0.1:11434/v1` for Ollama) and a default model, with the key from
+    /// `OPENAI_API_KEY`. A `base_url` that is not an `http` or `https` URL is a
+    /// [`ProviderError::Configuration`] here, before any request.
+    pub fn from_env(
+        base_url: &str,
+        model: &str,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        Self::from_env_var(super::OPENAI_KEY_VARIABLE, base_url, model, options)
+    }
+
+    /// The same, with the key read from another environment variable.
+    pub fn from_env_var(
+        variable: &str,
+        base_url: &str,
+        model: &str,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        Ok(Self {
+            http: HttpClient::new(options)?,
+            endpoint: endpoint(base_url, "/responses")?,
+            model: model.to_owned(),
+            key: key_from_env(variable),
+            store: true,
+        })
+    }
+
+    /// The same provider asking the server to keep nothing (`"store": false`) and to send
+    /// the reasoning's encrypted content, which goes back with each turn.
+    #[must_use]
+    pub fn without_storage(mut self) -> Self {
+        self.store = false;
+        self
+    }
+
+    /// The exact bytes this provider POSTs for `request` (see
+    /// [`OpenAiProvider::request_body`](super::OpenAiProvider::request_body)): system messages
+    /// become `instructions`, each turn its reasoning items, message and `function_call`
+    /// items, each tool result a `function_call_output`.
+    pub fn request_body(&self, request: &ProviderRequest<'_>) -> Result<Vec<u8>, ProviderError> {
+        self.body(request, false)
+    }
+
+    /// The exact bytes this provider POSTs for `request` when it streams.
+    pub fn stream_request_body(
+        &self,
+        request: &ProviderRequest<'_>,
+    ) -> Result<Vec<u8>, ProviderError> {
+        self.body(request, true)
+    }
+
+    fn body(&self, request: &ProviderRequest<'_>, stream: bool) -> Result<Vec<u8>, ProviderError> {
+        for spec in request.tools {
+            crate::declaration::check_openai_description(spec.name(), spec.description())
+                .map_err(ProviderError::Declaration)?;
+        }
+        let mut instructions = Vec::new();
+        let mut input = Vec::new();
+        for message in request.messages {
+            match message {
+                ChatMessage::System { content, .. } => instructions.push(content.as_str()),
+                ChatMessage::User { content, .. } => input.push(Item::Message {
+                    role: "user",
+                    content,
+                }),
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                    carried,
+                    ..
+                } => {
+                    let reasoning = carried
+                        .as_ref()
+                        .and_then(|carried| carried.json_for(WIRE))
+                        .and_then(|json| serde_json::from_str::<Vec<Box<RawValue>>>(json).ok())
+                        .unwrap_or_default();
+                    input.extend(reasoning.into_iter().map(Item::Reasoning));
+                    if !content.is_empty() {
+                        input.push(Item::Message {
+                            role: "assistant",
+                            content,
+                        });
+                    }
+                    input.extend(tool_calls.iter().map(|call| Item::FunctionCall {
+                        kind: "function_call",
+                        call_id: &call.id,
+                        name: &call.name,
+                        arguments: &call.arguments,
+                    }));
+                }
+                ChatMessage::ToolResult(result) => input.push(Item::FunctionCallOutput {
+                    kind: "function_call_output",
+                    call_id: result.call_id(),
+                    output: result.content(),
+                }),
+            }
+        }
+        let body = Body {
+            model: request.model.unwrap_or(&self.model),
+            instructions: (!instructions.is_empty()).then(|| instructions.join("\n\n")),
+            input,
+            tools: request
+                .tools
+                .iter()
+                .map(|spec| spec.responses_declaration())
+                .collect(),
+            temperature: request.temperature,
+            stream,
+            store: (!self.store).then_some(false),
+            include: if self.store {
+                &[]
+            } else {
+                &["reasoning.encrypted_content"]
+            },
+        };
+        super::serialise_body(&body, request, &body.tools)
+    }
+
+    fn headers(&self) -> Vec<(&'static str, String)> {
+        self.key
+            .iter()
+            .map(|key| ("authorization", format!("Bearer {key}")))
+            .collect()
+    }
+}
+
+/// The request body; tool declarations borrow their schemas instead of copying them.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<String>,
+    input: Vec<Item<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<bool>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    include: &'static [&'static str],
+}
+
+/// One input item.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Item<'a> {
+    /// A message in the short form: a role and its text.
+    Message {
+        role: &'static str,
+        content: &'a str,
+    },
+    /// A reasoning item, as the server gave it.
+    Reasoning(Box<RawValue>),
+    /// A call the model asked for.
+    FunctionCall {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        call_id: &'a str,
+        name: &'a str,
+        arguments: &'a str,
+    },
+    /// A tool's answer to a call (an error is told in its text: the item has no error flag).
+    FunctionCallOutput {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        call_id: &'a str,
+        output: &'a str,
+    },
+}
+
+/// A Responses answer, as far as the loop reads it.
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    output: Vec<Box<RawValue>>,
+    #[serde(default)]
+    usage: Option<ResponseUsage>,
+}
+
+#[derive(Deserialize)]
+struct ResponseUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+/// An output item, as far as the loop reads it (flat: a reasoning item is kept as it came,
+/// which a tagged enum's buffer could not).
+#[derive(Deserialize)]
+struct OutputItem {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    content: Vec<ContentPart>,
+    #[serde(default)]
+    call_id: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    arguments: String,
+}
+
+#[derive(Deserialize)]
+struct ContentPart {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: String,
+}
+
+fn read_item(item: &RawValue) -> Result<OutputItem, ProviderError> {
+    serde_json::from_str(item.get()).map_err(|error| ProviderError::Malformed {
+        message: format!("an output item is not the expected JSON: {error}"),
+        source: Some(error),
+    })
+}
+
+/// The reasoning items among `output`, as state carried to the next request.
+fn carried(output: &[Box<RawValue>]) -> Result<Option<Carried>, ProviderError> {
+    let mut reasoning = Vec::new();
+    for item in output {
+        if read_item(item)?.kind == "reasoning" {
+            reasoning.push(item.as_ref());
+        }
+    }
+    if reasoning.is_empty() {
+        return Ok(None);
+    }
+    let json = serde_json::to_string(&reasoning).map_err(super::unserialisable)?;
+    Ok(Some(Carried::new(WIRE, json)))
+}
+
+/// The error of a failed response.
+fn failure(error: Option<&Value>) -> ProviderError {
+    let message = error
+        .and_then(|error| error.get("message"))
+        .and_then(Value::as_str)
+        .map_or_else(
+            || error.map_or_else(|| "the response failed".to_owned(), Value::to_string),
+            str::to_owned,
+        );
+    ProviderError::Interrupted(message.chars().take(500).collect())
+}
+
+fn usage(usage: Option<&ResponseUsage>) -> Usage {
+    usage.map_or_else(Usage::default, |usage| {
+        Usage::new(usage.input_tokens, usage.output_tokens)
+    })
+}
+
+/// The turn of a whole Responses answer: the text of every `output_text` part, each
+/// `function_call` item as a call (its `call_id` the id), the reasoning items carried.
+pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
+    let response: Response = decode(bytes)?;
+    if response.status.as_deref() == Some("failed") {
+        return Err(failure(response.error.as_ref()));
+    }
+    let mut content = String::new();
+    let mut calls = Vec::new();
+    for item in &response.output {
+        let item = read_item(item)?;
+        match item.kind.as_str() {
+            "message" => {
+                for part in item
+                    .content
+                    .iter()
+                    .filter(|part| part.kind == "output_text")
+                {
+                    content.push_str(&part.text);
+                }
+            }
+            "function_call" => calls.push(ToolCall::new(item.call_id, item.name, item.arguments)),
+            _ => {}
+        }
+    }
+    Ok(
+        ProviderResponse::new(content, calls, usage(response.usage.as_ref()))
+            .with_carried(carried(&response.output)?),
+    )
+}
+
+/// One streamed event, as far as the loop reads it.
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    output_index: u64,
+    #[serde(default)]
+    item: Option<Box<RawValue>>,
+    #[serde(default)]
+    delta: String,
+    #[serde(default)]
+    response: Option<Response>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+/// Reads Responses events until `response.completed` (or `response.incomplete`): text from
+/// `response.output_text.delta`, a call for each `function_call` item added, its arguments
+/// from `response.function_call_arguments.delta`, usage and reasoning items from the final
+/// response. `response.failed` and `error` end the answer with the server's message.
+#[derive(Default)]
+pub(super) struct EventDecoder {
+    /// The output index of each call started, in order.
+    calls: Vec<u64>,
+}
+
+impl EventDecoder {
+    fn call_of(&self, output_index: u64) -> Result<usize, ProviderError> {
+        self.calls
+            .iter()
+            .position(|index| *index == output_index)
+            .ok_or_else(|| {
+                ProviderError::malformed(format!(
+                    "the stream sends arguments for output {output_index}, which is not a started \
+                     function call"
+                ))
+            })
+    }
+}
+
+impl Decoder for EventDecoder {
+    fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
+        let Some(text) = event.data.as_deref() else {
+            return Ok(Read::More);
+        };
+        // Some servers end with Chat Completions' marker.
+        if text.trim() == "[DONE]" {
+            return Ok(Read::Complete);
+        }
+        let event: Event = data(&event)?;
+        match event.kind.as_str() {
+            "response.output_item.added" => {
+                let Some(item) = event.item else {
+                    return Ok(Read::More);
+                };
+                let item = read_item(&item)?;
+                if item.kind == "function_call" {
+                    let index = self.calls.len();
+                    self.calls.push(event.output_index);
+                    out.push_back(Delta::CallStarted {
+                        index,
+                        id: item.call_id,
+                        name: item.name,
+                    });
+                    if !item.arguments.is_empty() {
+                        out.push_back(Delta::Arguments {
+                            index,
+                            fragment: item.arguments,
+                        });
+                    }
+                }
+            }
+            "response.output_text.delta" if !event.delta.is_empty() => {
+                out.push_back(Delta::Text { text: event.delta });
+            }
+            "response.function_call_arguments.delta" if !event.delta.is_empty() => {
+                let index = self.call_of(event.output_index)?;
+                out.push_back(Delta::Arguments {
+                    index,
+                    fragment: event.delta,
+                });
+            }
+            "response.completed" | "response.incomplete" | "response.done" => {
+                if let Some(response) = event.response {
+                    out.push_back(Delta::Usage {
+                        usage: usage(response.usage.as_ref()),
+                    });
+                    if let Some(carried) = carried(&response.output)? {
+                        out.push_back(Delta::Carried { carried });
+                    }
+                }
+                return Ok(Read::Complete);
+            }
+            "response.failed" => {
+                let error = event.response.and_then(|response| response.error);
+                return Err(failure(error.as_ref()));
+            }
+            "error" => {
+                // Documented flat (`message` beside `type`); servers also nest it in `error`.
+                let error = match event.message {
+                    Some(message) => serde_json::json!({ "message": message }),
+                    None => event.error.unwrap_or_default(),
+                };
+                return Err(failure(Some(&error)));
+            }
+            _ => {}
+        }
+        Ok(Read::More)
+    }
+}
+
+impl Provider for OpenAiResponsesProvider {
+    fn name(&self) -> &'static str {
+        WIRE
+    }
+
+    fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
+        let body = self.request_body(&request);
+        Box::pin(async move {
+            let bytes = self
+                .http
+                .post_for_bytes(&self.endpoint, &self.headers(), body?)
+                .await?;
+            whole_answer(&bytes)
+        })
+    }
+
+    fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
+        let body = self.stream_request_body(&request);
+        let answer = async move {
+            self.http
+                .post_stream(&self.endpoint, &self.headers(), body?)
+                .await
+        };
+        Box::pin(
+            futures_util::stream::once(answer).flat_map(|answer| match answer {
+                Ok(Answer::Events(events)) => decoded(events, EventDecoder::default()),
+                Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
+                Err(error) => whole(async move { Err(error) }),
+            }),
+        )
+    }
+}
