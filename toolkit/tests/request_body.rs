@@ -179,3 +179,115 @@ fn a_description_openai_would_refuse_is_refused_before_anything_is_sent() {
          `description = \"..\"`), moving detail into the parameters' descriptions"
     );
 }
+
+/// The bytes of `body` against `tests/golden/bodies/NAME`; `UPDATE_GOLDEN=1` rewrites the file
+/// (read the diff after).
+fn golden_body(name: &str, body: &[u8]) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/bodies")
+        .join(name);
+    // One line per top-level field would hide nothing and read better, but the golden file
+    // is the exact bytes sent: a reformatted body is not what the server gets.
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folder");
+        std::fs::write(&path, body).expect("write golden file");
+    }
+    let expected = std::fs::read(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}; run with UPDATE_GOLDEN=1", path.display()));
+    assert!(
+        expected == body,
+        "{} differs; run with UPDATE_GOLDEN=1 and read the diff:\n{}",
+        path.display(),
+        String::from_utf8_lossy(body)
+    );
+}
+
+/// Every wire's body for one conversation holding each kind of message, whole and streamed,
+/// is exactly its golden file: system text, a user's text that needs escaping, a turn of text
+/// and two calls (one with arguments that are not JSON), a result and an error result, a
+/// turn of text alone, and the state the wire carries between turns where it carries some.
+#[test]
+fn every_wire_posts_exactly_its_golden_body_whole_and_streamed() {
+    use toolkit::Carried;
+    use toolkit::provider::{AnthropicProvider, GeminiProvider, OpenAiResponsesProvider};
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let refused = runtime
+        .block_on(service.invoke(&scope, "refuse", "{}"))
+        .wire()
+        .clone();
+    let calls = vec![
+        ToolCall::new("call_1", "echo", r#"{"text": "a\nb"}"#),
+        ToolCall::new("call_2", "refuse", "not json"),
+    ];
+    let conversation = |carried: Option<Carried>| {
+        vec![
+            ChatMessage::system("Be \"terse\"."),
+            ChatMessage::user("Sum 2+3 — ✓ \u{2028} tab\tend 𝄞"),
+            ChatMessage::assistant_carrying("Looking.", calls.clone(), carried),
+            ChatMessage::tool_result("call_1", wire(&service, "a\nb")).expect("an id"),
+            ChatMessage::tool_result("call_2", refused.clone()).expect("an id"),
+            ChatMessage::assistant("Done.", Vec::new()),
+            ChatMessage::user("Again."),
+        ]
+    };
+    let specs = specs(&service);
+    let with_options = |messages| {
+        let mut request = ProviderRequest::new(messages, &specs);
+        request.model = Some("test-model");
+        request.temperature = Some(0.5);
+        request
+    };
+    let url = "http://127.0.0.1:9";
+    let key = "TOOLKIT_TEST_PROVIDER_KEY";
+    let options = HttpOptions::default;
+    let chat = provider();
+    let plain = conversation(None);
+    let request = with_options(&plain);
+    let chat_bodies = (
+        chat.request_body(&request),
+        chat.stream_request_body(&request),
+    );
+    let anthropic = AnthropicProvider::from_env_var(key, url, "m", options()).expect("made");
+    let anthropic_bodies = (
+        anthropic.request_body(&request),
+        anthropic.stream_request_body(&request),
+    );
+    let reasoning = conversation(Some(Carried::new(
+        "openai-responses",
+        r#"[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA-opaque"}]"#,
+    )));
+    let request = with_options(&reasoning);
+    let responses =
+        OpenAiResponsesProvider::from_env_var(key, &format!("{url}/v1"), "m", options())
+            .expect("made");
+    let responses_bodies = (
+        responses.request_body(&request),
+        responses.stream_request_body(&request),
+    );
+    let stateless = responses.without_storage();
+    let stateless_body = stateless.request_body(&request);
+    let signed = conversation(Some(Carried::new(
+        "gemini",
+        r#"{"text":"c2lnLXRleHQ=","calls":[{"signature":"c2lnLWNhbGww","id":true},{"id":false}]}"#,
+    )));
+    let request = with_options(&signed);
+    let gemini = GeminiProvider::from_env_var(key, url, "m", options()).expect("made");
+    let gemini_body = gemini.request_body(&request);
+    for (name, body) in [
+        ("openai-chat.json", chat_bodies.0),
+        ("openai-chat.stream.json", chat_bodies.1),
+        ("anthropic.json", anthropic_bodies.0),
+        ("anthropic.stream.json", anthropic_bodies.1),
+        ("openai-responses.json", responses_bodies.0),
+        ("openai-responses.stream.json", responses_bodies.1),
+        ("openai-responses.stateless.json", stateless_body),
+        // Gemini streams from another address; its body is the same.
+        ("gemini.json", gemini_body),
+    ] {
+        golden_body(name, &body.expect("a body"));
+    }
+}

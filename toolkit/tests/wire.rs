@@ -5,12 +5,16 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolkit::provider::{AnthropicProvider, HttpOptions, OpenAiProvider, Provider};
+use toolkit::provider::{
+    AnthropicProvider, GeminiProvider, HttpOptions, OpenAiProvider, OpenAiResponsesProvider,
+    Provider,
+};
 use toolkit::{
-    RunRequest, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult,
+    RunOptions, RunRequest, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult,
     recording::Termination, tool,
 };
-use toolkit_testing::http::Server;
+use toolkit_testing::http::{Reply, Server};
+use toolkit_testing::streams::{Call, Turn, Wire};
 
 const KEY_VARIABLE: &str = "TOOLKIT_TEST_PROVIDER_KEY";
 
@@ -151,15 +155,36 @@ fn anthropic_turn(
     )
 }
 
+/// A wire, and whether its answers stream.
 #[derive(Clone, Copy, Debug)]
-enum Adapter {
-    OpenAi,
-    Anthropic,
+struct Adapter {
+    wire: Wire,
+    streamed: bool,
+}
+
+impl Adapter {
+    /// Every wire, whole and streamed.
+    fn all() -> impl Iterator<Item = Adapter> {
+        Wire::ALL.into_iter().flat_map(|wire| {
+            [false, true]
+                .into_iter()
+                .map(move |streamed| Adapter { wire, streamed })
+        })
+    }
+
+    const OPENAI: Adapter = Adapter {
+        wire: Wire::OpenAiChat,
+        streamed: false,
+    };
+    const ANTHROPIC: Adapter = Adapter {
+        wire: Wire::Anthropic,
+        streamed: false,
+    };
 }
 
 fn provider(adapter: Adapter, url: &str) -> Box<dyn Provider> {
-    match adapter {
-        Adapter::OpenAi => Box::new(
+    match adapter.wire {
+        Wire::OpenAiChat => Box::new(
             OpenAiProvider::from_env_var(
                 KEY_VARIABLE,
                 &format!("{url}/v1"),
@@ -168,21 +193,42 @@ fn provider(adapter: Adapter, url: &str) -> Box<dyn Provider> {
             )
             .unwrap(),
         ),
-        Adapter::Anthropic => Box::new(
+        Wire::OpenAiResponses => Box::new(
+            OpenAiResponsesProvider::from_env_var(
+                KEY_VARIABLE,
+                &format!("{url}/v1"),
+                "test-model",
+                options(),
+            )
+            .unwrap(),
+        ),
+        Wire::Anthropic => Box::new(
             AnthropicProvider::from_env_var(KEY_VARIABLE, url, "test-model", options()).unwrap(),
+        ),
+        Wire::Gemini => Box::new(
+            GeminiProvider::from_env_var(KEY_VARIABLE, url, "test-model", options()).unwrap(),
         ),
     }
 }
 
-fn turn(
-    adapter: Adapter,
-    calls: &[(&str, &str, Value)],
-    content: Option<&str>,
-) -> (u16, Vec<(&'static str, String)>, Value) {
-    match adapter {
-        Adapter::OpenAi => openai_turn(calls, content),
-        Adapter::Anthropic => anthropic_turn(calls, content),
+/// The server's answer of `turn` on the adapter's wire: whole JSON, or its events cut into
+/// pieces of 7 bytes.
+fn reply(adapter: Adapter, turn: &Turn) -> Reply {
+    if adapter.streamed {
+        Reply::stream(&turn.streamed(adapter.wire, 3), 7)
+    } else {
+        Reply::Json((200, Vec::new(), turn.whole(adapter.wire)))
     }
+}
+
+fn turn(calls: &[(&str, &str, Value)], content: Option<&str>) -> Turn {
+    Turn::calls(
+        content.unwrap_or_default(),
+        calls
+            .iter()
+            .map(|(id, name, arguments)| Call::new(id, name, arguments))
+            .collect(),
+    )
 }
 
 /// Runs the calls over real HTTP and checks every recorded byte.
@@ -191,9 +237,9 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
         .iter()
         .map(|(id, name, args)| (id.as_str(), *name, args.clone()))
         .collect();
-    let server = Server::start(vec![
-        turn(adapter, &borrowed, None),
-        turn(adapter, &[], Some("all done")),
+    let server = Server::start_replies(vec![
+        reply(adapter, &turn(&borrowed, None)),
+        reply(adapter, &Turn::text("all done")),
     ])
     .await;
     let provider = provider(adapter, &server.url);
@@ -201,7 +247,9 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
     let result = service
         .run(
             provider.as_ref(),
-            RunRequest::new("make artifacts").with_tools(["canary_table", "canary_text"]),
+            RunRequest::new("make artifacts")
+                .with_tools(["canary_table", "canary_text"])
+                .with_options(RunOptions::default().with_streaming(adapter.streamed)),
         )
         .await
         .unwrap();
@@ -256,21 +304,16 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
 }
 
 #[tokio::test]
-async fn no_artifact_byte_reaches_the_openai_wire() {
-    let calls = vec![
-        ("c1".to_owned(), "canary_table", json!({"rows": 20})),
-        ("c2".to_owned(), "canary_text", json!({"bytes": 500})),
-    ];
-    run_and_check(Adapter::OpenAi, calls).await;
-}
-
-#[tokio::test]
-async fn no_artifact_byte_reaches_the_anthropic_wire() {
-    let calls = vec![
-        ("t1".to_owned(), "canary_text", json!({"bytes": 70_000})),
-        ("t2".to_owned(), "canary_table", json!({"rows": 5_000})),
-    ];
-    run_and_check(Adapter::Anthropic, calls).await;
+async fn no_artifact_byte_reaches_any_wire_whole_or_streamed() {
+    for adapter in Adapter::all() {
+        let calls = vec![
+            ("c1".to_owned(), "canary_table", json!({"rows": 20})),
+            ("c2".to_owned(), "canary_text", json!({"bytes": 500})),
+            ("t1".to_owned(), "canary_text", json!({"bytes": 70_000})),
+            ("t2".to_owned(), "canary_table", json!({"rows": 5_000})),
+        ];
+        run_and_check(adapter, calls).await;
+    }
 }
 
 #[tokio::test]
@@ -283,7 +326,7 @@ async fn the_openai_wire_carries_tool_role_messages_with_string_content() {
         openai_turn(&[], Some("fine")),
     ])
     .await;
-    let provider = provider(Adapter::OpenAi, &server.url);
+    let provider = provider(Adapter::OPENAI, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     service
         .run(
@@ -337,7 +380,7 @@ async fn the_anthropic_wire_carries_tool_use_and_tool_result_blocks() {
         anthropic_turn(&[], Some("fine")),
     ])
     .await;
-    let provider = provider(Adapter::Anthropic, &server.url);
+    let provider = provider(Adapter::ANTHROPIC, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     service
         .run(
@@ -391,7 +434,7 @@ async fn busy_and_failing_servers_are_retried_honouring_retry_after() {
         openai_turn(&[], Some("third time")),
     ])
     .await;
-    let provider = provider(Adapter::OpenAi, &server.url);
+    let provider = provider(Adapter::OPENAI, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     let result = service
         .run(provider.as_ref(), RunRequest::new("x"))
@@ -404,7 +447,7 @@ async fn busy_and_failing_servers_are_retried_honouring_retry_after() {
 #[tokio::test]
 async fn a_client_error_is_not_retried_and_ends_the_run() {
     let server = Server::start(vec![(401, Vec::new(), json!({"error": "bad key"}))]).await;
-    let provider = provider(Adapter::OpenAi, &server.url);
+    let provider = provider(Adapter::OPENAI, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     let result = service
         .run(provider.as_ref(), RunRequest::new("x"))
@@ -427,7 +470,7 @@ async fn a_key_echoed_in_an_error_body_is_masked() {
         json!({"error": format!("invalid key {key}")}),
     )])
     .await;
-    let provider = provider(Adapter::Anthropic, &server.url);
+    let provider = provider(Adapter::ANTHROPIC, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     let result = service
         .run(provider.as_ref(), RunRequest::new("x"))
@@ -443,7 +486,7 @@ async fn a_key_echoed_in_an_error_body_is_masked() {
 #[tokio::test]
 async fn an_answer_without_choices_ends_the_run_cleanly() {
     let server = Server::start(vec![(200, Vec::new(), json!({"choices": []}))]).await;
-    let provider = provider(Adapter::OpenAi, &server.url);
+    let provider = provider(Adapter::OPENAI, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     let result = service
         .run(provider.as_ref(), RunRequest::new("x"))
@@ -482,7 +525,7 @@ async fn run_answered_with(body: Vec<u8>) -> toolkit::ToolLoopResult {
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
     service
         .run(
-            provider(Adapter::OpenAi, &url).as_ref(),
+            provider(Adapter::OPENAI, &url).as_ref(),
             RunRequest::new("x"),
         )
         .await
@@ -615,11 +658,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn no_canary_reaches_either_wire_whatever_the_calls(
+    fn no_canary_reaches_any_wire_whatever_the_calls(
         calls in prop::collection::vec(call_strategy(), 1..5),
-        anthropic in any::<bool>(),
+        wire in prop::sample::select(Wire::ALL.to_vec()),
+        streamed in any::<bool>(),
     ) {
-        let adapter = if anthropic { Adapter::Anthropic } else { Adapter::OpenAi };
+        let adapter = Adapter { wire, streamed };
         let calls: Vec<(String, &'static str, Value)> = calls
             .into_iter()
             .enumerate()
