@@ -133,7 +133,7 @@ pub use registry::ToolRegistry;
 pub use result::{Table, ToolArtifact, ToolResult};
 pub use seam::{BoundedResult, RunScope, Seam};
 pub use spec::{Tool, ToolSpec};
-pub use wire::{Carried, ChatMessage, ToolCall, WireString};
+pub use wire::{ChatMessage, ToolCall, WireString};
 
 #[cfg(feature = "loop")]
 #[cfg_attr(docsrs, doc(cfg(feature = "loop")))]

@@ -576,7 +576,7 @@ impl<'s> Run<'s> {
                     self.recording.delta(index, &delta);
                 }
             }
-            assembler.finish()
+            Ok(assembler.finish())
         };
         let outcome = match &self.cancel {
             Some(cancel) => tokio::select! {

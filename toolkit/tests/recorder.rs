@@ -187,14 +187,15 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
         assert!(Arc::ptr_eq(one, other), "{one:?}");
     }
 
-    // Then a loop's twelve events and 1 023 more such calls (four events each): 4 108 events,
-    // twelve more than the buffer holds. The twelve oldest are lost, counted one by one: the
-    // first call's four events and the loop's first eight.
+    // Then a loop's nineteen events (twelve of its steps, seven of its streamed answers) and
+    // 1 022 more such calls (four events each): 4 111 events, fifteen more than the buffer
+    // holds. The fifteen oldest are lost, counted one by one: the first call's four events
+    // and the loop's first eleven.
     let buffer = toolkit::Recorder::EVENT_BUFFER;
     assert_eq!(buffer, 4096);
     let looked = look(&service).await;
     assert_eq!(looked.content, "seen");
-    for id in 2..=1024 {
+    for id in 2..=1023 {
         service
             .call_observed(
                 &scope,
@@ -205,28 +206,36 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
     }
     assert_eq!(
         format!("{behind:?}"),
-        format!("Subscription {{ waiting: {}, .. }}", 4 + 12 + 1023 * 4)
+        format!("Subscription {{ waiting: {}, .. }}", 4 + 19 + 1022 * 4)
     );
     match behind.try_recv() {
         Err(tokio::sync::broadcast::error::TryRecvError::Lagged(missed)) => {
-            assert_eq!(missed, 4 + 8, "every event lost, counted one by one");
+            assert_eq!(missed, 4 + 11, "every event lost, counted one by one");
         }
         other => panic!("expected the subscriber to have lagged, got {other:?}"),
     }
-    let last_four: Vec<String> = (0..4)
+    let mut last_eight: Vec<String> = (0..8)
         .map(|_| name_of(&behind.try_recv().expect("the loop's last events")))
         .collect();
-    // The loop's two calls run concurrently: the one that finished last is kept.
-    assert!(
-        ["tool_invoked#2", "tool_invoked#3"].contains(&last_four[0].as_str()),
-        "{last_four:?}"
-    );
+    // The loop's two calls run concurrently: either may finish first.
+    if last_eight[1] == "tool_invoked#3" {
+        last_eight.swap(1, 2);
+    }
     assert_eq!(
-        last_four[1..],
-        ["step_started#4", "step_finished#4", "done"]
+        last_eight,
+        [
+            "step_started#3",
+            "tool_invoked#2",
+            "tool_invoked#3",
+            "step_started#4",
+            "model_delta#4",
+            "model_delta#4",
+            "step_finished#4",
+            "done"
+        ]
     );
     let rest = received(&mut behind);
-    assert_eq!(rest.len(), 1023 * 4);
+    assert_eq!(rest.len(), 1022 * 4);
     let RunEvent::ToolInvoked { invocation, .. } = &*rest[2] else {
         panic!("{:?}", rest[2]);
     };
@@ -459,6 +468,11 @@ async fn a_sink_keeps_every_event_before_any_subscriber_sees_it() {
     let watcher = tokio::spawn(async move {
         let mut seen = Vec::new();
         while let Ok(event) = events.recv().await {
+            // A streamed answer's pieces are shown and never kept: sinks keep the finished
+            // model step, which holds the whole answer.
+            if matches!(*event, RunEvent::ModelDelta { .. }) {
+                continue;
+            }
             let name = name_of(&event);
             assert!(
                 kept_by_sink.kept.lock().unwrap().contains(&name),
@@ -489,6 +503,7 @@ async fn a_sink_keeps_every_event_before_any_subscriber_sees_it() {
         "done",
     ];
     let mut kept = sink.kept.lock().unwrap().clone();
+    assert!(!kept.iter().any(|name| name.starts_with("model_delta")));
     // The two calls run concurrently: either may finish first.
     if kept[7] == "tool_invoked#3" {
         kept.swap(7, 8);
@@ -568,6 +583,12 @@ async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
             "step_started#0",
             "step_finished#0",
             "step_started#1",
+            // The model's answer, as it streamed: two calls started, their arguments, usage.
+            "model_delta#1",
+            "model_delta#1",
+            "model_delta#1",
+            "model_delta#1",
+            "model_delta#1",
             "step_finished#1",
             "step_started#2",
             "tool_invoked#2",
@@ -580,6 +601,8 @@ async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
             "step_started#5",
             "tool_invoked#5",
             "step_started#6",
+            "model_delta#6",
+            "model_delta#6",
             "step_finished#6",
             "done",
         ]
@@ -646,6 +669,10 @@ async fn sink_then_stream<F: Future>(
     let watcher = tokio::spawn(async move {
         let mut seen = Vec::new();
         while let Ok(event) = events.recv().await {
+            // Shown, never kept (see above).
+            if matches!(*event, RunEvent::ModelDelta { .. }) {
+                continue;
+            }
             let name = name_of(&event);
             let kept = kept_by_sink.kept.lock().unwrap().clone();
             assert_eq!(

@@ -208,8 +208,8 @@ fn golden_body(name: &str, body: &[u8]) {
 /// turn of text alone, and the state the wire carries between turns where it carries some.
 #[test]
 fn every_wire_posts_exactly_its_golden_body_whole_and_streamed() {
-    use toolkit::Carried;
     use toolkit::provider::{AnthropicProvider, GeminiProvider, OpenAiResponsesProvider};
+    use toolkit::wire::Carried;
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
     let scope = service.scope(ToolContext::new()).expect("a scope");
     let runtime = tokio::runtime::Builder::new_current_thread()

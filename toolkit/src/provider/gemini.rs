@@ -525,7 +525,7 @@ pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderErr
     for delta in &deltas {
         assembler.push(delta)?;
     }
-    assembler.finish()
+    Ok(assembler.finish())
 }
 
 impl Provider for GeminiProvider {

@@ -101,27 +101,11 @@ impl Assembler {
         Ok(())
     }
 
-    /// The turn. Every call's arguments must be JSON (or nothing): a call whose arguments were
-    /// cut off, as when the model ran out of tokens or the server stopped mid-call, is a
-    /// [`ProviderError::Malformed`] naming the call, rather than a call run with half its
-    /// arguments.
-    pub fn finish(self) -> Result<ProviderResponse, ProviderError> {
-        for call in &self.calls {
-            if call.arguments.trim().is_empty() {
-                continue;
-            }
-            if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(&call.arguments) {
-                return Err(ProviderError::Malformed {
-                    message: format!(
-                        "the arguments of call \"{}\" (tool \"{}\") are not complete JSON: {error}",
-                        crate::bound::echo(&call.id),
-                        crate::bound::echo(&call.name)
-                    ),
-                    source: Some(error),
-                });
-            }
-        }
-        Ok(ProviderResponse::new(self.content, self.calls, self.usage).with_carried(self.carried))
+    /// The turn. A call's arguments are what the model sent, as in a whole answer: text
+    /// that is not JSON goes to the seam, which tells the model so. An answer cut off before
+    /// its end never gets here: its stream ends with an error.
+    pub fn finish(self) -> ProviderResponse {
+        ProviderResponse::new(self.content, self.calls, self.usage).with_carried(self.carried)
     }
 }
 
@@ -173,7 +157,7 @@ mod tests {
         for delta in deltas {
             assembler.push(delta)?;
         }
-        assembler.finish()
+        Ok(assembler.finish())
     }
 
     #[test]
@@ -235,7 +219,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_out_of_order_and_cut_arguments_are_refused_with_what_is_wrong() {
+    fn calls_out_of_order_are_refused_with_what_is_wrong_and_arguments_kept_as_sent() {
         let skipped = [Delta::CallStarted {
             index: 1,
             id: "x".into(),
@@ -253,6 +237,7 @@ mod tests {
             assembled(&orphan).unwrap_err().to_string(),
             "the provider's answer is unusable: the stream extends call 0, which has not started"
         );
+        // Arguments that are not JSON are the model's, as a whole answer would give them.
         let cut = [
             Delta::CallStarted {
                 index: 0,
@@ -265,9 +250,8 @@ mod tests {
             },
         ];
         assert_eq!(
-            assembled(&cut).unwrap_err().to_string(),
-            "the provider's answer is unusable: the arguments of call \"x\" (tool \"write_file\") \
-             are not complete JSON: EOF while parsing a string at line 1 column 12"
+            assembled(&cut).unwrap().tool_calls,
+            [ToolCall::new("x", "write_file", "{\"path\":\"a.t")]
         );
     }
 

@@ -49,7 +49,7 @@ fn assembled(
         while let Some(delta) = deltas.next().await {
             assembler.push(&delta?)?;
         }
-        assembler.finish()
+        Ok(assembler.finish())
     })
 }
 
@@ -308,16 +308,27 @@ fn an_error_event_ends_the_stream_with_the_servers_message() {
 }
 
 #[test]
-fn cut_arguments_in_a_finished_stream_are_an_error_naming_the_call() {
-    let mut turn = sample();
-    turn.calls[0].arguments = "{\"path\": \"a.t".to_owned();
-    let body = turn.streamed(Wire::OpenAiChat, 4);
-    let error = assembled(Wire::OpenAiChat, cut(&body, &[]), usize::MAX).unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "the provider's answer is unusable: the arguments of call \"call_0\" (tool \"read_file\") \
-         are not complete JSON: EOF while parsing a string at line 1 column 13"
-    );
+fn an_event_whose_json_is_cut_ends_the_stream_naming_the_event() {
+    for wire in WIRES {
+        let body = String::from_utf8(sample().streamed(wire, 4)).unwrap();
+        // The first data line loses its JSON's end; its event is still ended by a blank line.
+        let data = body.find("data: ").unwrap();
+        let end = data + body[data..].find('\n').unwrap();
+        let truncated = format!("{}{}", &body[..end - 3], &body[end..]);
+        let error = assembled(wire, cut(truncated.as_bytes(), &[]), usize::MAX).unwrap_err();
+        let event = match wire {
+            Wire::Anthropic => "message_start",
+            Wire::OpenAiResponses => "response.created",
+            Wire::OpenAiChat | Wire::Gemini => "message",
+        };
+        assert!(
+            error.to_string().starts_with(&format!(
+                "the provider's answer is unusable: the stream's {event} event is not the \
+                 expected JSON: EOF while parsing"
+            )),
+            "{wire:?}: {error}"
+        );
+    }
 }
 
 #[test]
