@@ -782,10 +782,11 @@ async function inspector() {
     + (config.auto_approve ? ' Policy writes-under (--auto-approve): ' + config.auto_approve + ' run without a question.' : '');
   const live = document.getElementById('live-mode');
   if (config.live) {
-    document.getElementById('live-info').textContent = '(' + config.live.model + ' at ' + config.live.base_url + ')';
+    document.getElementById('live-info').textContent =
+      '(' + config.live.provider + ': ' + config.live.model + ' at ' + config.live.base_url + ')';
   } else {
     live.disabled = true;
-    document.getElementById('live-info').textContent = '(start with --base-url to enable)';
+    document.getElementById('live-info').textContent = '(start with --provider or --base-url to enable)';
   }
   const buttons = [];
   for (const tool of tools) {
@@ -947,6 +948,7 @@ async function runLoop(steps, status) {
     mode,
     question: document.getElementById('question').value,
     script: document.getElementById('script').value,
+    stream: document.getElementById('stream-answers').checked,
   };
   await stream('/api/run', body, steps, status, { mode, script: body.script });
 }
@@ -1000,6 +1002,47 @@ function placeStep(steps, index, node) {
   if (existing) existing.replaceWith(node); else steps.append(node);
 }
 
+// A model step's answer as it streams in: its text growing, each call as it is assembled, the
+// usage when it comes. Appended as text nodes (a hostile answer stays inert text, and each
+// piece costs the same however long the answer grew); the finished step replaces it all.
+function streamInto(pending, delta) {
+  let live = pending.querySelector('[data-testid=streaming]');
+  if (!live) {
+    live = testId(el('div', 'streaming'), 'streaming');
+    live.append(
+      testId(val('pre', 'streaming-text'), 'streaming-text'),
+      testId(el('ul', 'streaming-calls'), 'streaming-calls'),
+      testId(el('div', 'meta'), 'streaming-usage'),
+    );
+    pending.append(live);
+    const what = pending.querySelector('.step-head .meta');
+    if (what) what.textContent = ' the model is answering…';
+  }
+  switch (delta.type) {
+    case 'text':
+      live.querySelector('[data-testid=streaming-text]').append(document.createTextNode(String(delta.text)));
+      break;
+    case 'call_started': {
+      const call = testId(el('li'), 'streaming-call');
+      call.dataset.call = String(Number(delta.index));
+      call.append(val('strong', null, delta.name), el('span', 'meta', ' '), val('code', 'arguments', ''));
+      live.querySelector('[data-testid=streaming-calls]').append(call);
+      break;
+    }
+    case 'arguments': {
+      const code = live.querySelector('li[data-call="' + Number(delta.index) + '"] code');
+      if (code) code.append(document.createTextNode(String(delta.fragment)));
+      break;
+    }
+    case 'usage':
+      live.querySelector('[data-testid=streaming-usage]').textContent =
+        Number(delta.usage.input_tokens) + ' in / ' + Number(delta.usage.output_tokens) + ' out tokens';
+      break;
+    default:
+      break;
+  }
+}
+
 function onEvent(event, steps, status, settings) {
   switch (event.event) {
     case 'run_started':
@@ -1035,6 +1078,11 @@ function onEvent(event, steps, status, settings) {
         drawTimeline();
       }
       break;
+    case 'model_delta': {
+      const pending = steps.querySelector('li[data-index="' + Number(event.index) + '"]');
+      if (pending) streamInto(pending, event.delta);
+      break;
+    }
     case 'tool_invoked':
       placeStep(steps, event.index, renderStep(fromInvocation(event.index, event.invocation)));
       shown.durations.push([event.index, 'tool', event.invocation.duration || 0]);

@@ -5,7 +5,11 @@ use std::io::{self, Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolkit::provider::{HttpOptions, OpenAiProvider, Provider, ScriptedProvider};
+use toolkit::provider::{
+    ANTHROPIC_BASE_URL, AnthropicProvider, GEMINI_BASE_URL, GeminiProvider, HttpOptions,
+    OPENAI_BASE_URL, OpenAiProvider, OpenAiResponsesProvider, Provider, ProviderError,
+    ScriptedProvider,
+};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, seal::SealKey, seam::SecretFilter};
 use toolkit_audit::Audit;
 use toolkit_builtins::policies::WritesUnder;
@@ -186,18 +190,141 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// The provider a run or a resume asks: the OpenAI-compatible server at `base_url` for `model`
-/// (key from `OPENAI_API_KEY`), else the scripted provider playing `script` (the embedded one
-/// when `None`). The error says what is wrong with either.
+/// The wire a live model speaks (`--provider`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// OpenAI Chat Completions: OpenAI, and the servers that speak it (Ollama, vLLM,
+    /// llama.cpp, LM Studio).
+    OpenAiChat,
+    /// OpenAI Responses: OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, LiteLLM, OpenRouter.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Gemini `generateContent`.
+    Gemini,
+}
+
+impl Wire {
+    /// Every wire, as `--provider` names them.
+    pub const ALL: [Wire; 4] = [
+        Wire::OpenAiChat,
+        Wire::OpenAiResponses,
+        Wire::Anthropic,
+        Wire::Gemini,
+    ];
+
+    /// The name `--provider` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wire::OpenAiChat => "openai-chat",
+            Wire::OpenAiResponses => "openai-responses",
+            Wire::Anthropic => "anthropic",
+            Wire::Gemini => "gemini",
+        }
+    }
+
+    /// The provider's own API, where `--base-url` is not given.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Wire::OpenAiChat | Wire::OpenAiResponses => OPENAI_BASE_URL,
+            Wire::Anthropic => ANTHROPIC_BASE_URL,
+            Wire::Gemini => GEMINI_BASE_URL,
+        }
+    }
+
+    /// The model asked where `--model` is not given.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Wire::OpenAiChat | Wire::OpenAiResponses => "gpt-4o-mini",
+            Wire::Anthropic => "claude-sonnet-4-5",
+            Wire::Gemini => "gemini-2.5-flash",
+        }
+    }
+}
+
+impl std::fmt::Display for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Wire {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        Wire::ALL
+            .into_iter()
+            .find(|wire| wire.as_str() == name)
+            .ok_or_else(|| {
+                format!(
+                    "unknown provider {name:?}: expected openai-chat, openai-responses, \
+                     anthropic or gemini"
+                )
+            })
+    }
+}
+
+/// A live model for loops: its wire, its server and the model asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveModel {
+    /// The wire it speaks.
+    pub wire: Wire,
+    /// Its base URL, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// The model to ask.
+    pub model: String,
+}
+
+impl LiveModel {
+    /// The live model `--provider`, `--base-url` and `--model` name: none when neither a
+    /// provider nor a base URL is given (a model alone is an error), the wire OpenAI Chat
+    /// Completions when only a base URL is, the provider's own API and default model where
+    /// they are not given.
+    pub fn from_args(
+        wire: Option<Wire>,
+        base_url: Option<String>,
+        model: Option<String>,
+    ) -> Result<Option<Self>, String> {
+        if wire.is_none() && base_url.is_none() {
+            return match model {
+                Some(_) => Err("--model names the model of a live server: give --provider \
+                                or --base-url too"
+                    .to_owned()),
+                None => Ok(None),
+            };
+        }
+        let wire = wire.unwrap_or(Wire::OpenAiChat);
+        Ok(Some(Self {
+            wire,
+            base_url: base_url.unwrap_or_else(|| wire.default_base_url().to_owned()),
+            model: model.unwrap_or_else(|| wire.default_model().to_owned()),
+        }))
+    }
+
+    /// The provider, its key from the wire's environment variable (`OPENAI_API_KEY`,
+    /// `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`).
+    pub fn provider(&self) -> Result<Arc<dyn Provider>, ProviderError> {
+        let options = HttpOptions::default();
+        let (base_url, model) = (self.base_url.as_str(), self.model.as_str());
+        Ok(match self.wire {
+            Wire::OpenAiChat => Arc::new(OpenAiProvider::from_env(base_url, model, options)?),
+            Wire::OpenAiResponses => {
+                Arc::new(OpenAiResponsesProvider::from_env(base_url, model, options)?)
+            }
+            Wire::Anthropic => Arc::new(AnthropicProvider::from_env(base_url, model, options)?),
+            Wire::Gemini => Arc::new(GeminiProvider::from_env(base_url, model, options)?),
+        })
+    }
+}
+
+/// The provider a run or a resume asks: the live model, else the scripted provider playing
+/// `script` (the embedded one when `None`). The error says what is wrong with either.
 pub fn provider(
-    base_url: Option<&str>,
-    model: &str,
+    live: Option<&LiveModel>,
     script: Option<&str>,
 ) -> Result<Arc<dyn Provider>, String> {
-    match base_url {
-        Some(base_url) => OpenAiProvider::from_env(base_url, model, HttpOptions::default())
-            .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
-            .map_err(|error| error.to_string()),
+    match live {
+        Some(live) => live.provider().map_err(|error| error.to_string()),
         None => ScriptedProvider::from_json(script.unwrap_or(DEFAULT_SCRIPT))
             .map(|provider| Arc::new(provider) as Arc<dyn Provider>)
             .map_err(|error| error.to_string()),

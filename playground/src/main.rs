@@ -7,7 +7,9 @@
 //! playground call NAME JSON        # one call through the seam: wire content, then artifacts
 //!                                  # (JSON inline, @FILE, or - for stdin)
 //! playground run [SCRIPT]          # a scripted loop (the embedded script by default)
-//! playground run --base-url URL    # a live loop against an OpenAI-compatible server
+//! playground run --provider NAME   # a live loop: openai-chat, openai-responses, anthropic or
+//!                                  # gemini (--base-url URL, --model NAME; --base-url alone:
+//!                                  # an OpenAI-compatible server); the answer streams as it comes
 //! playground run --writers         # offer the tools that change files and records; a call of
 //!                                  # one suspends the run and prints its token
 //! playground resume TOKEN --approve ID --deny ID=REASON --edit ID=JSON   # decide and go on
@@ -22,16 +24,18 @@ use clap::{Args, Parser, Subcommand};
 use std::time::{Duration, Instant};
 
 use playground::defaults::{
-    DEFAULT_QUESTION, auto_approve, default_audit_path, offered_tools, sample_context, seal_key,
-    service,
+    DEFAULT_QUESTION, LiveModel, Wire, auto_approve, default_audit_path, offered_tools,
+    sample_context, seal_key, service,
 };
 use playground::server::{
-    AppState, Line, LiveModel, Notice, Resolution, not_offered, stream_resume, stream_run,
+    AppState, Line, Notice, Resolution, not_offered, stream_resume, stream_run,
 };
 use playground::terminal;
-use toolkit::provider::Provider;
+use std::io::Write as _;
+
+use toolkit::provider::{Delta, Provider};
 use toolkit::{
-    RunEvent, RunRequest, ToolCall, ToolLoopService, ToolRegistry,
+    RunEvent, RunOptions, RunRequest, ToolCall, ToolLoopService, ToolRegistry,
     approval::Decision,
     recording::{CallDecision, Decided, Decider, RunStep, Termination},
     run::Preview,
@@ -128,14 +132,36 @@ struct ServeArgs {
     policy: PolicyArgs,
     #[command(flatten)]
     audit: AuditArgs,
-    /// An OpenAI-compatible server for live loops in the inspector.
-    #[arg(long)]
-    base_url: Option<String>,
-    /// The model live loops ask.
-    #[arg(long, default_value = "gpt-4o-mini")]
-    model: String,
+    /// The live model of the inspector's live loops.
+    #[command(flatten)]
+    live: LiveArgs,
     #[command(flatten)]
     secrets: SecretArgs,
+}
+
+/// A live model: its wire, server and model.
+#[derive(Args, Default)]
+struct LiveArgs {
+    /// A live model's wire: openai-chat (OpenAI, Ollama, vLLM, llama.cpp, LM Studio),
+    /// openai-responses, anthropic or gemini. Its key comes from `OPENAI_API_KEY`,
+    /// `ANTHROPIC_API_KEY` or `GEMINI_API_KEY`.
+    #[arg(long, value_name = "NAME")]
+    provider: Option<Wire>,
+    /// The live model's server (default: the provider's own API; alone: an OpenAI-compatible
+    /// server, such as `http://127.0.0.1:11434/v1` for Ollama).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model to ask (default: gpt-4o-mini, claude-sonnet-4-5 or gemini-2.5-flash).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+}
+
+impl LiveArgs {
+    /// The live model these name, if any.
+    fn live(&self) -> Result<Option<LiveModel>, Failure> {
+        LiveModel::from_args(self.provider, self.base_url.clone(), self.model.clone())
+            .map_err(Failure::usage)
+    }
 }
 
 #[derive(Args, Default)]
@@ -157,12 +183,12 @@ struct AuditArgs {
 struct RunArgs {
     /// A script of turns for the scripted provider (JSON file); the embedded one by default.
     script: Option<PathBuf>,
-    /// Ask a live OpenAI-compatible server instead (key from `OPENAI_API_KEY`, if needed).
-    #[arg(long, conflicts_with = "script")]
-    base_url: Option<String>,
-    /// The model to ask.
-    #[arg(long, default_value = "gpt-4o-mini", requires = "base_url")]
-    model: String,
+    /// Ask a live model instead of the script.
+    #[command(flatten)]
+    live: LiveArgs,
+    /// Ask for the model's answer whole instead of streamed (its text then comes at once).
+    #[arg(long)]
+    no_stream: bool,
     /// The user's question.
     #[arg(long)]
     question: Option<String>,
@@ -203,12 +229,9 @@ struct ResumeArgs {
     /// The script the run was started with (JSON file); the embedded one by default.
     #[arg(long)]
     script: Option<PathBuf>,
-    /// The live OpenAI-compatible server the run was started with.
-    #[arg(long, conflicts_with = "script")]
-    base_url: Option<String>,
-    /// The model to ask.
-    #[arg(long, default_value = "gpt-4o-mini", requires = "base_url")]
-    model: String,
+    /// The live model the run was started with.
+    #[command(flatten)]
+    live: LiveArgs,
     #[command(flatten)]
     policy: PolicyArgs,
     #[command(flatten)]
@@ -259,10 +282,9 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command.unwrap_or(Command::Serve(ServeArgs {
         port: 7878,
-        model: "gpt-4o-mini".to_owned(),
         ..ServeArgs::default()
     })) {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(&args),
         Command::List => list(),
         Command::Describe { name } => describe(&name),
         Command::Call {
@@ -378,18 +400,17 @@ fn open_audit(
 }
 
 /// What every command that runs loops starts with: the runtime, the audit copy (and export)
-/// opened in it, and the sealing service keeping its runs there. The chat spans name a live
-/// server's model (`base_url`), or the script.
+/// opened in it, and the sealing service keeping its runs there. The chat spans name the live
+/// model's wire and model, or the script.
 fn loop_setup(
     audit: &AuditArgs,
-    base_url: Option<&str>,
-    model: &str,
+    live: Option<&LiveModel>,
     secrets: SecretArgs,
     policy: Option<WritesUnder>,
 ) -> Result<(tokio::runtime::Runtime, Kept, Arc<ToolLoopService>), Failure> {
     let runtime = runtime()?;
-    let model = match base_url {
-        Some(_) => ("openai", model),
+    let model = match live {
+        Some(live) => (live.wire.as_str(), live.model.as_str()),
         None => ("scripted", "scripted"),
     };
     let kept = open_audit(audit, &runtime, Some(model))?;
@@ -428,20 +449,11 @@ fn sample() -> Result<toolkit::ToolContext, Failure> {
     sample_context().map_err(|error| Failure::runtime(error.to_string()))
 }
 
-fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
+fn serve(args: &ServeArgs) -> Result<ExitCode, Failure> {
     let policy = policy(&args.policy)?;
     let described = policy.as_ref().map(ToString::to_string);
-    let (runtime, kept, service) = loop_setup(
-        &args.audit,
-        args.base_url.as_deref(),
-        &args.model,
-        args.secrets,
-        policy,
-    )?;
-    let live = args.base_url.map(|base_url| LiveModel {
-        base_url,
-        model: args.model,
-    });
+    let live = args.live.live()?;
+    let (runtime, kept, service) = loop_setup(&args.audit, live.as_ref(), args.secrets, policy)?;
     let state = AppState::over(service, sample()?, Some(Arc::clone(&kept.audit)), live)
         .with_writers(args.writers)
         .with_auto_approve(described);
@@ -672,27 +684,31 @@ fn call(name: &str, given: &str, secrets: SecretArgs) -> Result<ExitCode, Failur
 }
 
 /// The provider a run or a resume asks (see [`playground::defaults::provider`]), its script
-/// read from a file.
+/// read from a file; a script and a live model exclude each other.
 fn provider(
-    base_url: Option<&str>,
-    model: &str,
+    live: Option<&LiveModel>,
     script: Option<&PathBuf>,
 ) -> Result<Arc<dyn Provider>, Failure> {
+    if live.is_some() && script.is_some() {
+        return Err(Failure::usage(
+            "a script and a live model (--provider, --base-url) exclude each other",
+        ));
+    }
     let script = script
         .map(|path| {
             std::fs::read_to_string(path)
                 .map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))
         })
         .transpose()?;
-    playground::defaults::provider(base_url, model, script.as_deref()).map_err(Failure::usage)
+    playground::defaults::provider(live, script.as_deref()).map_err(Failure::usage)
 }
 
 fn run(args: RunArgs) -> Result<ExitCode, Failure> {
-    let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
+    let live = args.live.live()?;
+    let provider = provider(live.as_ref(), args.script.as_ref())?;
     let (runtime, kept, service) = loop_setup(
         &args.audit,
-        args.base_url.as_deref(),
-        &args.model,
+        live.as_ref(),
         args.secrets,
         policy(&args.policy)?,
     )?;
@@ -700,7 +716,8 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     let question = args.question.unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
     let request = RunRequest::new(question)
         .with_tools(offered)
-        .with_context(sample()?);
+        .with_context(sample()?)
+        .with_options(RunOptions::default().with_streaming(!args.no_stream));
     println!("run {}", request.run_id());
     let outcome = runtime.block_on(async { follow(stream_run(&service, provider, request)).await });
     kept.finish();
@@ -708,7 +725,8 @@ fn run(args: RunArgs) -> Result<ExitCode, Failure> {
 }
 
 fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
-    let provider = provider(args.base_url.as_deref(), &args.model, args.script.as_ref())?;
+    let live = args.live.live()?;
+    let provider = provider(live.as_ref(), args.script.as_ref())?;
     let token = given_text(&args.token, "the token")?;
     let token = token.trim();
     let resolution = if args.abort {
@@ -718,8 +736,7 @@ fn resume(args: &ResumeArgs) -> Result<ExitCode, Failure> {
     };
     let (runtime, kept, service) = loop_setup(
         &args.audit,
-        args.base_url.as_deref(),
-        &args.model,
+        live.as_ref(),
         args.secrets,
         policy(&args.policy)?,
     )?;
@@ -824,11 +841,14 @@ fn decision_line(decision: &CallDecision) -> String {
     )
 }
 
-/// Prints a line per finished step; remembers how the run ended.
+/// Prints a line per finished step, and a model's text as it streams in; remembers how the run
+/// ended.
 #[derive(Default)]
 struct Printer {
     end: Option<End>,
     errors: Vec<String>,
+    /// The model step whose text is being printed, its line not yet ended.
+    streaming: Option<usize>,
 }
 
 impl Printer {
@@ -854,7 +874,11 @@ impl Printer {
                 return;
             }
         };
+        if !matches!(&**event, RunEvent::ModelDelta { .. }) {
+            self.end_stream();
+        }
         match &**event {
+            RunEvent::ModelDelta { index, delta, .. } => self.delta(*index, delta),
             RunEvent::StepFinished { index, step, .. } => match step {
                 RunStep::Llm {
                     tool_calls,
@@ -933,6 +957,7 @@ impl Printer {
     }
 
     fn suspended(&mut self, token: &str, pending: &[ToolCall], previews: &[Preview]) {
+        self.end_stream();
         let text = |value: &str| terminal::inert(value, false);
         println!(
             "== suspended: {} for your approval",
@@ -957,13 +982,43 @@ impl Printer {
         println!(
             "go on with: playground resume TOKEN --approve {first} (or --deny {first}[=REASON], \
              --edit {first}=JSON, --approve-for-run {first}; or --abort), with the same --script \
-             or --base-url; the token opens once, within an hour"
+             or live model (--provider, --base-url, --model); the token opens once, within an \
+             hour"
         );
         self.end = Some(End::Suspended);
     }
 
     fn error(&mut self, message: String) {
+        self.end_stream();
         eprintln!("error: {message}");
         self.errors.push(message);
+    }
+
+    /// A piece of a model step's answer: its text printed as it comes (inert, lines kept),
+    /// each call on a line of its own as it starts.
+    fn delta(&mut self, index: usize, delta: &Delta) {
+        match delta {
+            Delta::Text { text } => {
+                if self.streaming != Some(index) {
+                    self.end_stream();
+                    print!("[{index}] model: ");
+                    self.streaming = Some(index);
+                }
+                print!("{}", terminal::inert(text, true));
+                let _ = std::io::stdout().flush();
+            }
+            Delta::CallStarted { name, .. } => {
+                self.end_stream();
+                println!("[{index}] model calls {}", terminal::inert(name, false));
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends the line of streamed text, if one is open.
+    fn end_stream(&mut self) {
+        if self.streaming.take().is_some() {
+            println!();
+        }
     }
 }

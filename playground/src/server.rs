@@ -29,8 +29,8 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use toolkit::provider::Provider;
 use toolkit::{
-    RunError, RunEvent, RunRequest, ToolArtifact, ToolCall, ToolContext, ToolLoopResult,
-    ToolLoopService, ToolRegistry,
+    RunError, RunEvent, RunOptions, RunRequest, ToolArtifact, ToolCall, ToolContext,
+    ToolLoopResult, ToolLoopService, ToolRegistry,
     approval::Decision,
     recording::{RunId, ToolInvocation},
     registry::RegistryError,
@@ -53,14 +53,7 @@ const APP_JS: &str = include_str!("../assets/app.js");
 const STYLE_CSS: &str = include_str!("../assets/style.css");
 const FAVICON_SVG: &str = include_str!("../assets/favicon.svg");
 
-/// An OpenAI-compatible server for live loops.
-#[derive(Clone, Debug)]
-pub struct LiveModel {
-    /// Its base URL, e.g. `http://127.0.0.1:11434/v1`.
-    pub base_url: String,
-    /// The model to ask.
-    pub model: String,
-}
+pub use crate::defaults::LiveModel;
 
 /// What the server works with: one service for every call and run (its recorder feeds the
 /// audit copy), the context tools see, the audit copy to read the history from, and this
@@ -308,7 +301,11 @@ async fn config(State(state): State<AppState>) -> Response {
     Json(json!({
         "default_script": DEFAULT_SCRIPT,
         "default_question": DEFAULT_QUESTION,
-        "live": state.live.as_ref().map(|live| json!({"base_url": live.base_url, "model": live.model})),
+        "live": state.live.as_ref().map(|live| json!({
+            "provider": live.wire.as_str(),
+            "base_url": live.base_url,
+            "model": live.model,
+        })),
         "audit": state.audit.as_ref().map(|audit| audit.privacy().as_str()),
         "writers": state.writers,
         "auto_approve": state.auto_approve,
@@ -420,6 +417,9 @@ struct RunBody {
     script: Option<String>,
     #[serde(default)]
     question: Option<String>,
+    /// Whether the model's answers stream into the page (yes unless `false`).
+    #[serde(default)]
+    stream: Option<bool>,
 }
 
 /// The provider a run or a resume asks: `mode` is `scripted` (the default, playing `script`)
@@ -431,19 +431,13 @@ fn provider(
 ) -> Result<Arc<dyn Provider>, String> {
     let live = match mode.unwrap_or("scripted") {
         "scripted" => None,
-        "live" => Some(
-            state
-                .live
-                .as_ref()
-                .ok_or("no live model: start the playground with --base-url URL [--model NAME]")?,
-        ),
+        "live" => Some(state.live.as_ref().ok_or(
+            "no live model: start the playground with --provider NAME or --base-url URL \
+                     [--model NAME]",
+        )?),
         other => return Err(format!("unknown mode {other:?}: expected scripted or live")),
     };
-    crate::defaults::provider(
-        live.map(|live| live.base_url.as_str()),
-        live.map_or("", |live| live.model.as_str()),
-        script,
-    )
+    crate::defaults::provider(live, script)
 }
 
 fn ndjson_response(lines: mpsc::UnboundedReceiver<Line>) -> Response {
@@ -471,9 +465,11 @@ async fn run(
         .question
         .filter(|question| !question.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_QUESTION.to_owned());
+    let options = RunOptions::default().with_streaming(body.stream.unwrap_or(true));
     let request = RunRequest::new(question)
         .with_tools(state.offered())
-        .with_context(state.context.clone());
+        .with_context(state.context.clone())
+        .with_options(options);
     Ok(ndjson_response(stream_run(
         &state.service,
         provider,

@@ -597,3 +597,197 @@ async fn an_mcp_call_from_another_process_appears_in_the_open_runs_history() {
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
+
+/// `playground serve` asking a live model on `wire` at `base_url`, its audit copy at `audit`
+/// (privacy `full`): the child, and its address.
+fn serve_live(
+    data: &std::path::Path,
+    audit: &std::path::Path,
+    wire: &str,
+    base_url: &str,
+) -> (std::process::Child, String) {
+    use std::io::BufRead as _;
+    let port = common::free_port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_playground"))
+        .args(["serve", "--port", &port.to_string(), "--privacy", "full"])
+        .arg("--audit")
+        .arg(audit)
+        .args([
+            "--provider",
+            wire,
+            "--base-url",
+            base_url,
+            "--model",
+            "test-model",
+        ])
+        .env("XDG_DATA_HOME", data)
+        .env("ANTHROPIC_API_KEY", "test-key-anthropic")
+        .env("GEMINI_API_KEY", "test-key-gemini")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("serves");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("the first line");
+    assert!(first.starts_with("Tool Playground: open "), "{first}");
+    // Read on, so that the server's later lines do not meet a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// The page's live loop on each wire, from a local server that streams the wire's events 64
+/// bytes at a time, 10 ms apart: the model's text grows in its step while the step is
+/// still pending, the call shows as it is assembled, and the run ends as a run of whole
+/// answers does (the stream switch off), step for step in the audit copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_loop_streams_the_models_text_into_its_step_on_every_wire() {
+    use toolkit_testing::streams::{Call, Turn, Wire};
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let browser = Browser::start(&chromium, &driver).await;
+    let first = Turn::calls(
+        "I will list the tables of the sample shop first, then count what each holds — ✓.",
+        vec![Call::new("call_1", "list_tables", &json!({}))],
+    );
+    let second = Turn::text("The shop has 3 tables: customers, orders and products.");
+    for (wire, name) in [
+        (Wire::OpenAiChat, "openai-chat"),
+        (Wire::OpenAiResponses, "openai-responses"),
+        (Wire::Anthropic, "anthropic"),
+        (Wire::Gemini, "gemini"),
+    ] {
+        live_loop_on(&browser, wire, name, &first, &second).await;
+    }
+    browser.quit().await;
+}
+
+/// A step as the audit copy keeps it: kind, tool, content, arguments.
+type KeptStep = (String, Option<String>, Option<String>, Option<String>);
+
+/// The steps of the two runs the audit copy at `audit` keeps, the later run's first.
+fn kept_runs(audit: &std::path::Path) -> [Vec<KeptStep>; 2] {
+    use toolkit_audit::{Privacy, SqliteAudit};
+    let kept = SqliteAudit::open(audit, Privacy::Full).expect("the audit copy");
+    let runs = kept.runs(10).expect("runs");
+    assert_eq!(runs.len(), 2);
+    [0, 1].map(|at| {
+        let (_, steps) = kept.run(&runs[at].run_id).expect("read").expect("kept");
+        steps
+            .into_iter()
+            .map(|step| (step.kind, step.name, step.content, step.arguments))
+            .collect()
+    })
+}
+
+/// The page's live loop on `wire` (`name` to `--provider`), streamed and then whole, the model
+/// answering `first` then `second`.
+async fn live_loop_on(
+    browser: &Browser,
+    wire: toolkit_testing::streams::Wire,
+    name: &str,
+    first: &toolkit_testing::streams::Turn,
+    second: &toolkit_testing::streams::Turn,
+) {
+    use std::time::Duration;
+    use toolkit_testing::http::{Reply, Server};
+    use toolkit_testing::streams::Wire;
+    let pause = Duration::from_millis(10);
+    let server = Server::start_replies(vec![
+        Reply::paced(&first.streamed(wire, 2), 64, pause),
+        Reply::stream(&second.streamed(wire, 2), 64),
+        Reply::Json((200, Vec::new(), first.whole(wire))),
+        Reply::Json((200, Vec::new(), second.whole(wire))),
+    ])
+    .await;
+    let base_url = match wire {
+        Wire::OpenAiChat | Wire::OpenAiResponses => format!("{}/v1", server.url),
+        _ => server.url.clone(),
+    };
+    let data = tempfile::tempdir().expect("temp dir");
+    let audit = data.path().join("audit.sqlite3");
+    let (mut child, url) = serve_live(data.path(), &audit, name, &base_url);
+    browser.open(&format!("{url}/")).await;
+    browser.click("#live-mode").await;
+    // Everything the pending step shows while the answer streams, as it changes.
+    browser
+        .execute(
+            "window.__seen = { texts: [], calls: [] };
+             new MutationObserver(() => {
+               const text = document.querySelector('li.step.pending [data-testid=streaming-text]');
+               if (text) window.__seen.texts.push(text.textContent);
+               for (const call of document.querySelectorAll('li.step.pending [data-testid=streaming-call]')) {
+                 window.__seen.calls.push(call.textContent);
+               }
+             }).observe(document.getElementById('steps'), { childList: true, subtree: true, characterData: true });",
+            json!([]),
+        )
+        .await;
+    browser.click("[data-testid=run-loop]").await;
+    // Mid-answer: the pending step shows part of the text, not yet all of it.
+    let partial = browser
+        .wait_for(
+            "the first answer half streamed",
+            "const text = document.querySelector('li.step.pending [data-testid=streaming-text]');
+             return text && text.textContent.length > 20 && text.textContent.length < 60
+                 ? text.textContent : null;",
+            json!([]),
+        )
+        .await;
+    let partial = partial.as_str().expect("text").to_owned();
+    assert!(first.text.starts_with(&partial), "{name}: {partial:?}");
+    if wire == Wire::OpenAiChat {
+        browser.screenshot("inspector-streaming-step.png").await;
+    }
+    browser
+        .wait_for(
+            "the loop to finish",
+            "return document.getElementById('status').dataset.done === 'true';",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        browser.text("#status").await,
+        json!("done: answered"),
+        "{name}"
+    );
+    let answer = browser
+        .execute(
+            "const llm = document.querySelectorAll('#steps > li[data-kind=llm]');
+             return llm[llm.length - 1].textContent;",
+            json!([]),
+        )
+        .await;
+    assert!(
+        answer.as_str().expect("text").contains(&second.text),
+        "{name}: {answer}"
+    );
+    // The same loop with the switch off: whole answers, the same steps kept.
+    browser.click("[data-testid=stream-answers]").await;
+    browser.click("[data-testid=run-loop]").await;
+    browser
+        .wait_for(
+            "the whole loop to finish",
+            "return document.getElementById('status').dataset.done === 'true';",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        browser.text("#status").await,
+        json!("done: answered"),
+        "{name}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    let [streamed, whole] = kept_runs(&audit);
+    assert_eq!(streamed, whole, "{name}");
+    assert_eq!(streamed.len(), 4, "{name}");
+    let lines: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|request| request.head.lines().next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(lines.len(), 4, "{name}");
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+}

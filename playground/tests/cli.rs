@@ -355,23 +355,32 @@ fn run_plays_the_embedded_script_with_a_line_per_step() {
     let mut heads: Vec<&str> = stdout
         .lines()
         .filter_map(|line| line.split_once(':').map(|(head, _)| head))
-        .take(9)
+        .take(13)
         .collect();
     // The two calls of the second turn run at once, each printed as it finishes.
-    heads[4..6].sort_unstable();
+    heads[6..8].sort_unstable();
+    // Each model step's text as it came, then the step.
     assert_eq!(
         heads,
         [
             "[0] request",
+            "[1] model",
             "[1] llm",
             "[2] tool list_tables",
+            "[3] model",
             "[3] llm",
             "[4] tool read_records",
             "[5] tool query_sql",
+            "[6] model",
             "[6] llm",
             "[7] tool text_stats",
+            "[8] model",
             "[8] llm"
         ]
+    );
+    assert!(
+        stdout.contains("\n[3] model calls read_records\n[3] model calls query_sql\n[3] llm: "),
+        "{stdout}"
     );
     assert!(stdout.contains("\n== answered\n"), "{stdout}");
 }
@@ -606,4 +615,166 @@ fn auto_approve_lets_writes_under_a_folder_run_and_abort_stops_the_rest() {
         stderr,
         "error: the token was already used: a suspended run resumes once\n"
     );
+}
+
+/// `playground run --provider NAME --base-url URL` against a local server speaking that wire,
+/// streaming and not (`--no-stream`), with its key from the wire's variable.
+fn run_live(wire: &str, streamed: bool) -> (Output, String, String, Vec<String>) {
+    use toolkit_testing::http::{Reply, Server};
+    use toolkit_testing::streams::{Call, Turn, Wire};
+    let kind = match wire {
+        "openai-chat" => Wire::OpenAiChat,
+        "openai-responses" => Wire::OpenAiResponses,
+        "anthropic" => Wire::Anthropic,
+        _ => Wire::Gemini,
+    };
+    let turns = [
+        Turn::calls(
+            "Listing the tables — ✓",
+            vec![Call::new("call_1", "list_tables", &serde_json::json!({}))],
+        ),
+        Turn::text("There are 3 tables."),
+    ];
+    let replies = turns
+        .iter()
+        .map(|turn| {
+            if streamed {
+                Reply::stream(&turn.streamed(kind, 3), 9)
+            } else {
+                Reply::Json((200, Vec::new(), turn.whole(kind)))
+            }
+        })
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let server = runtime.block_on(Server::start_replies(replies));
+    let base_url = match kind {
+        Wire::OpenAiChat | Wire::OpenAiResponses => format!("{}/v1", server.url),
+        _ => server.url.clone(),
+    };
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut args = vec![
+        "run",
+        "--provider",
+        wire,
+        "--base-url",
+        &base_url,
+        "--model",
+        "test-model",
+    ];
+    if !streamed {
+        args.push("--no-stream");
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_playground"))
+        .args(&args)
+        .env("XDG_DATA_HOME", data.path())
+        .env("ANTHROPIC_API_KEY", "test-key-anthropic")
+        .env("GEMINI_API_KEY", "test-key-gemini")
+        .output()
+        .expect("runs");
+    let lines = server
+        .requests()
+        .iter()
+        .map(|request| request.head.lines().next().unwrap_or_default().to_owned())
+        .collect();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output, stdout, stderr, lines)
+}
+
+#[test]
+fn a_live_run_prints_the_models_text_as_it_streams_on_every_wire() {
+    for wire in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
+        let (output, stdout, stderr, requests) = run_live(wire, true);
+        assert!(output.status.success(), "{wire}: {stderr}\n{stdout}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        // The run id, the request, the first answer as it streamed, its call, its summary...
+        assert!(lines[0].starts_with("run "), "{stdout}");
+        assert!(
+            lines[1].starts_with("[0] request: ") && lines[1].ends_with(" tools offered"),
+            "{wire}: {}",
+            lines[1]
+        );
+        assert_eq!(lines[2], "[1] model: Listing the tables — ✓", "{wire}");
+        assert_eq!(lines[3], "[1] model calls list_tables", "{wire}");
+        assert!(
+            lines[4].starts_with("[1] llm: 1 tool call ("),
+            "{wire}: {}",
+            lines[4]
+        );
+        assert!(
+            lines[4].ends_with(", 13 in / 5 out tokens)"),
+            "{wire}: {}",
+            lines[4]
+        );
+        assert!(
+            lines[5].starts_with("[2] tool list_tables: "),
+            "{wire}: {}",
+            lines[5]
+        );
+        // ...the answer as it streamed, and the answer.
+        assert_eq!(lines[6], "[3] model: There are 3 tables.", "{wire}");
+        assert!(lines[7].starts_with("[3] llm: 0 tool calls ("), "{wire}");
+        assert_eq!(lines[8..], ["== answered", "There are 3 tables."], "{wire}");
+        assert_eq!(requests.len(), 2);
+        if wire == "gemini" {
+            assert!(
+                requests[0]
+                    .starts_with("POST /v1beta/models/test-model:streamGenerateContent?alt=sse "),
+                "{}",
+                requests[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn with_no_stream_a_live_run_asks_for_whole_answers_and_prints_no_text_as_it_comes() {
+    for wire in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
+        let (output, stdout, stderr, requests) = run_live(wire, false);
+        assert!(output.status.success(), "{wire}: {stderr}\n{stdout}");
+        assert!(!stdout.contains("model:"), "{wire}: {stdout}");
+        assert!(
+            stdout.ends_with("== answered\nThere are 3 tables.\n"),
+            "{stdout}"
+        );
+        if wire == "gemini" {
+            assert!(
+                requests[0].starts_with("POST /v1beta/models/test-model:generateContent "),
+                "{}",
+                requests[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_live_model_is_named_by_a_provider_or_a_base_url_and_excludes_a_script() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["run", "--provider", "mistral"],
+            "error: invalid value 'mistral' for '--provider <NAME>': unknown provider \"mistral\": expected openai-chat, openai-responses, anthropic or gemini (see playground --help)\n",
+        ),
+        (
+            &["run", "--model", "gpt-4o"],
+            "error: --model names the model of a live server: give --provider or --base-url too\n",
+        ),
+        (
+            &["run", "script.json", "--provider", "openai-chat"],
+            "error: a script and a live model (--provider, --base-url) exclude each other\n",
+        ),
+        (
+            &["serve", "--model", "gpt-4o"],
+            "error: --model names the model of a live server: give --provider or --base-url too\n",
+        ),
+    ];
+    for (args, expected) in cases {
+        let (output, stdout, stderr) = playground(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr, expected, "{args:?}");
+        assert_eq!(stdout, "", "{args:?}");
+    }
 }

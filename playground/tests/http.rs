@@ -146,25 +146,69 @@ async fn a_scripted_loop_streams_ndjson_events() {
     let playground = common::start_playground().await;
     let client = playground.client();
     let script = r#"{"turns": [{"tool_calls": [{"name": "text_stats", "arguments": {"text": "a b"}}]}, {"content": "two words"}]}"#;
-    let body = client
-        .post(format!("{}/api/run", playground.url))
-        .json(&json!({"mode": "scripted", "script": script, "question": "count"}))
-        .send()
-        .await
-        .expect("answer")
-        .text()
-        .await
-        .expect("body");
-    let events: Vec<Value> = body
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("one JSON per line"))
-        .collect();
-    let names: Vec<&str> = events
-        .iter()
-        .map(|event| event["event"].as_str().unwrap_or_default())
-        .collect();
+    let run = |stream: bool| {
+        let client = &client;
+        let url = format!("{}/api/run", playground.url);
+        async move {
+            let body = client
+                .post(url)
+                .json(&json!({"mode": "scripted", "script": script, "question": "count", "stream": stream}))
+                .send()
+                .await
+                .expect("answer")
+                .text()
+                .await
+                .expect("body");
+            body.lines()
+                .map(|line| serde_json::from_str(line).expect("one JSON per line"))
+                .collect::<Vec<Value>>()
+        }
+    };
+    let names = |events: &[Value]| -> Vec<String> {
+        events
+            .iter()
+            .map(|event| event["event"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    // Streamed (the default): each model step's answer as it came, before the step.
+    let events = run(true).await;
     assert_eq!(
-        names,
+        names(&events),
+        [
+            "run_started",
+            "step_started",
+            "step_finished",
+            "step_started",
+            "model_delta",
+            "model_delta",
+            "model_delta",
+            "step_finished",
+            "step_started",
+            "tool_invoked",
+            "step_started",
+            "model_delta",
+            "model_delta",
+            "step_finished",
+            "done"
+        ]
+    );
+    assert_eq!(
+        events[4]["delta"],
+        json!({"type": "call_started", "index": 0, "id": "call_0_0", "name": "text_stats"})
+    );
+    assert_eq!(
+        events[11]["delta"],
+        json!({"type": "text", "text": "two words"})
+    );
+    assert_eq!(
+        events[9]["invocation"]["content"],
+        json!("lines: 1, words: 2, characters: 3, bytes: 3, blank lines: 0")
+    );
+    assert_eq!(events[14]["content"], json!("two words"));
+    // Whole answers: no delta.
+    let events = run(false).await;
+    assert_eq!(
+        names(&events),
         [
             "run_started",
             "step_started",
@@ -177,10 +221,6 @@ async fn a_scripted_loop_streams_ndjson_events() {
             "step_finished",
             "done"
         ]
-    );
-    assert_eq!(
-        events[6]["invocation"]["content"],
-        json!("lines: 1, words: 2, characters: 3, bytes: 3, blank lines: 0")
     );
     assert_eq!(events[9]["content"], json!("two words"));
     let bad = client
@@ -198,7 +238,7 @@ async fn a_scripted_loop_streams_ndjson_events() {
         .expect("answer");
     assert_eq!(
         live.json::<Value>().await.expect("json"),
-        json!({"error": "no live model: start the playground with --base-url URL [--model NAME]"})
+        json!({"error": "no live model: start the playground with --provider NAME or --base-url URL [--model NAME]"})
     );
 }
 

@@ -20,13 +20,15 @@ pub enum Reply {
     /// A JSON answer, its length declared.
     Json(Response),
     /// `200`, `text/event-stream`, in chunked transfer encoding: each piece written as one
-    /// chunk and flushed, in order, then the last chunk, unless `cut`, when the connection is
-    /// closed mid-answer instead.
+    /// chunk and flushed, in order, `pause` apart, then the last chunk, unless `cut`, when the
+    /// connection is closed mid-answer instead.
     Stream {
         /// The body's bytes, cut where the test chooses.
         pieces: Vec<Vec<u8>>,
         /// Whether the connection closes before the body's end.
         cut: bool,
+        /// The wait between pieces (a model answering over seconds).
+        pause: std::time::Duration,
     },
 }
 
@@ -34,9 +36,15 @@ impl Reply {
     /// A stream of `body`, cut into pieces of at most `size` bytes (anywhere: inside lines,
     /// inside characters), ending properly.
     pub fn stream(body: &[u8], size: usize) -> Self {
+        Self::paced(body, size, std::time::Duration::ZERO)
+    }
+
+    /// The same stream, its pieces `pause` apart.
+    pub fn paced(body: &[u8], size: usize, pause: std::time::Duration) -> Self {
         Reply::Stream {
             pieces: body.chunks(size.max(1)).map(<[u8]>::to_vec).collect(),
             cut: false,
+            pause,
         }
     }
 }
@@ -119,8 +127,8 @@ impl Server {
                 )));
                 let (status, headers, body) = match reply {
                     Reply::Json(response) => response,
-                    Reply::Stream { pieces, cut } => {
-                        write_stream(&mut stream, pieces, cut).await;
+                    Reply::Stream { pieces, cut, pause } => {
+                        write_stream(&mut stream, pieces, cut, pause).await;
                         continue;
                     }
                 };
@@ -157,7 +165,12 @@ impl Server {
 
 /// Writes a streamed answer: the head, then each piece as a chunk of its own, flushed, with
 /// the Nagle delay off so that each leaves at once.
-async fn write_stream(stream: &mut tokio::net::TcpStream, pieces: Vec<Vec<u8>>, cut: bool) {
+async fn write_stream(
+    stream: &mut tokio::net::TcpStream,
+    pieces: Vec<Vec<u8>>,
+    cut: bool,
+    pause: std::time::Duration,
+) {
     let _ = stream.set_nodelay(true);
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
                 transfer-encoding: chunked\r\nconnection: close\r\n\r\n";
@@ -170,6 +183,9 @@ async fn write_stream(stream: &mut tokio::net::TcpStream, pieces: Vec<Vec<u8>>, 
         chunk.extend_from_slice(b"\r\n");
         if stream.write_all(&chunk).await.is_err() || stream.flush().await.is_err() {
             return;
+        }
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
         }
     }
     if !cut {

@@ -289,6 +289,7 @@ async fn a_stream_cut_mid_answer_ends_the_run_with_a_provider_error_and_keeps_ev
                 Reply::Stream {
                     pieces: vec![body[..half].to_vec()],
                     cut: true,
+                    pause: Duration::ZERO,
                 },
             ],
             true,

@@ -93,19 +93,24 @@ pub async fn start_playground() -> Playground {
 /// its audit copy at `privacy`. Its workspace is a copy of the sample workspace in the
 /// playground's folder (`workspace`), so writers change nothing else.
 pub async fn start_playground_with(writers: bool, privacy: Privacy) -> Playground {
-    launch(writers, privacy, true, None).await
+    launch(writers, privacy, true, None, None).await
 }
 
 /// The playground offering the writers, with `policy` answering for calls before the operator
 /// is asked (as `--auto-approve` sets it).
 pub async fn start_playground_with_policy(policy: WritesUnder) -> Playground {
-    launch(true, Privacy::Full, true, Some(policy)).await
+    launch(true, Privacy::Full, true, Some(policy), None).await
 }
 
 /// The playground as [`start_playground`] starts it, but keeping no audit copy: its `audit` is
 /// opened beside it and stays empty.
 pub async fn start_playground_unaudited() -> Playground {
-    launch(false, Privacy::Full, false, None).await
+    launch(false, Privacy::Full, false, None, None).await
+}
+
+/// The playground as [`start_playground`] starts it, its live loops asking `live`.
+pub async fn start_playground_live(live: playground::defaults::LiveModel) -> Playground {
+    launch(false, Privacy::Full, true, None, Some(live)).await
 }
 
 async fn launch(
@@ -113,6 +118,7 @@ async fn launch(
     privacy: Privacy,
     audited: bool,
     policy: Option<WritesUnder>,
+    live: Option<playground::defaults::LiveModel>,
 ) -> Playground {
     let folder = tempfile::tempdir().expect("temp dir");
     let database = folder.path().join("sample.db");
@@ -131,7 +137,7 @@ async fn launch(
     if let Some(policy) = policy {
         service = service.with_approval_policy(policy);
     }
-    let state = AppState::over(Arc::new(service), context, kept, None)
+    let state = AppState::over(Arc::new(service), context, kept, live)
         .with_writers(writers)
         .with_auto_approve(described);
     let token = state.token().to_owned();
