@@ -166,16 +166,18 @@ impl Caps {
         if self.total > self.max_bytes {
             return Err(Cut::TooLarge(self.max_bytes));
         }
-        let mut lines = chunk.split(|byte| matches!(byte, b'\n' | b'\r'));
-        // The first piece goes on the line the last chunk left open; each later one starts a
-        // line of its own.
-        let first = lines.next().map_or(0, <[u8]>::len);
-        self.line += first;
-        let mut longest = self.line;
-        for piece in lines {
-            self.line = piece.len();
-            longest = longest.max(self.line);
+        // The piece before the chunk's first line end goes on the line the last chunk left
+        // open; each later one is a line of its own; what follows the last end stays open.
+        let mut open = self.line;
+        let mut start = 0;
+        let mut longest = 0;
+        for end in memchr::memchr2_iter(b'\n', b'\r', chunk) {
+            longest = longest.max(open + (end - start));
+            open = 0;
+            start = end + 1;
         }
+        self.line = open + (chunk.len() - start);
+        longest = longest.max(self.line);
         if longest > self.max_line {
             return Err(Cut::LineTooLong(self.max_line));
         }
@@ -193,4 +195,43 @@ pub(crate) fn data<T: serde::de::DeserializeOwned>(event: &Sse) -> Result<T, Pro
         ),
         source: Some(error),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{Caps, Cut};
+
+    proptest! {
+        /// However the bytes are cut, the caps refuse exactly the streams with a line (ended by
+        /// `\n`, `\r`, or both) longer than the cap.
+        #[test]
+        fn the_line_cap_holds_however_the_bytes_are_cut(
+            bytes in proptest::collection::vec(prop::sample::select(vec![b'a', b'\n', b'\r']), 0..200),
+            cuts in proptest::collection::vec(0..200usize, 0..8),
+            max_line in 0..40usize,
+        ) {
+            let longest = bytes
+                .split(|byte| matches!(byte, b'\n' | b'\r'))
+                .map(<[u8]>::len)
+                .max()
+                .unwrap_or(0);
+            let mut cuts: Vec<usize> = cuts.into_iter().filter(|cut| *cut < bytes.len()).collect();
+            cuts.sort_unstable();
+            cuts.push(bytes.len());
+            let mut caps = Caps { max_bytes: usize::MAX, max_line, total: 0, line: 0 };
+            let mut start = 0;
+            let mut refused = false;
+            for end in cuts {
+                if let Err(cut) = caps.check(&bytes[start..end]) {
+                    prop_assert!(matches!(cut, Cut::LineTooLong(cap) if cap == max_line));
+                    refused = true;
+                    break;
+                }
+                start = end;
+            }
+            prop_assert_eq!(refused, longest > max_line);
+        }
+    }
 }
