@@ -127,8 +127,12 @@ impl Server {
                 )));
                 let (status, headers, body) = match reply {
                     Reply::Json(response) => response,
+                    // Written on its own task: a paced stream does not hold up the next
+                    // connection.
                     Reply::Stream { pieces, cut, pause } => {
-                        write_stream(&mut stream, pieces, cut, pause).await;
+                        tokio::spawn(
+                            async move { write_stream(&mut stream, pieces, cut, pause).await },
+                        );
                         continue;
                     }
                 };
@@ -177,15 +181,19 @@ async fn write_stream(
     if stream.write_all(head.as_bytes()).await.is_err() {
         return;
     }
-    for piece in pieces.into_iter().filter(|piece| !piece.is_empty()) {
+    for (at, piece) in pieces
+        .into_iter()
+        .filter(|piece| !piece.is_empty())
+        .enumerate()
+    {
+        if at > 0 && !pause.is_zero() {
+            tokio::time::sleep(pause).await;
+        }
         let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
         chunk.extend_from_slice(&piece);
         chunk.extend_from_slice(b"\r\n");
         if stream.write_all(&chunk).await.is_err() || stream.flush().await.is_err() {
             return;
-        }
-        if !pause.is_zero() {
-            tokio::time::sleep(pause).await;
         }
     }
     if !cut {

@@ -2,7 +2,10 @@
 //! server-sent events, beside the same requests read raw with reqwest:
 //!
 //! - time to the first text delta: the loop (run started, the first `ModelDelta` with text
-//!   reaches a subscriber) against a raw POST read until the first text's bytes arrive;
+//!   reaches a subscriber) against a raw POST read until the first text's bytes arrive, from
+//!   a server that sends that text's event alone and the rest a millisecond later (as a
+//!   model's first token comes: a loop given the whole answer at once would go on through the
+//!   turn before a subscriber on its thread is woken);
 //! - one whole streamed iteration (two provider calls and a tool call) against the same two
 //!   POSTs read to their end;
 //! - the cost of one delta as the answer grows: 1 KB against 1 MB of streamed text, through
@@ -44,8 +47,9 @@ const FIRST_TEXT: &str =
     "Adding them: two plus three, as asked, with the add tool, which is exact.";
 
 /// The streamed answer to `body`: text and a call of `add`, or, once a tool result is in the
-/// conversation, the answer.
-fn answer(body: &[u8]) -> Reply {
+/// conversation, the answer. When `paced`, the event of the first text comes alone, the rest
+/// a millisecond later, as a model's first token does.
+fn answer(body: &[u8], paced: bool) -> Reply {
     let answered = String::from_utf8_lossy(body).contains(r#""role":"tool""#);
     let turn = if answered {
         Turn::text("2 + 3 = 5.")
@@ -55,7 +59,24 @@ fn answer(body: &[u8]) -> Reply {
             vec![Call::new("call_1", "add", &json!({"a": 2, "b": 3}))],
         )
     };
-    Reply::stream(&turn.streamed(Wire::OpenAiChat, 4), 64 * 1024)
+    let bytes = turn.streamed(Wire::OpenAiChat, 4);
+    if !paced {
+        return Reply::stream(&bytes, 64 * 1024);
+    }
+    let first = format!(r#""content":"{}""#, &FIRST_TEXT[..4]);
+    let text = find(&bytes, first.as_bytes()).expect("the first text");
+    let end = text + find(&bytes[text..], b"\n\n").expect("its event's end") + 2;
+    Reply::Stream {
+        pieces: vec![bytes[..end].to_vec(), bytes[end..].to_vec()],
+        cut: false,
+        pause: Duration::from_millis(1),
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
 }
 
 /// A streamed text answer of `bytes` bytes in pieces of four.
@@ -71,6 +92,8 @@ struct Bench {
     runtime: tokio::runtime::Runtime,
     service: ToolLoopService,
     provider: OpenAiProvider,
+    /// A provider whose server sends the first text's event alone, then pauses.
+    paced: (OpenAiProvider, Server),
     client: reqwest::Client,
     url: String,
     /// The loop's two request bodies, to post raw.
@@ -86,7 +109,8 @@ impl Bench {
             .enable_all()
             .build()
             .expect("runtime");
-        let server = runtime.block_on(Server::serve(|body| Some(answer(body)), Vec::new()));
+        let server = runtime.block_on(Server::serve(|body| Some(answer(body, false)), Vec::new()));
+        let paced = runtime.block_on(Server::serve(|body| Some(answer(body, true)), Vec::new()));
         // A megabyte of text in pieces of four is some 40 MB of events: room for it.
         let provider = |url: &str| {
             OpenAiProvider::from_env_var(
@@ -107,6 +131,7 @@ impl Bench {
         });
         let mut bench = Self {
             provider: provider(&server.url),
+            paced: (provider(&paced.url), paced),
             url: format!("{}/v1/chat/completions", server.url),
             runtime,
             service: ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")),
@@ -138,11 +163,11 @@ impl Bench {
     }
 
     /// The loop started, until a subscriber has its first text delta (the run is then
-    /// dropped, its connection closed).
+    /// dropped, its connection closed), from the server that sends that text's event alone.
     fn first_delta(&self) -> String {
         self.runtime.block_on(async {
             let mut events = self.service.subscribe();
-            let run = self.service.run(&self.provider, request());
+            let run = self.service.run(&self.paced.0, request());
             tokio::pin!(run);
             loop {
                 tokio::select! {
@@ -160,10 +185,10 @@ impl Bench {
         })
     }
 
-    fn post(&self, body: &[u8]) -> reqwest::Response {
+    fn post(&self, url: &str, body: &[u8]) -> reqwest::Response {
         self.runtime.block_on(async {
             self.client
-                .post(&self.url)
+                .post(url)
                 .header("content-type", "application/json")
                 .body(body.to_vec())
                 .send()
@@ -172,9 +197,11 @@ impl Bench {
         })
     }
 
-    /// The first request posted raw, read until the first text piece's bytes arrive.
+    /// The first request posted raw to the same server, read until the first text piece's
+    /// bytes arrive.
     fn raw_first_delta(&self) {
-        let mut response = self.post(&self.bodies[0]);
+        let url = format!("{}/v1/chat/completions", self.paced.1.url);
+        let mut response = self.post(&url, &self.bodies[0]);
         let wanted = format!(r#""content":"{}""#, &FIRST_TEXT[..4]);
         self.runtime.block_on(async {
             let mut read = Vec::new();
@@ -194,7 +221,7 @@ impl Bench {
     /// Both requests posted raw, each read to its end.
     fn raw_posts(&self) {
         for body in &self.bodies {
-            let response = self.post(body);
+            let response = self.post(&self.url, body);
             self.runtime
                 .block_on(async { black_box(response.bytes().await.expect("body")) });
         }
