@@ -4,17 +4,14 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sse_stream::Sse;
 
-use super::http::{
-    Answer, HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env,
-};
-use super::sse::{Decoder, Read, data, decoded};
-use super::stream::{Assembler, Delta, DeltaStream, whole};
+use super::http::{HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env};
+use super::sse::{Decoder, Read, data, streamed};
+use super::stream::{Assembler, Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
 use crate::wire::{Carried, ChatMessage};
 
@@ -555,12 +552,6 @@ impl Provider for GeminiProvider {
             let (url, body) = prepared?;
             self.http.post_stream(&url, &self.headers(), body).await
         };
-        Box::pin(
-            futures_util::stream::once(answer).flat_map(|answer| match answer {
-                Ok(Answer::Events(events)) => decoded(events, ChunkDecoder::default()),
-                Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
-                Err(error) => whole(async move { Err(error) }),
-            }),
-        )
+        streamed::<ChunkDecoder>(answer, whole_answer)
     }
 }

@@ -1,6 +1,5 @@
 //! OpenAI Chat Completions, and servers that speak it (Ollama, vLLM, llama.cpp, LM Studio).
 
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -9,9 +8,9 @@ use std::collections::VecDeque;
 
 use sse_stream::Sse;
 
-use super::http::{Answer, HttpClient, HttpOptions, decode, endpoint, key_from_env};
-use super::sse::{Decoder, Read, data, decoded};
-use super::stream::{Delta, DeltaStream, whole};
+use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env};
+use super::sse::{Decoder, Read, data, streamed};
+use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
@@ -312,13 +311,7 @@ impl Provider for OpenAiProvider {
                 .post_stream(&self.endpoint, &self.headers(), body?)
                 .await
         };
-        Box::pin(
-            futures_util::stream::once(answer).flat_map(|answer| match answer {
-                Ok(Answer::Events(events)) => decoded(events, ChunkDecoder::default()),
-                Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
-                Err(error) => whole(async move { Err(error) }),
-            }),
-        )
+        streamed::<ChunkDecoder>(answer, whole_answer)
     }
 }
 

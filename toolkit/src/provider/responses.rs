@@ -4,15 +4,14 @@
 
 use std::collections::VecDeque;
 
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sse_stream::Sse;
 
-use super::http::{Answer, HttpClient, HttpOptions, decode, endpoint, key_from_env};
-use super::sse::{Decoder, Read, data, decoded};
-use super::stream::{Delta, DeltaStream, whole};
+use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env};
+use super::sse::{Decoder, Read, data, streamed};
+use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
 use crate::wire::{Carried, ChatMessage, ToolCall};
 
@@ -474,12 +473,6 @@ impl Provider for OpenAiResponsesProvider {
                 .post_stream(&self.endpoint, &self.headers(), body?)
                 .await
         };
-        Box::pin(
-            futures_util::stream::once(answer).flat_map(|answer| match answer {
-                Ok(Answer::Events(events)) => decoded(events, EventDecoder::default()),
-                Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
-                Err(error) => whole(async move { Err(error) }),
-            }),
-        )
+        streamed::<EventDecoder>(answer, whole_answer)
     }
 }

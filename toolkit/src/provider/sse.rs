@@ -13,8 +13,9 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt, TryStreamExt, stream};
 use sse_stream::{Sse, SseStream};
 
-use super::ProviderError;
-use super::stream::{Delta, DeltaStream};
+use super::http::Answer;
+use super::stream::{Delta, DeltaStream, whole};
+use super::{ProviderError, ProviderResponse};
 
 /// A streamed answer's events, as they come.
 pub(crate) type Events = Pin<Box<dyn Stream<Item = Result<Sse, ProviderError>> + Send>>;
@@ -80,6 +81,19 @@ pub(crate) fn decoded(events: Events, decoder: impl Decoder + 'static) -> DeltaS
                 }
             }
         }
+    }))
+}
+
+/// The deltas of an answer asked for as a stream: read from its events by a new `D` when the
+/// server streams, else the turn `whole_answer` reads from the one body it sent, as deltas.
+pub(crate) fn streamed<'a, D: Decoder + Default + 'static>(
+    answer: impl Future<Output = Result<Answer, ProviderError>> + Send + 'a,
+    whole_answer: fn(&[u8]) -> Result<ProviderResponse, ProviderError>,
+) -> DeltaStream<'a> {
+    Box::pin(stream::once(answer).flat_map(move |answer| match answer {
+        Ok(Answer::Events(events)) => decoded(events, D::default()),
+        Ok(Answer::Whole(bytes)) => whole(async move { whole_answer(&bytes) }),
+        Err(error) => whole(async move { Err(error) }),
     }))
 }
 
