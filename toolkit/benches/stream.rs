@@ -5,9 +5,11 @@
 //!   reaches a subscriber) against a raw POST read until the first text's bytes arrive, from
 //!   a server that sends that text's event alone and the rest a millisecond later (as a
 //!   model's first token comes: a loop given the whole answer at once would go on through the
-//!   turn before a subscriber on its thread is woken);
+//!   turn before a subscriber on its thread is woken), and against the same POST parsed as a
+//!   hand-written client would (events by `sse-stream`, their data by `serde_json`);
 //! - one whole streamed iteration (two provider calls and a tool call) against the same two
-//!   POSTs read to their end;
+//!   POSTs read to their end, and against the same POSTs parsed as a hand-written client
+//!   would (events by `sse-stream`, their data by `serde_json`);
 //! - the cost of one delta as the answer grows: 1 KB against 1 MB of streamed text, through
 //!   the provider's stream and the assembler, and through the assembler alone.
 //!
@@ -227,6 +229,26 @@ impl Bench {
         }
     }
 
+    /// The first request posted raw to the same server and read as a hand-written client
+    /// would (see [`parsed`]), until an event carries text.
+    fn raw_parsed_first_delta(&self) {
+        let url = format!("{}/v1/chat/completions", self.paced.1.url);
+        let response = self.post(&url, &self.bodies[0]);
+        self.runtime.block_on(parsed(response, |event| {
+            event["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|text| !text.is_empty())
+        }));
+    }
+
+    /// Both requests posted raw and read as a hand-written client would, to `[DONE]`.
+    fn raw_parsed_posts(&self) {
+        for body in &self.bodies {
+            let response = self.post(&self.url, body);
+            self.runtime.block_on(parsed(response, |_| false));
+        }
+    }
+
     /// The long answer `which` streamed through the provider into an assembler: its deltas.
     fn assemble_streamed(&self, which: usize) -> usize {
         let messages = [ChatMessage::user("write")];
@@ -243,6 +265,27 @@ impl Bench {
             count
         })
     }
+}
+
+/// Reads `response` as a hand-written client would: each chunk through `sse-stream`, each
+/// event's data through `serde_json`, until `[DONE]` or an event `enough` says is.
+async fn parsed(response: reqwest::Response, enough: impl Fn(&serde_json::Value) -> bool) {
+    let chunks = futures_util::stream::unfold(response, |mut response| async move {
+        let chunk = response.chunk().await.expect("a chunk")?;
+        Some((Ok::<_, std::io::Error>(chunk), response))
+    });
+    let mut events = std::pin::pin!(sse_stream::SseStream::from_bytes_stream(chunks));
+    while let Some(event) = events.next().await {
+        let data = event.expect("an event").data.unwrap_or_default();
+        if data == "[DONE]" {
+            return;
+        }
+        let event: serde_json::Value = serde_json::from_str(&data).expect("JSON");
+        if enough(&event) {
+            return;
+        }
+    }
+    panic!("the stream ended before [DONE]");
 }
 
 /// `count` text deltas of four bytes, then usage.
@@ -302,6 +345,7 @@ fn main() {
         let timings = Paired::new()
             .path("loop_first_delta", || drop(black_box(bench.first_delta())))
             .path("raw_first_delta", || bench.raw_first_delta())
+            .path("raw_parsed_first_delta", || bench.raw_parsed_first_delta())
             .run(200);
         let ratio = timings.ratio("loop_first_delta", "raw_first_delta");
         println!(
@@ -311,11 +355,17 @@ fn main() {
             timings.rounds(),
             verdict(ratio <= 1.05)
         );
+        println!(
+            "  first text delta, loop / raw parsed by hand (sse-stream, serde_json): {:.3}  ({:.1} us)",
+            timings.ratio("loop_first_delta", "raw_parsed_first_delta"),
+            timings.median("raw_parsed_first_delta") / 1e3,
+        );
         let timings = Paired::new()
             .path("loop_streamed_iteration", || {
                 drop(black_box(bench.iteration()));
             })
             .path("raw_streamed_posts", || bench.raw_posts())
+            .path("raw_parsed_posts", || bench.raw_parsed_posts())
             .run(200);
         let ratio = timings.ratio("loop_streamed_iteration", "raw_streamed_posts");
         println!(
@@ -324,6 +374,11 @@ fn main() {
             timings.median("raw_streamed_posts") / 1e3,
             timings.rounds(),
             verdict(ratio <= 1.15)
+        );
+        println!(
+            "  whole streamed iteration, loop / raw parsed by hand (sse-stream, serde_json): {:.3}  ({:.1} us)",
+            timings.ratio("loop_streamed_iteration", "raw_parsed_posts"),
+            timings.median("raw_parsed_posts") / 1e3,
         );
         let timings = Paired::new()
             .path("streamed_1k", || {
