@@ -1,15 +1,20 @@
 """An MCP client on the official Python SDK, driven by toolkit-mcp's tests.
 
     client.py stdio RAW_LOG COMMAND [ARG...]   # start the server, tee its stdout to RAW_LOG
-    client.py http URL
+    client.py http URL [MODE]                  # MODE: auto (default), legacy, or a version
+
+MODE is the SDK's: `auto` asks `server/discover` and falls back to the initialize handshake,
+`legacy` uses the handshake (2025-11-25 and before), a version such as `2026-07-28` speaks it
+without asking.
 
 The stdio server gets the variable TOOLKIT_MCP_TEST_SERVE=stdio (a test binary that is its own
 server reads it) and nothing else from the environment but what the SDK passes on.
 
 Lists the server's tools, then makes the calls read as JSON from stdin
 (`[{"name": ..., "arguments": {...}}, ...]`), and prints one JSON document:
-`{"tools": [{"name", "description", "input_schema"}], "calls": [{"name", "content",
-"is_error", "structured_content", "meta"}]}`, where `content` is the reply's blocks as sent.
+`{"protocol_version", "tools": [{"name", "description", "input_schema"}], "calls": [{"name",
+"content", "is_error", "structured_content", "meta"}]}`, where `content` is the reply's blocks as
+sent and `protocol_version` the revision the client and server agreed on.
 """
 
 import asyncio
@@ -36,7 +41,8 @@ def server_for(argv):
 
 async def main():
     calls = json.load(sys.stdin)
-    async with Client(server_for(sys.argv)) as client:
+    mode = sys.argv[3] if sys.argv[1] == "http" and len(sys.argv) > 3 else "auto"
+    async with Client(server_for(sys.argv), mode=mode) as client:
         listed = await client.list_tools()
         tools = [
             {
@@ -58,7 +64,8 @@ async def main():
                     "meta": result.meta,
                 }
             )
-    json.dump({"tools": tools, "calls": replies}, sys.stdout, indent=1, sort_keys=True)
+        version = client.protocol_version
+    json.dump({"protocol_version": version, "tools": tools, "calls": replies}, sys.stdout, indent=1, sort_keys=True)
 
 
 asyncio.run(main())
