@@ -4,10 +4,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion};
 use rmcp::service::RunningService;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
 use toolkit::bound::echo;
 use toolkit::{
     Tool, ToolContext, ToolRegistry, ToolResult, ToolSpec,
@@ -72,6 +73,7 @@ impl McpServerConfig {
 pub struct McpTools {
     added: Vec<String>,
     warnings: Vec<String>,
+    revisions: Vec<(String, String)>,
 }
 
 impl McpTools {
@@ -84,6 +86,13 @@ impl McpTools {
     /// already, or not a valid tool name). Each is also logged as a warning.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The MCP revision agreed with each server that started, by the server's name, in order:
+    /// `2026-07-28` with a server that answers `server/discover`, else the one the initialize
+    /// handshake agreed on (such as `2025-11-25`).
+    pub fn revisions(&self) -> &[(String, String)] {
+        &self.revisions
     }
 }
 
@@ -108,6 +117,10 @@ pub async fn add_mcp_tools(registry: &mut ToolRegistry, servers: &[McpServerConf
             }
         };
         let connection = Arc::new(connection);
+        if let Some(info) = connection.running.peer_info() {
+            let revision = info.protocol_version.as_str().to_owned();
+            outcome.revisions.push((config.name.clone(), revision));
+        }
         for tool in tools {
             let name = tool.name.to_string();
             if let Err(invalid) = check_tool_name(&name) {
@@ -165,6 +178,16 @@ enum ConnectError {
     Timeout,
 }
 
+/// Asks `server/discover` first and speaks 2026-07-28 with a server that answers it (no
+/// session: every request carries what it needs); a server that does not know the method gets
+/// the initialize handshake of the revisions before.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: None,
+    }
+}
+
 async fn connect(
     config: &McpServerConfig,
 ) -> Result<(Connection, Vec<rmcp::model::Tool>), ConnectError> {
@@ -178,13 +201,13 @@ async fn connect(
                         command: command.clone(),
                         source,
                     })?;
-                ().serve(transport)
+                ().serve_with_lifecycle(transport, lifecycle())
                     .await
                     .map_err(|error| ConnectError::Initialize(error.to_string()))?
             }
             McpTransport::Url(url) => {
                 let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                ().serve(transport)
+                ().serve_with_lifecycle(transport, lifecycle())
                     .await
                     .map_err(|error| ConnectError::Initialize(error.to_string()))?
             }

@@ -55,6 +55,11 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
             "MCP server \"gone\" is not available: cannot start `/nonexistent/mcp-server`: No such file or directory (os error 2); it adds no tools.".to_owned(),
         ]
     );
+    // The SDK's server answers `server/discover`: no session, every request self-contained.
+    assert_eq!(
+        added.revisions(),
+        [("py".to_owned(), "2026-07-28".to_owned())]
+    );
     assert_eq!(registry.len(), builtins + 4);
     let shout = registry.get("shout").expect("added").spec();
     assert!(shout.flags().remote());
@@ -197,6 +202,10 @@ async fn python_server_over_streamable_http_joins_by_url() {
     let added = add_mcp_tools(&mut registry, &[McpServerConfig::url("pyhttp", url)]).await;
     assert_eq!(added.warnings(), [dotted_warning("pyhttp")]);
     assert_eq!(
+        added.revisions(),
+        [("pyhttp".to_owned(), "2026-07-28".to_owned())]
+    );
+    assert_eq!(
         added.added(),
         ["shout", "picture", "fail", "calculate", "die"]
     );
@@ -208,4 +217,45 @@ async fn python_server_over_streamable_http_joins_by_url() {
     assert_eq!(picture.content(), "[dropped 1 image block]\na red square");
     assert!(!picture.is_error());
     let _ = server.kill().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_server_discover_gets_the_initialize_handshake() {
+    let Some(python) = mcp::python() else {
+        return;
+    };
+    let mut registry = ToolRegistry::new();
+    let added = add_mcp_tools(
+        &mut registry,
+        &[McpServerConfig::command(
+            "legacy",
+            python.to_str().expect("UTF-8 path"),
+            [mcp::script("legacy_server.py")
+                .to_str()
+                .expect("UTF-8 path")],
+        )],
+    )
+    .await;
+    assert_eq!(added.warnings(), [] as [String; 0]);
+    assert_eq!(
+        added.revisions(),
+        [("legacy".to_owned(), "2025-11-25".to_owned())]
+    );
+    assert_eq!(added.added(), ["legacy_echo"]);
+    let script = json!({"turns": [
+        {"tool_calls": [{"name": "legacy_echo", "arguments": {"text": "still here"}}]},
+        {"content": "done"},
+    ]})
+    .to_string();
+    let provider = ScriptedProvider::from_json(&script).expect("a valid script");
+    let result = ToolLoopService::new(registry)
+        .run(&provider, RunRequest::new("Echo."))
+        .await
+        .expect("the run ends");
+    let calls: Vec<(&str, &str, bool)> = result
+        .trace
+        .invocations()
+        .map(|call| (call.name(), call.content(), call.is_error()))
+        .collect();
+    assert_eq!(calls, [("legacy_echo", "legacy: still here", false)]);
 }
