@@ -6,7 +6,9 @@
 //!   MCP hosts. `tools/list` gives the offered tools' names, descriptions and input schemas; every
 //!   `tools/call` goes through the seam, and the reply is the bounded content as one text block
 //!   with `isError` from the result. Artifacts never go into a reply (a host forwards replies to a
-//!   model); subscribers of the service's event stream see them, each call as a run `mcp_<uuid>`.
+//!   model); subscribers of the service's event stream see them, each call as a run `mcp_<uuid>`,
+//!   and so does the MCP Apps view of a host that shows views, through the app-only tool of
+//!   [`views`] by a handle only the reply's `_meta` holds.
 //! - [`add_mcp_tools`] connects to MCP servers (a command, or a streamable HTTP URL) and
 //!   registers their tools as remote tools, which count against a run's budget of remote calls.
 //!
@@ -37,7 +39,13 @@
 mod client;
 mod portable;
 mod server;
+pub mod views;
 
 pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp_tools};
 pub use portable::portable;
 pub use server::{HTTP_PATH, McpToolServer, serve_http, serve_stdio};
+pub use views::{ArtifactsReply, ModelReply};
+
+/// The `rmcp` this crate is built on: its model types ([`rmcp::model::CallToolResult`], which
+/// both reply types become) are the ones these replies convert into.
+pub use rmcp;

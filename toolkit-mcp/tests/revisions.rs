@@ -3,69 +3,11 @@
 //! (protocol version and client capabilities in its `_meta`), so any instance answers it; a
 //! 2025-11-25 session lives in the instance that opened it.
 
-use std::net::SocketAddr;
-use std::sync::Arc;
+mod support;
 
-use serde_json::{Value, json};
-use toolkit::{
-    Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec,
-    spec::{ExecutePermit, ToolFuture},
-};
-use toolkit_builtins::WorkspaceRoot;
+use serde_json::json;
+use support::{modern_meta, post, serve, service};
 use toolkit_testing::mcp::{python, reply, run_client};
-
-/// A tool whose artifacts hold canary strings.
-struct Canary(ToolSpec);
-
-impl Tool for Canary {
-    fn spec(&self) -> &ToolSpec {
-        &self.0
-    }
-
-    fn execute<'a>(
-        &'a self,
-        _arguments: &'a str,
-        _context: &'a ToolContext,
-        _permit: &ExecutePermit,
-    ) -> ToolFuture<'a> {
-        let table = Table::from_rows(["secret"], [["CANARY-REVISION-TABLE"]]).expect("one column");
-        ToolFuture::Ready(Ok(ToolResult::text_with(
-            "shown to people only",
-            [ToolArtifact::table("CANARY-REVISION-LABEL", table)],
-        )))
-    }
-}
-
-fn service() -> Arc<ToolLoopService> {
-    let mut registry = ToolRegistry::linked().expect("no duplicates");
-    registry
-        .register(Canary(ToolSpec::new(
-            "revision_canary",
-            "Shows canaries.",
-            json!({"type": "object"}),
-        )))
-        .expect("a new name");
-    Arc::new(ToolLoopService::new(registry))
-}
-
-fn context() -> ToolContext {
-    ToolContext::new().with_extension(WorkspaceRoot::new(
-        toolkit_builtins::files::sample_workspace(),
-    ))
-}
-
-/// Serves `service` on a free port of `runtime`: the endpoint's URL.
-fn serve(runtime: &tokio::runtime::Runtime, service: &Arc<ToolLoopService>) -> String {
-    let (bound, address) = std::sync::mpsc::channel::<SocketAddr>();
-    runtime.spawn(toolkit_mcp::serve_http(
-        Arc::clone(service),
-        context(),
-        0,
-        move |address| bound.send(address).expect("the test waits"),
-    ));
-    let address = address.recv().expect("the server binds");
-    format!("http://{address}{}", toolkit_mcp::HTTP_PATH)
-}
 
 #[test]
 fn the_python_client_gets_the_same_tools_and_replies_over_either_revision() {
@@ -98,50 +40,6 @@ fn the_python_client_gets_the_same_tools_and_replies_over_either_revision() {
     assert!(listings.iter().all(|tools| *tools == listings[0]));
 }
 
-/// What a 2026-07-28 request carries in its `_meta`: the revision, the client's capabilities
-/// and who it is.
-fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "revisions-test", "version": "1"},
-    })
-}
-
-/// POSTs one JSON-RPC message with these headers: the status, the session id the server gave
-/// (if any), and the JSON-RPC answer from the body (plain JSON or the `data:` of an event).
-async fn post(
-    url: &str,
-    headers: &[(&str, &str)],
-    message: &Value,
-) -> (u16, Option<String>, Value) {
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(message.to_string());
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.expect("the server answers");
-    let status = response.status().as_u16();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|value| value.to_str().expect("ASCII").to_owned());
-    let body = response.text().await.expect("a body");
-    let answer = body
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|data| !data.is_empty())
-        .map_or_else(
-            || serde_json::from_str(&body).unwrap_or(Value::String(body.clone())),
-            |data| serde_json::from_str(data).expect("an event's data is JSON"),
-        );
-    (status, session, answer)
-}
-
 #[test]
 fn a_2026_07_28_request_needs_no_session_so_any_instance_answers_it() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -155,7 +53,7 @@ fn a_2026_07_28_request_needs_no_session_so_any_instance_answers_it() {
                 ("mcp-method", "server/discover"),
             ],
             &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
-                    "params": {"_meta": modern_meta()}}),
+                    "params": {"_meta": modern_meta(&json!({}))}}),
         )
         .await;
         assert_eq!((status, session), (200, None));
@@ -184,7 +82,7 @@ fn a_2026_07_28_request_needs_no_session_so_any_instance_answers_it() {
             ],
             &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                     "params": {"name": "calculate", "arguments": {"expression": "2+3"},
-                               "_meta": modern_meta()}}),
+                               "_meta": modern_meta(&json!({}))}}),
         )
         .await;
         assert_eq!((status, session), (200, None));
@@ -199,7 +97,7 @@ fn a_2026_07_28_request_needs_no_session_so_any_instance_answers_it() {
             &second,
             &[("mcp-protocol-version", "2026-07-28")],
             &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
-                    "params": {"_meta": modern_meta()}}),
+                    "params": {"_meta": modern_meta(&json!({}))}}),
         )
         .await;
         assert_eq!(status, 400);

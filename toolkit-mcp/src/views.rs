@@ -1,0 +1,215 @@
+//! Artifacts for MCP Apps views (the `io.modelcontextprotocol/ui` extension): what a host that
+//! shows views may fetch of a call, and the two reply types that keep it from the model.
+//!
+//! A client that declares the extension (with [`VIEW_MIME_TYPE`] among its `mimeTypes`) gets,
+//! with the reply of a call that made artifacts, a handle in the reply's `_meta` under
+//! [`HANDLE_META_KEY`]: hosts give a reply's `_meta` to the view, never to the model. The view
+//! calls the app-only tool [`ARTIFACTS_TOOL`] with that handle and gets an [`ArtifactsReply`].
+//! The handle names one call's artifacts, is random (128 bits), and is forgotten after
+//! [`HANDLE_LIFETIME`] or once [`KEPT_CALLS`] newer calls are kept. Clients that did not declare
+//! the extension are not offered the tool and get no handle; their calls of the tool are
+//! answered as calls of a tool that is not there.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, ClientCapabilities, ContentBlock, MetaObject};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+use toolkit::{ToolArtifact, WireString};
+
+/// The MCP Apps extension, as clients and servers name it in `capabilities.extensions`.
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of an MCP Apps view; a client shows views if it lists it in the extension's
+/// `mimeTypes`.
+pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The app-only tool a view calls with a handle to get that call's artifacts.
+pub const ARTIFACTS_TOOL: &str = "toolkit_artifacts";
+
+/// The key of a model-facing reply's `_meta` that holds `{"handle": .., "count": ..}` when the
+/// call made artifacts and the client shows views.
+pub const HANDLE_META_KEY: &str = "toolkit/artifacts";
+
+/// How long a handle answers after its call.
+pub const HANDLE_LIFETIME: Duration = Duration::from_mins(30);
+
+/// How many calls' artifacts are kept at once; keeping one more forgets the oldest.
+pub const KEPT_CALLS: usize = 256;
+
+/// Whether these client capabilities declare MCP Apps views.
+pub(crate) fn shows_views(capabilities: &ClientCapabilities) -> bool {
+    capabilities
+        .extensions
+        .as_ref()
+        .and_then(|extensions| extensions.get(UI_EXTENSION))
+        .and_then(|settings| settings.get("mimeTypes"))
+        .and_then(Value::as_array)
+        .is_some_and(|types| types.iter().any(|kind| kind == VIEW_MIME_TYPE))
+}
+
+/// The app-only tool's declaration: `visibility: ["app"]` tells hosts to keep it from models.
+pub(crate) fn artifacts_tool() -> rmcp::model::Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {"handle": {
+            "type": "string",
+            "description": "The handle from the `_meta` of a call's reply.",
+        }},
+        "required": ["handle"],
+        "additionalProperties": false,
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("an object literal")
+    };
+    let mut meta = MetaObject::default();
+    meta.0
+        .insert("ui".to_owned(), json!({"visibility": ["app"]}));
+    rmcp::model::Tool::new(
+        ARTIFACTS_TOOL,
+        "For the artifacts view only: the artifacts of one call, by the handle in its reply.",
+        schema,
+    )
+    .with_meta(meta)
+}
+
+/// What a model-facing `tools/call` reply carries: the wire string, as one text block with
+/// `isError`, and for a client that shows views the handle of the call's artifacts (in
+/// `_meta`). It is made from a [`WireString`] and a handle only: no artifact can go into it.
+#[derive(Debug)]
+pub struct ModelReply {
+    wire: WireString,
+    handle: Option<(String, usize)>,
+}
+
+impl ModelReply {
+    pub(crate) fn new(wire: WireString, handle: Option<(String, usize)>) -> Self {
+        Self { wire, handle }
+    }
+
+    /// The text the model reads.
+    pub fn text(&self) -> &str {
+        self.wire.as_str()
+    }
+
+    /// Whether the reply is an error.
+    pub fn is_error(&self) -> bool {
+        self.wire.is_error()
+    }
+
+    /// The handle under which a view may fetch the call's artifacts, if it made any and the
+    /// client shows views.
+    pub fn handle(&self) -> Option<&str> {
+        self.handle.as_ref().map(|(handle, _)| handle.as_str())
+    }
+}
+
+impl From<ModelReply> for CallToolResult {
+    fn from(reply: ModelReply) -> Self {
+        let content = vec![ContentBlock::text(reply.wire.as_str())];
+        let mut result = if reply.wire.is_error() {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        if let Some((handle, count)) = reply.handle {
+            let mut meta = MetaObject::default();
+            meta.0.insert(
+                HANDLE_META_KEY.to_owned(),
+                json!({"handle": handle, "count": count}),
+            );
+            result.meta = Some(meta);
+        }
+        result
+    }
+}
+
+/// The reply of [`ARTIFACTS_TOOL`] to a view: the artifacts of the call a handle names, in
+/// `structuredContent` as `{"tool": .., "artifacts": [..]}` (each artifact as it serialises),
+/// and one text block that says what it is. Only the server makes one, from a handle it gave.
+#[derive(Debug)]
+pub struct ArtifactsReply {
+    tool: String,
+    artifacts: Vec<ToolArtifact>,
+}
+
+impl ArtifactsReply {
+    /// The tool whose call made the artifacts.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The artifacts, in the order the call made them.
+    pub fn artifacts(&self) -> &[ToolArtifact] {
+        &self.artifacts
+    }
+}
+
+impl From<ArtifactsReply> for CallToolResult {
+    fn from(reply: ArtifactsReply) -> Self {
+        let text = format!(
+            "{} artifact(s) of a call of tool \"{}\", for the artifacts view.",
+            reply.artifacts.len(),
+            toolkit::bound::echo(&reply.tool)
+        );
+        let structured = json!({"tool": reply.tool, "artifacts": reply.artifacts});
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(structured);
+        result
+    }
+}
+
+/// The artifacts of recent calls, by handle.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    calls: Mutex<VecDeque<KeptCall>>,
+}
+
+#[derive(Debug)]
+struct KeptCall {
+    handle: String,
+    tool: String,
+    artifacts: Vec<ToolArtifact>,
+    until: Instant,
+}
+
+impl Kept {
+    /// Keeps a call's artifacts: the handle to ask for them with.
+    pub(crate) fn keep(&self, tool: &str, artifacts: Vec<ToolArtifact>) -> String {
+        let handle = uuid::Uuid::new_v4().simple().to_string();
+        let now = Instant::now();
+        let mut calls = self
+            .calls
+            .lock()
+            .expect("never poisoned: no panic while held");
+        calls.retain(|call| call.until > now);
+        while calls.len() >= KEPT_CALLS {
+            calls.pop_front();
+        }
+        calls.push_back(KeptCall {
+            handle: handle.clone(),
+            tool: tool.to_owned(),
+            artifacts,
+            until: now + HANDLE_LIFETIME,
+        });
+        handle
+    }
+
+    /// The artifacts a live handle names.
+    pub(crate) fn reply(&self, handle: &str) -> Option<ArtifactsReply> {
+        let now = Instant::now();
+        let calls = self
+            .calls
+            .lock()
+            .expect("never poisoned: no panic while held");
+        calls
+            .iter()
+            .find(|call| call.handle == handle && call.until > now)
+            .map(|call| ArtifactsReply {
+                tool: call.tool.clone(),
+                artifacts: call.artifacts.clone(),
+            })
+    }
+}

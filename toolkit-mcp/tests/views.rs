@@ -1,0 +1,182 @@
+//! Artifacts for MCP Apps views over HTTP, on both revisions: a client that declares the UI
+//! extension is offered the app-only artifacts tool and gets a handle in a reply's `_meta`, by
+//! which the tool gives the call's artifacts; a client that does not is offered nothing of it,
+//! gets no handle and is refused the tool as a tool that is not there. No model-facing byte
+//! holds an artifact's.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{modern_meta, post, serve, service};
+
+/// The capabilities of a client that shows MCP Apps views.
+fn with_views() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+}
+
+/// A client of one revision: how it sends a request.
+enum Client {
+    /// 2026-07-28: everything in each request.
+    Modern { capabilities: Value },
+    /// 2025-11-25: a session opened with these capabilities.
+    Session { id: String },
+}
+
+impl Client {
+    async fn open(url: &str, revision: &str, capabilities: Value) -> Self {
+        if revision == "2026-07-28" {
+            return Client::Modern { capabilities };
+        }
+        let (status, session, _) = post(
+            url,
+            &[],
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {"protocolVersion": revision, "capabilities": capabilities,
+                               "clientInfo": {"name": "views-test", "version": "1"}}}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let id = session.expect("a session");
+        let client = Client::Session { id };
+        let (status, _, _) = client
+            .send(url, "notifications/initialized", None, json!({}))
+            .await;
+        assert_eq!(status, 202);
+        client
+    }
+
+    /// Sends `method` with `params` (and, for a call, the tool's name): the status and the
+    /// JSON-RPC answer.
+    async fn send(
+        &self,
+        url: &str,
+        method: &str,
+        name: Option<&str>,
+        mut params: Value,
+    ) -> (u16, Option<String>, Value) {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if !method.starts_with("notifications/") {
+            message["id"] = json!(1);
+        }
+        match self {
+            Client::Modern { capabilities } => {
+                params["_meta"] = modern_meta(capabilities);
+                message["params"] = params;
+                let mut headers = vec![
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", method),
+                ];
+                if let Some(name) = name {
+                    headers.push(("mcp-name", name));
+                }
+                post(url, &headers, &message).await
+            }
+            Client::Session { id } => {
+                message["params"] = params;
+                let headers = [
+                    ("mcp-session-id", id.as_str()),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ];
+                post(url, &headers, &message).await
+            }
+        }
+    }
+
+    async fn tools(&self, url: &str) -> Vec<Value> {
+        let (status, _, listed) = self.send(url, "tools/list", None, json!({})).await;
+        assert_eq!(status, 200);
+        listed["result"]["tools"]
+            .as_array()
+            .expect("a list of tools")
+            .clone()
+    }
+
+    /// The raw answer to a call, and its result.
+    async fn call(&self, url: &str, name: &str, arguments: Value) -> (String, Value) {
+        let params = json!({"name": name, "arguments": arguments});
+        let (status, _, answer) = self.send(url, "tools/call", Some(name), params).await;
+        assert_eq!(status, 200);
+        (answer.to_string(), answer["result"].clone())
+    }
+}
+
+#[test]
+fn a_client_that_shows_views_gets_the_artifacts_by_handle_on_either_revision() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let url = serve(&runtime, &service());
+    runtime.block_on(async {
+        for revision in ["2026-07-28", "2025-11-25"] {
+            let client = Client::open(&url, revision, with_views()).await;
+            let tools = client.tools(&url).await;
+            let app_only = tools
+                .iter()
+                .find(|tool| tool["name"] == "toolkit_artifacts")
+                .expect("offered to a client that shows views");
+            assert_eq!(app_only["_meta"]["ui"]["visibility"], json!(["app"]));
+
+            let (raw, result) = client.call(&url, "revision_canary", json!({})).await;
+            assert!(!raw.contains("CANARY-REVISION-"), "{revision}: {raw}");
+            assert_eq!(
+                result["content"],
+                json!([{"type": "text", "text": "shown to people only"}])
+            );
+            assert_eq!(result.get("structuredContent"), None);
+            let kept = &result["_meta"]["toolkit/artifacts"];
+            assert_eq!(kept["count"], 1);
+            let handle = kept["handle"].as_str().expect("a handle");
+
+            let (_, artifacts) = client
+                .call(&url, "toolkit_artifacts", json!({"handle": handle}))
+                .await;
+            assert_eq!(artifacts["isError"], false);
+            assert_eq!(
+                artifacts["structuredContent"],
+                json!({"tool": "revision_canary", "artifacts": [
+                    {"type": "table", "label": "CANARY-REVISION-LABEL",
+                     "data": {"columns": ["secret"], "rows": [["CANARY-REVISION-TABLE"]]}},
+                ]}),
+                "{revision}"
+            );
+        }
+    });
+}
+
+#[test]
+fn a_client_that_does_not_show_views_is_offered_nothing_of_them() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let url = serve(&runtime, &service());
+    runtime.block_on(async {
+        // A handle, given to a client that shows views.
+        let viewer = Client::open(&url, "2026-07-28", with_views()).await;
+        let (_, result) = viewer.call(&url, "revision_canary", json!({})).await;
+        let handle = result["_meta"]["toolkit/artifacts"]["handle"].clone();
+        assert!(handle.is_string());
+
+        for revision in ["2026-07-28", "2025-11-25"] {
+            // Extensions other than views, or views of another kind, are not enough.
+            for capabilities in [
+                json!({}),
+                json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}}}),
+            ] {
+                let client = Client::open(&url, revision, capabilities).await;
+                let tools = client.tools(&url).await;
+                assert!(tools.iter().all(|tool| tool["name"] != "toolkit_artifacts"));
+
+                let (raw, result) = client.call(&url, "revision_canary", json!({})).await;
+                assert!(!raw.contains("CANARY-REVISION-"));
+                assert_eq!(result.get("_meta"), None, "{revision}");
+
+                // Even with a live handle, the tool is not there for this client.
+                let (raw, refused) = client
+                    .call(&url, "toolkit_artifacts", json!({"handle": handle}))
+                    .await;
+                assert!(!raw.contains("CANARY-REVISION-"));
+                assert_eq!(refused["isError"], true);
+                assert_eq!(
+                    refused["content"],
+                    json!([{"type": "text", "text": "Error: unknown tool \"toolkit_artifacts\""}])
+                );
+            }
+        }
+    });
+}
