@@ -17,7 +17,7 @@ fn the_python_client_gets_the_same_tools_and_replies_over_either_revision() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let url = serve(&runtime, &service());
     let calls = json!([
-        {"name": "revision_canary", "arguments": {}},
+        {"name": "http_canary", "arguments": {}},
         {"name": "calculate", "arguments": {"expression": "1 + 1"}},
     ]);
     let mut listings = Vec::new();
@@ -34,7 +34,7 @@ fn the_python_client_gets_the_same_tools_and_replies_over_either_revision() {
             ("shown to people only".to_owned(), false)
         );
         assert_eq!(reply(&output, 1), ("1 + 1 = 2".to_owned(), false));
-        assert!(!stdout.contains("CANARY-REVISION-"), "mode {mode}");
+        assert!(!stdout.contains("CANARY-HTTP-"), "mode {mode}");
         listings.push(output["tools"].clone());
     }
     assert!(listings.iter().all(|tools| *tools == listings[0]));

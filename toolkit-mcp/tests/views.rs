@@ -114,15 +114,15 @@ fn a_client_that_shows_views_gets_the_artifacts_by_handle_on_either_revision() {
                 .expect("offered to a client that shows views");
             assert_eq!(app_only["_meta"]["ui"]["visibility"], json!(["app"]));
 
-            let (raw, result) = client.call(&url, "revision_canary", json!({})).await;
-            assert!(!raw.contains("CANARY-REVISION-"), "{revision}: {raw}");
+            let (raw, result) = client.call(&url, "http_canary", json!({})).await;
+            assert!(!raw.contains("CANARY-HTTP-"), "{revision}: {raw}");
             assert_eq!(
                 result["content"],
                 json!([{"type": "text", "text": "shown to people only"}])
             );
             assert_eq!(result.get("structuredContent"), None);
             let kept = &result["_meta"]["toolkit/artifacts"];
-            assert_eq!(kept["count"], 1);
+            assert_eq!(kept["count"], 2);
             let handle = kept["handle"].as_str().expect("a handle");
 
             let (_, artifacts) = client
@@ -131,9 +131,10 @@ fn a_client_that_shows_views_gets_the_artifacts_by_handle_on_either_revision() {
             assert_eq!(artifacts["isError"], false);
             assert_eq!(
                 artifacts["structuredContent"],
-                json!({"tool": "revision_canary", "artifacts": [
-                    {"type": "table", "label": "CANARY-REVISION-LABEL",
-                     "data": {"columns": ["secret"], "rows": [["CANARY-REVISION-TABLE"]]}},
+                json!({"tool": "http_canary", "artifacts": [
+                    {"type": "table", "label": "CANARY-HTTP-LABEL",
+                     "data": {"columns": ["secret"], "rows": [["CANARY-HTTP-TABLE"]]}},
+                    {"type": "text", "label": "note", "data": {"text": "CANARY-HTTP-TEXT"}},
                 ]}),
                 "{revision}"
             );
@@ -148,7 +149,7 @@ fn a_client_that_does_not_show_views_is_offered_nothing_of_them() {
     runtime.block_on(async {
         // A handle, given to a client that shows views.
         let viewer = Client::open(&url, "2026-07-28", with_views()).await;
-        let (_, result) = viewer.call(&url, "revision_canary", json!({})).await;
+        let (_, result) = viewer.call(&url, "http_canary", json!({})).await;
         let handle = result["_meta"]["toolkit/artifacts"]["handle"].clone();
         assert!(handle.is_string());
 
@@ -162,15 +163,15 @@ fn a_client_that_does_not_show_views_is_offered_nothing_of_them() {
                 let tools = client.tools(&url).await;
                 assert!(tools.iter().all(|tool| tool["name"] != "toolkit_artifacts"));
 
-                let (raw, result) = client.call(&url, "revision_canary", json!({})).await;
-                assert!(!raw.contains("CANARY-REVISION-"));
+                let (raw, result) = client.call(&url, "http_canary", json!({})).await;
+                assert!(!raw.contains("CANARY-HTTP-"));
                 assert_eq!(result.get("_meta"), None, "{revision}");
 
                 // Even with a live handle, the tool is not there for this client.
                 let (raw, refused) = client
                     .call(&url, "toolkit_artifacts", json!({"handle": handle}))
                     .await;
-                assert!(!raw.contains("CANARY-REVISION-"));
+                assert!(!raw.contains("CANARY-HTTP-"));
                 assert_eq!(refused["isError"], true);
                 assert_eq!(
                     refused["content"],

@@ -1,6 +1,8 @@
 //! What the HTTP tests of the server share: a service with a canary tool, serving it, and
 //! posting one JSON-RPC message as a client of either revision does.
 
+#![allow(dead_code, reason = "each test target uses part of it")]
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -11,7 +13,8 @@ use toolkit::{
 };
 use toolkit_builtins::WorkspaceRoot;
 
-/// A tool whose artifacts hold canary strings.
+/// A tool whose artifacts hold canary strings (`CANARY-HTTP-`), offered as `http_canary` with
+/// the builtins.
 struct Canary(ToolSpec);
 
 impl Tool for Canary {
@@ -25,10 +28,13 @@ impl Tool for Canary {
         _context: &'a ToolContext,
         _permit: &ExecutePermit,
     ) -> ToolFuture<'a> {
-        let table = Table::from_rows(["secret"], [["CANARY-REVISION-TABLE"]]).expect("one column");
+        let table = Table::from_rows(["secret"], [["CANARY-HTTP-TABLE"]]).expect("one column");
         ToolFuture::Ready(Ok(ToolResult::text_with(
             "shown to people only",
-            [ToolArtifact::table("CANARY-REVISION-LABEL", table)],
+            [
+                ToolArtifact::table("CANARY-HTTP-LABEL", table),
+                ToolArtifact::text("note", "CANARY-HTTP-TEXT"),
+            ],
         )))
     }
 }
@@ -37,7 +43,7 @@ pub fn service() -> Arc<ToolLoopService> {
     let mut registry = ToolRegistry::linked().expect("no duplicates");
     registry
         .register(Canary(ToolSpec::new(
-            "revision_canary",
+            "http_canary",
             "Shows canaries.",
             json!({"type": "object"}),
         )))
