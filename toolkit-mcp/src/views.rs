@@ -5,8 +5,10 @@
 //! with the reply of a call that made artifacts, a handle in the reply's `_meta` under
 //! [`HANDLE_META_KEY`]: hosts give a reply's `_meta` to the view, never to the model. The view
 //! calls the app-only tool [`ARTIFACTS_TOOL`] with that handle and gets an [`ArtifactsReply`].
-//! The handle names one call's artifacts, is random (128 bits), and is forgotten after
-//! [`HANDLE_LIFETIME`] or once [`KEPT_CALLS`] newer calls are kept. Clients that did not declare
+//! The handle names one call's artifacts, is a random (version 4) UUID, 122 random bits, and is
+//! forgotten after [`HANDLE_LIFETIME`] or once [`KEPT_CALLS`] newer calls are kept; the seam
+//! bounds a call's artifacts to [`ARTIFACT_BUDGET`](toolkit::bound::ARTIFACT_BUDGET) bytes, so
+//! what is kept stays under that many bytes times [`KEPT_CALLS`]. Clients that did not declare
 //! the extension are not offered the tool and get no handle; their calls of the tool are
 //! answered as calls of a tool that is not there.
 
