@@ -71,10 +71,11 @@ impl McpToolServer {
         })
     }
 
-    /// A scope for one call, offering what [`new`](Self::new) checked, its tools told whether
-    /// anyone sees their artifacts.
-    fn scope(&self, artifacts_shown: bool) -> RunScope {
-        let context = self.context.clone().with_artifacts_shown(artifacts_shown);
+    /// A scope for one call, offering what [`new`](Self::new) checked. Its tools are told that
+    /// no one sees their artifacts: no host shows them until a view that renders them is served
+    /// and named by the tools (a handle alone shows nothing).
+    fn scope(&self) -> RunScope {
+        let context = self.context.clone().with_artifacts_shown(false);
         self.service
             .seam()
             .scope_offering(context, self.offered.iter())
@@ -83,7 +84,7 @@ impl McpToolServer {
 
     /// The tools a host sees, in registry order.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        let scope = self.scope(false);
+        let scope = self.scope();
         scope
             .offered()
             .filter_map(|name| self.service.registry().get(name))
@@ -105,7 +106,7 @@ impl McpToolServer {
     }
 
     /// Runs one call through the seam for a client that shows no views: the reply is the
-    /// bounded content only, and the tool is told that no one sees its artifacts.
+    /// bounded content only.
     pub async fn call(
         &self,
         name: &str,
@@ -116,7 +117,7 @@ impl McpToolServer {
 
     /// Runs one call through the seam for a client that shows MCP Apps views: the reply is the
     /// bounded content, and, when the call made artifacts, the handle under which the view
-    /// gets them from [`artifacts`](Self::artifacts). The tool is told its artifacts are seen.
+    /// gets them from [`artifacts`](Self::artifacts).
     pub async fn call_for_views(
         &self,
         name: &str,
@@ -143,7 +144,7 @@ impl McpToolServer {
         );
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call = ToolCall::new(format!("{SOURCE}_call_{number}"), name, arguments);
-        let scope = self.scope(views);
+        let scope = self.scope();
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
         let handle = (views && !observed.artifacts().is_empty()).then(|| {
             let artifacts = observed.artifacts().to_vec();
@@ -364,10 +365,10 @@ mod tests {
             server.call("tells", None).await.text(),
             "artifacts shown: false"
         );
-        // A client that shows views sees them.
+        // Nor for a client that shows views, until a view that renders them is served.
         assert_eq!(
             server.call_for_views("tells", None).await.text(),
-            "artifacts shown: true"
+            "artifacts shown: false"
         );
     }
 
