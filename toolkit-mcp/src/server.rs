@@ -475,6 +475,10 @@ mod tests {
     async fn a_client_that_shows_views_gets_a_handle_and_the_view_the_artifacts_by_it() {
         let server = canary_server();
         let reply = server.call_for_views("canary", None).await;
+        assert_eq!(
+            (reply.text(), reply.is_error()),
+            ("shown to people only", false)
+        );
         let handle = reply.handle().expect("the call made artifacts").to_owned();
         assert_eq!(handle.len(), 32);
         let model_side = serde_json::to_string(&CallToolResult::from(reply)).expect("JSON");

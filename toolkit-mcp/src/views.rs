@@ -177,6 +177,13 @@ struct KeptCall {
     until: Instant,
 }
 
+impl KeptCall {
+    /// Whether its handle still answers at `now`.
+    fn live(&self, now: Instant) -> bool {
+        self.until > now
+    }
+}
+
 impl Kept {
     /// Keeps a call's artifacts: the handle to ask for them with.
     pub(crate) fn keep(&self, tool: &str, artifacts: Vec<ToolArtifact>) -> String {
@@ -186,7 +193,7 @@ impl Kept {
             .calls
             .lock()
             .expect("never poisoned: no panic while held");
-        calls.retain(|call| call.until > now);
+        calls.retain(|call| call.live(now));
         while calls.len() >= KEPT_CALLS {
             calls.pop_front();
         }
@@ -208,7 +215,7 @@ impl Kept {
             .expect("never poisoned: no panic while held");
         calls
             .iter()
-            .find(|call| call.handle == handle && call.until > now)
+            .find(|call| call.handle == handle && call.live(now))
             .map(|call| ArtifactsReply {
                 tool: call.tool.clone(),
                 artifacts: call.artifacts.clone(),
