@@ -217,6 +217,19 @@ mod tests {
 
     use super::{Caps, Cut};
 
+    #[test]
+    fn an_answer_of_exactly_the_size_cap_passes_and_one_byte_more_does_not() {
+        let mut caps = Caps {
+            max_bytes: 10,
+            max_line: usize::MAX,
+            total: 0,
+            line: 0,
+        };
+        assert!(caps.check(b"12345").is_ok());
+        assert!(caps.check(b"67890").is_ok());
+        assert!(matches!(caps.check(b"1"), Err(Cut::TooLarge(10))));
+    }
+
     proptest! {
         /// However the bytes are cut, the caps refuse exactly the streams with a line (ended by
         /// `\n`, `\r`, or both) longer than the cap.
