@@ -3,7 +3,8 @@
 //!
 //! A client that declares the extension (with [`VIEW_MIME_TYPE`] among its `mimeTypes`) gets,
 //! with the reply of a call that made artifacts, a handle in the reply's `_meta` under
-//! [`HANDLE_META_KEY`]: hosts give a reply's `_meta` to the view, never to the model. The view
+//! [`HANDLE_META_KEY`]: the extension has hosts give a reply's `_meta` to the view, not to the
+//! model (a host that does otherwise is outside what a server can enforce). The view
 //! calls the app-only tool [`ARTIFACTS_TOOL`] with that handle and gets an [`ArtifactsReply`].
 //! The handle names one call's artifacts, is a random (version 4) UUID, 122 random bits, and is
 //! forgotten after [`HANDLE_LIFETIME`] or once [`KEPT_CALLS`] newer calls are kept; the seam
