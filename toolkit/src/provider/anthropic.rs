@@ -281,11 +281,11 @@ impl Provider for AnthropicProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let answer: AnswerBody = self
+            let bytes = self
                 .http
-                .post_json(&self.endpoint, &self.headers(), body?)
+                .post_for_bytes(&self.endpoint, &self.headers(), body?)
                 .await?;
-            Ok(answer.into())
+            whole_answer(&bytes)
         })
     }
 

@@ -106,19 +106,8 @@ impl HttpClient {
         Ok(Self { client, options })
     }
 
-    /// POSTs a JSON body and decodes the JSON answer as `T`, retrying what is worth retrying.
-    /// Header values (keys among them) never appear in errors.
-    pub(crate) async fn post_json<T: serde::de::DeserializeOwned>(
-        &self,
-        url: &reqwest::Url,
-        headers: &[(&'static str, String)],
-        body: Vec<u8>,
-    ) -> Result<T, ProviderError> {
-        decode(&self.post_for_bytes(url, headers, body).await?)
-    }
-
-    /// POSTs a JSON body and reads the whole answer, as [`post_json`](Self::post_json) does,
-    /// for a caller that decodes it itself.
+    /// POSTs a JSON body and reads the whole answer, retrying what is worth retrying. Header
+    /// values (keys among them) never appear in errors.
     pub(crate) async fn post_for_bytes(
         &self,
         url: &reqwest::Url,
@@ -131,7 +120,7 @@ impl HttpClient {
 
     /// POSTs a JSON body asking for a stream: the answer's server-sent events as they come
     /// when the server streams, else its whole body (a server that does not stream answers
-    /// with one JSON document). Retries as [`post_json`](Self::post_json) does, until the
+    /// with one JSON document). Retries as [`post_for_bytes`](Self::post_for_bytes) does, until the
     /// answer starts; a stream is never retried once it has begun.
     pub(crate) async fn post_stream(
         &self,

@@ -296,11 +296,11 @@ impl Provider for OpenAiProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let answer: Completion = self
+            let bytes = self
                 .http
-                .post_json(&self.endpoint, &self.headers(), body?)
+                .post_for_bytes(&self.endpoint, &self.headers(), body?)
                 .await?;
-            answer.try_into()
+            whole_answer(&bytes)
         })
     }
 
