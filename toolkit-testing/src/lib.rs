@@ -12,6 +12,7 @@
 
 pub mod http;
 pub mod mcp;
+pub mod npm;
 pub mod otlp;
 pub mod paired;
 pub mod postgres;
