@@ -167,6 +167,15 @@ pub fn router(state: AppState, address: SocketAddr) -> Router {
         .route("/", get(move || std::future::ready(page(&index))))
         .route("/runs", get(move || std::future::ready(page(&history))))
         .route(
+            "/artifacts.js",
+            get(|| async {
+                asset(
+                    toolkit_mcp::views::RENDERER_JS,
+                    "text/javascript; charset=utf-8",
+                )
+            }),
+        )
+        .route(
             "/app.js",
             get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
         )

@@ -12,6 +12,7 @@ async fn every_response_carries_the_strict_csp() {
     let gets = [
         "/",
         "/runs",
+        "/artifacts.js",
         "/app.js",
         "/style.css",
         "/favicon.svg",
@@ -118,10 +119,15 @@ async fn a_call_is_answered_alike_whether_an_audit_copy_records_it_or_not() {
 async fn the_page_has_no_inline_script_and_never_parses_markup() {
     let html = include_str!("../assets/index.html");
     let runs = include_str!("../assets/runs.html");
-    let script = include_str!("../assets/app.js");
+    let scripts = [
+        include_str!("../assets/app.js"),
+        toolkit_mcp::views::RENDERER_JS,
+    ];
     for page in [html, runs] {
-        assert_eq!(page.matches("<script").count(), 1);
-        assert!(page.contains("<script src=\"/app.js\" defer></script>"));
+        assert_eq!(page.matches("<script").count(), 2);
+        assert!(page.contains(
+            "<script src=\"/artifacts.js\" defer></script>\n<script src=\"/app.js\" defer></script>"
+        ));
         let handler = page.split(" on").skip(1).find(|rest| {
             let name_len = rest.bytes().take_while(u8::is_ascii_lowercase).count();
             name_len > 0 && rest.as_bytes().get(name_len) == Some(&b'=')
@@ -137,7 +143,9 @@ async fn the_page_has_no_inline_script_and_never_parses_markup() {
         "new Function",
         "setTimeout('",
     ] {
-        assert!(!script.contains(forbidden), "{forbidden}");
+        for script in scripts {
+            assert!(!script.contains(forbidden), "{forbidden}");
+        }
     }
 }
 

@@ -37,9 +37,10 @@ fn body_for(path: &str) -> &'static str {
 /// JSON, requests without the launch token or with a wrong one, and cross-site fetches.
 fn attacks(port: u16, token: &str) -> Vec<Attack> {
     let own = format!("127.0.0.1:{port}");
-    let routes: [(&str, &str); 11] = [
+    let routes: [(&str, &str); 12] = [
         ("GET", "/"),
         ("GET", "/runs"),
+        ("GET", "/artifacts.js"),
         ("GET", "/app.js"),
         ("GET", "/api/tools"),
         ("GET", "/api/config"),
@@ -178,7 +179,7 @@ async fn every_foreign_host_origin_and_tokenless_request_is_refused_and_runs_not
         accepted.len()
     );
     assert_eq!(accepted, Vec::<String>::new());
-    assert_eq!(attacks.len(), 180);
+    assert_eq!(attacks.len(), 184);
     assert_eq!(playground.audit.runs(10).expect("runs").len(), 0);
 
     // The page's own requests pass: its Host, its Origin, its token.

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -15,7 +16,10 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
-use crate::views::{ARTIFACTS_TOOL, ArtifactsReply, Kept, ModelReply, artifacts_tool, shows_views};
+use crate::views::{
+    ARTIFACTS_TOOL, ArtifactsReply, Kept, ModelReply, UI_EXTENSION, VIEW_URI, artifacts_tool,
+    shows_views, view_contents, view_resource, with_view,
+};
 
 /// The path the streamable HTTP endpoint is served under: `http://127.0.0.1:PORT/mcp`.
 pub const HTTP_PATH: &str = "/mcp";
@@ -33,8 +37,10 @@ const SOURCE: &str = "mcp";
 /// A model-facing reply ([`ModelReply`]) never carries artifacts, in no field: a host forwards
 /// replies to a model. Artifacts go to the service's event stream, as for any run, and, for a
 /// client that shows MCP Apps views, to the app-only tool [`ARTIFACTS_TOOL`] under a handle that
-/// only the reply's `_meta` holds (see [`views`](crate::views)). A registered tool of that name
-/// is not offered: the name is the server's.
+/// only the reply's `_meta` holds (see [`views`](crate::views)). Such a client sees every tool
+/// name the view [`VIEW_URI`], which the server serves as its one resource; its tools are told
+/// that people see their artifacts, other clients' that no one does. A registered tool of that
+/// name is not offered: the name is the server's.
 #[derive(Clone)]
 pub struct McpToolServer {
     service: Arc<ToolLoopService>,
@@ -72,10 +78,9 @@ impl McpToolServer {
     }
 
     /// A scope for one call, offering what [`new`](Self::new) checked. Its tools are told that
-    /// no one sees their artifacts: no host shows them until a view that renders them is served
-    /// and named by the tools (a handle alone shows nothing).
-    fn scope(&self) -> RunScope {
-        let context = self.context.clone().with_artifacts_shown(false);
+    /// people see their artifacts only when the client shows the view.
+    fn scope(&self, views: bool) -> RunScope {
+        let context = self.context.clone().with_artifacts_shown(views);
         self.service
             .seam()
             .scope_offering(context, self.offered.iter())
@@ -84,7 +89,7 @@ impl McpToolServer {
 
     /// The tools a host sees, in registry order.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        let scope = self.scope();
+        let scope = self.scope(false);
         scope
             .offered()
             .filter_map(|name| self.service.registry().get(name))
@@ -144,7 +149,7 @@ impl McpToolServer {
         );
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call = ToolCall::new(format!("{SOURCE}_call_{number}"), name, arguments);
-        let scope = self.scope();
+        let scope = self.scope(views);
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
         let handle = (views && !observed.artifacts().is_empty()).then(|| {
             let artifacts = observed.artifacts().to_vec();
@@ -196,8 +201,39 @@ fn client_shows_views(context: &RequestContext<RoleServer>) -> bool {
 
 impl ServerHandler for McpToolServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        capabilities.extensions = Some([(UI_EXTENSION.to_owned(), Default::default())].into());
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolkit", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![view_resource()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri == VIEW_URI {
+            Ok(ReadResourceResult::new(vec![view_contents()]).into())
+        } else {
+            Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {}: this server serves {VIEW_URI} only",
+                    toolkit::bound::echo(&request.uri)
+                ),
+                None,
+            ))
+        }
     }
 
     async fn list_tools(
@@ -207,6 +243,7 @@ impl ServerHandler for McpToolServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let mut tools = self.tools();
         if client_shows_views(&context) {
+            tools = tools.into_iter().map(with_view).collect();
             tools.push(artifacts_tool());
         }
         Ok(ListToolsResult::with_all_items(tools))
@@ -348,7 +385,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn tools_served_over_mcp_are_told_that_no_one_sees_their_artifacts() {
+    async fn tools_are_told_that_people_see_their_artifacts_only_where_the_view_shows_them() {
         let mut registry = ToolRegistry::new();
         registry
             .register(Tells(ToolSpec::new(
@@ -365,10 +402,9 @@ mod tests {
             server.call("tells", None).await.text(),
             "artifacts shown: false"
         );
-        // Nor for a client that shows views, until a view that renders them is served.
         assert_eq!(
             server.call_for_views("tells", None).await.text(),
-            "artifacts shown: false"
+            "artifacts shown: true"
         );
     }
 

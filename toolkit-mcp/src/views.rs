@@ -14,11 +14,15 @@
 //! answered as calls of a tool that is not there.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ClientCapabilities, ContentBlock, MetaObject};
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolResult, ClientCapabilities, ContentBlock, MetaObject, Resource, ResourceContents,
+};
 use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
 use tokio::time::Instant;
 use toolkit::{ToolArtifact, WireString};
 
@@ -41,6 +45,85 @@ pub const HANDLE_LIFETIME: Duration = Duration::from_mins(30);
 
 /// How many calls' artifacts are kept at once; keeping one more forgets the oldest.
 pub const KEPT_CALLS: usize = 256;
+
+/// The URI of the artifacts view, which every tool names (`_meta.ui.resourceUri`) for clients
+/// that show views: any tool's result may carry artifacts.
+pub const VIEW_URI: &str = "ui://toolkit/artifacts";
+
+/// The artifacts renderer the view runs: tables sortable, pageable, copyable and exported as
+/// CSV, texts with line numbers, anything else as a JSON tree, every value as inert text. The
+/// playground's inspector serves the same script.
+pub const RENDERER_JS: &str = include_str!("../assets/artifacts.js");
+
+const VIEW_TEMPLATE: &str = include_str!("../assets/view.html");
+const VIEW_CSS: &str = include_str!("../assets/view.css");
+const VIEW_JS: &str = include_str!("../assets/view.js");
+
+/// The view's HTML: the renderer, the view's script and its style inline, under a
+/// Content-Security-Policy that allows exactly those two scripts and that style (by their
+/// SHA-256) and nothing else: no other script, no eval, no request, no form, no frame.
+pub fn view_html() -> &'static str {
+    static HTML: LazyLock<String> = LazyLock::new(|| {
+        let view = VIEW_JS.replace("{{version}}", env!("CARGO_PKG_VERSION"));
+        let csp = format!(
+            "default-src 'none'; script-src {} {}; style-src {}; base-uri 'none'; form-action 'none'",
+            csp_hash(RENDERER_JS),
+            csp_hash(&view),
+            csp_hash(VIEW_CSS)
+        );
+        VIEW_TEMPLATE
+            .replace("{{csp}}", &csp)
+            .replace("{{style}}", VIEW_CSS)
+            .replace("{{renderer}}", RENDERER_JS)
+            .replace("{{view}}", &view)
+    });
+    &HTML
+}
+
+/// A CSP source that allows exactly this inline script or style.
+fn csp_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// The `_meta` of the view and of its contents: no domain of any kind may be reached from it
+/// (the host's CSP then allows nothing beyond the page), and a border suits it.
+fn view_meta() -> MetaObject {
+    let mut meta = MetaObject::default();
+    meta.0
+        .insert("ui".to_owned(), json!({"csp": {}, "prefersBorder": true}));
+    meta
+}
+
+/// The view as `resources/list` gives it.
+pub(crate) fn view_resource() -> Resource {
+    Resource::new(VIEW_URI, "artifacts")
+        .with_title("Artifacts")
+        .with_description(
+            "Shows a call's artifacts (tables, texts) to the person using the host; the model \
+             never receives them.",
+        )
+        .with_mime_type(VIEW_MIME_TYPE)
+        .with_meta(view_meta())
+}
+
+/// The view as `resources/read` gives it.
+pub(crate) fn view_contents() -> ResourceContents {
+    ResourceContents::text(view_html(), VIEW_URI)
+        .with_mime_type(VIEW_MIME_TYPE)
+        .with_meta(view_meta())
+}
+
+/// A tool's declaration as a client that shows views gets it: naming the view.
+pub(crate) fn with_view(tool: rmcp::model::Tool) -> rmcp::model::Tool {
+    let mut meta = tool.meta.clone().unwrap_or_default();
+    meta.0
+        .insert("ui".to_owned(), json!({"resourceUri": VIEW_URI}));
+    tool.with_meta(meta)
+}
 
 /// Whether these client capabilities declare MCP Apps views.
 pub(crate) fn shows_views(capabilities: &ClientCapabilities) -> bool {
@@ -221,5 +304,84 @@ impl Kept {
                 tool: call.tool.clone(),
                 artifacts: call.artifacts.clone(),
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The contents of each `<tag>..</tag>` in `html`, in order.
+    fn inline(html: &str, tag: &str) -> Vec<String> {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        html.split(&open)
+            .skip(1)
+            .map(|rest| rest.split(&close).next().expect("closed").to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_views_csp_allows_its_own_two_scripts_and_style_and_nothing_else() {
+        let html = view_html();
+        let csp = html
+            .split("http-equiv=\"Content-Security-Policy\" content=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("a CSP meta element");
+        let scripts = inline(html, "script");
+        let styles = inline(html, "style");
+        assert_eq!((scripts.len(), styles.len()), (2, 1));
+        assert_eq!(html.matches("<script").count(), 2);
+        assert_eq!(html.matches("<style").count(), 1);
+        assert_eq!(
+            csp,
+            format!(
+                "default-src 'none'; script-src {} {}; style-src {}; base-uri 'none'; form-action 'none'",
+                csp_hash(&scripts[0]),
+                csp_hash(&scripts[1]),
+                csp_hash(&styles[0])
+            )
+        );
+        assert_eq!(scripts[0], RENDERER_JS);
+        assert!(scripts[1].contains(&format!("version: '{}'", env!("CARGO_PKG_VERSION"))));
+        assert!(!html.contains("{{"), "every placeholder is filled");
+        // A known digest, so the hash is SHA-256 in standard base64 and not something else.
+        assert_eq!(
+            csp_hash("abc"),
+            "'sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0='"
+        );
+    }
+
+    #[test]
+    fn the_views_scripts_never_parse_markup_fetch_or_navigate() {
+        for script in [RENDERER_JS, VIEW_JS] {
+            for forbidden in [
+                "innerHTML",
+                "outerHTML",
+                "insertAdjacentHTML",
+                "document.write",
+                "eval(",
+                "new Function",
+                "fetch(",
+                "XMLHttpRequest",
+                "location",
+                "</script",
+            ] {
+                assert!(!script.contains(forbidden), "{forbidden}");
+            }
+        }
+        assert!(!VIEW_CSS.contains("</style"));
+    }
+
+    #[test]
+    fn tools_name_the_view_beside_their_own_meta() {
+        let mut meta = MetaObject::default();
+        meta.0.insert("other".to_owned(), json!(1));
+        let tool = rmcp::model::Tool::new("t", "T.", serde_json::Map::new()).with_meta(meta);
+        assert_eq!(
+            serde_json::to_value(with_view(tool).meta).expect("JSON"),
+            json!({"other": 1, "ui": {"resourceUri": "ui://toolkit/artifacts"}})
+        );
     }
 }

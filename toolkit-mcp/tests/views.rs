@@ -2,7 +2,8 @@
 //! extension is offered the app-only artifacts tool and gets a handle in a reply's `_meta`, by
 //! which the tool gives the call's artifacts; a client that does not is offered nothing of it,
 //! gets no handle and is refused the tool as a tool that is not there. No model-facing byte
-//! holds an artifact's.
+//! holds an artifact's. The server declares the extension, serves the view as its one resource,
+//! and names it on every tool for clients that show views.
 
 mod support;
 
@@ -45,8 +46,8 @@ impl Client {
         client
     }
 
-    /// Sends `method` with `params` (and, for a call, the tool's name): the status and the
-    /// JSON-RPC answer.
+    /// Sends `method` with `params` (and, for a call, the tool's name, for a read the
+    /// resource's URI): the status and the JSON-RPC answer.
     async fn send(
         &self,
         url: &str,
@@ -113,6 +114,24 @@ fn a_client_that_shows_views_gets_the_artifacts_by_handle_on_either_revision() {
                 .find(|tool| tool["name"] == "toolkit_artifacts")
                 .expect("offered to a client that shows views");
             assert_eq!(app_only["_meta"]["ui"]["visibility"], json!(["app"]));
+            // Every other tool names the view: any tool's result may carry artifacts.
+            let model_facing: Vec<&Value> = tools
+                .iter()
+                .filter(|tool| tool["name"] != "toolkit_artifacts")
+                .collect();
+            assert!(
+                model_facing.len() > 20,
+                "{revision}: {}",
+                model_facing.len()
+            );
+            for tool in model_facing {
+                assert_eq!(
+                    tool["_meta"],
+                    json!({"ui": {"resourceUri": "ui://toolkit/artifacts"}}),
+                    "{revision}: {}",
+                    tool["name"]
+                );
+            }
 
             let (raw, result) = client.call(&url, "http_canary", json!({})).await;
             assert!(!raw.contains("CANARY-HTTP-"), "{revision}: {raw}");
@@ -162,6 +181,7 @@ fn a_client_that_does_not_show_views_is_offered_nothing_of_them() {
                 let client = Client::open(&url, revision, capabilities).await;
                 let tools = client.tools(&url).await;
                 assert!(tools.iter().all(|tool| tool["name"] != "toolkit_artifacts"));
+                assert!(tools.iter().all(|tool| tool.get("_meta").is_none()));
 
                 let (raw, result) = client.call(&url, "http_canary", json!({})).await;
                 assert!(!raw.contains("CANARY-HTTP-"));
@@ -178,6 +198,85 @@ fn a_client_that_does_not_show_views_is_offered_nothing_of_them() {
                     json!([{"type": "text", "text": "Error: unknown tool \"toolkit_artifacts\""}])
                 );
             }
+        }
+    });
+}
+
+#[test]
+fn the_server_declares_the_extension_and_serves_the_view_as_its_one_resource() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let url = serve(&runtime, &service());
+    runtime.block_on(async {
+        let (status, _, discovered) = post(
+            &url,
+            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "server/discover")],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                    "params": {"_meta": modern_meta(&json!({}))}}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let capabilities = &discovered["result"]["capabilities"];
+        assert_eq!(
+            capabilities["extensions"],
+            json!({"io.modelcontextprotocol/ui": {}}),
+            "{discovered}"
+        );
+        assert!(capabilities["resources"].is_object(), "{discovered}");
+
+        for revision in ["2026-07-28", "2025-11-25"] {
+            let client = Client::open(&url, revision, with_views()).await;
+            let (status, _, listed) = client.send(&url, "resources/list", None, json!({})).await;
+            assert_eq!(status, 200);
+            assert_eq!(
+                listed["result"]["resources"],
+                json!([{
+                    "uri": "ui://toolkit/artifacts",
+                    "name": "artifacts",
+                    "title": "Artifacts",
+                    "description": "Shows a call's artifacts (tables, texts) to the person using the host; the model never receives them.",
+                    "mimeType": "text/html;profile=mcp-app",
+                    "_meta": {"ui": {"csp": {}, "prefersBorder": true}},
+                }]),
+                "{revision}"
+            );
+            let (status, _, read) = client
+                .send(
+                    &url,
+                    "resources/read",
+                    Some("ui://toolkit/artifacts"),
+                    json!({"uri": "ui://toolkit/artifacts"}),
+                )
+                .await;
+            assert_eq!(status, 200);
+            let contents = &read["result"]["contents"];
+            assert_eq!(contents.as_array().map(Vec::len), Some(1), "{read}");
+            assert_eq!(contents[0]["uri"], "ui://toolkit/artifacts");
+            assert_eq!(contents[0]["mimeType"], "text/html;profile=mcp-app");
+            assert_eq!(
+                contents[0]["_meta"],
+                json!({"ui": {"csp": {}, "prefersBorder": true}})
+            );
+            assert_eq!(
+                contents[0]["text"].as_str(),
+                Some(toolkit_mcp::views::view_html())
+            );
+
+            let (status, _, missing) = client
+                .send(
+                    &url,
+                    "resources/read",
+                    Some("ui://toolkit/other"),
+                    json!({"uri": "ui://toolkit/other"}),
+                )
+                .await;
+            assert_eq!(status, 200);
+            // Each revision's code for a resource that is not there.
+            let code = if revision == "2026-07-28" { -32602 } else { -32002 };
+            assert_eq!(missing["error"]["code"], code, "{missing}");
+            assert_eq!(
+                missing["error"]["message"],
+                "no resource ui://toolkit/other: this server serves ui://toolkit/artifacts only"
+            );
         }
     });
 }
