@@ -4,62 +4,10 @@
 
 mod common;
 
-use common::{Browser, browser, call_over_mcp, start_playground};
+use common::{Browser, XSS, browser, call_over_mcp, start_playground};
 use serde_json::{Value, json};
 use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 use toolkit_builtins as _; // links the builtin tools
-
-/// Markup, handlers, URLs and tricks that must all show up as the same literal text.
-const XSS: &[&str] = &[
-    "<script>window.__pwned=1</script>",
-    "<img src=x onerror=\"window.__pwned=1\">",
-    "<svg onload=\"window.__pwned=1\"></svg>",
-    "<svg><script>window.__pwned=1</script></svg>",
-    "<a href=\"javascript:window.__pwned=1\">click</a>",
-    "javascript:window.__pwned=1",
-    "<iframe src=\"javascript:window.__pwned=1\"></iframe>",
-    "<body onload=\"window.__pwned=1\">",
-    "\"><script>window.__pwned=1</script>",
-    "'><img src=x onerror=window.__pwned=1>",
-    "</pre><script>window.__pwned=1</script>",
-    "</td></tr></table><img src=x onerror=window.__pwned=1>",
-    "<details open ontoggle=\"window.__pwned=1\">",
-    "<input autofocus onfocus=\"window.__pwned=1\">",
-    "<video><source onerror=\"window.__pwned=1\"></video>",
-    "<math><mtext><table><mglyph><style><img src=x onerror=window.__pwned=1>",
-    "<object data=\"javascript:window.__pwned=1\"></object>",
-    "<embed src=\"javascript:window.__pwned=1\">",
-    "<style>@import 'javascript:window.__pwned=1';</style>",
-    "<link rel=stylesheet href=\"javascript:window.__pwned=1\">",
-    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:window.__pwned=1\">",
-    "<base href=\"javascript:window.__pwned=1//\">",
-    "<form action=\"javascript:window.__pwned=1\"><button>x</button></form>",
-    "<marquee onstart=\"window.__pwned=1\">x</marquee>",
-    "<img src=\"x\" onerror=\"&#119;indow.__pwned=1\">",
-    "<scr<script>ipt>window.__pwned=1</scr</script>ipt>",
-    "<img src=x onerror=window.__pwned=1//",
-    "<!--<img src=\"--><img src=x onerror=window.__pwned=1//\">",
-    "<![CDATA[<script>window.__pwned=1</script>]]>",
-    "\u{202e}<script>window.__pwned=1</script>",
-    "\u{feff}<img src=x onerror=window.__pwned=1>",
-    "\u{ff1c}script\u{ff1e}window.__pwned=1\u{ff1c}/script\u{ff1e}",
-    "<scr\u{200b}ipt>window.__pwned=1</scr\u{200b}ipt>",
-    "<svg><animate onbegin=\"window.__pwned=1\" attributeName=x dur=1s>",
-    "<svg><a xlink:href=\"javascript:window.__pwned=1\"><text x=20 y=20>XSS</text></a></svg>",
-    "{{constructor.constructor('window.__pwned=1')()}}",
-    "${window.__pwned=1}",
-    "<img src=x onerror=eval(atob('d2luZG93Ll9fcHduZWQ9MQ=='))>",
-    "<noscript><p title=\"</noscript><img src=x onerror=window.__pwned=1>\">",
-    "<template><script>window.__pwned=1</script></template>",
-    "<textarea></textarea><script>window.__pwned=1</script>",
-    "<x onclick=window.__pwned=1>click me</x>",
-    "data:text/html,<script>window.__pwned=1</script>",
-    "\\\"-window.__pwned=1-\\\"",
-    "<img\nsrc=x\tonerror=window.__pwned=1>",
-    "%3Cscript%3Ewindow.__pwned=1%3C/script%3E",
-    "&lt;script&gt;window.__pwned=1&lt;/script&gt;",
-    "<div style=\"background:url(javascript:window.__pwned=1)\">",
-];
 
 /// Returns the XSS corpus in every artifact field: a table whose columns are payloads, a table
 /// whose cells are payloads, one text artifact per payload labelled with it, and all of them in
