@@ -337,21 +337,64 @@ async fn read_view(browser: &Browser, index: u64) -> Value {
     shown
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_artifact_byte() {
-    let Some((chromium, driver)) = browser() else {
-        return;
-    };
-    let Some(packages) = host_packages() else {
-        return;
-    };
+/// Checks what the host page would hand a model (`handed` texts: the tool list and each
+/// result) and every byte the server sent outside the view's own requests: no canary in any.
+/// The canary is there to be found: the view's one fetch of the canary call holds it.
+async fn assert_no_canary_on_the_model_side(browser: &Browser, backend: &Backend, handed: usize) {
+    let texts = browser
+        .execute("return window.host.modelSide;", json!([]))
+        .await;
+    let texts: Vec<String> = serde_json::from_value(texts).expect("texts");
+    assert_eq!(texts.len(), handed);
+    assert!(
+        texts.iter().all(|text| !text.contains("CANARY-APPS-")),
+        "{texts:?}"
+    );
+    let model_side = backend.responses(Side::Model);
+    let view_side = backend.responses(Side::View);
+    let model_bytes: usize = model_side.iter().map(String::len).sum();
+    println!(
+        "model side: {} responses, {model_bytes} bytes, {} canary hits; view side: {} responses",
+        model_side.len(),
+        model_side
+            .iter()
+            .filter(|text| text.contains("CANARY-APPS-"))
+            .count(),
+        view_side.len()
+    );
+    assert!(model_side.len() >= 5, "{model_side:?}");
+    for response in &model_side {
+        assert!(!response.contains("CANARY-APPS-"), "{response}");
+    }
+    // The canary is there to be found: the view's fetch of the canary call holds it.
+    assert_eq!(
+        view_side
+            .iter()
+            .filter(|text| text.contains("CANARY-APPS-CELL"))
+            .count(),
+        1
+    );
+}
+
+/// The server, the host's backend and the host page in Chromium, connected as a client that
+/// shows views: what `connect` answered. `None` where the browser or the packages are missing.
+async fn open_host() -> Option<(Browser, Backend, Value)> {
+    let (chromium, driver) = browser()?;
+    let packages = host_packages()?;
     let script = bundle(&packages);
     let mcp = start_server().await;
     let (host, backend) = start_backend(mcp, script).await;
     let browser = Browser::start(&chromium, &driver).await;
     browser.open(&host).await;
-
     let connected = host_run(&browser, "window.host.connect()").await;
+    Some((browser, backend, connected))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_artifact_byte() {
+    let Some((browser, backend, connected)) = open_host().await else {
+        return;
+    };
     assert_eq!(connected["appOnly"], json!(["toolkit_artifacts"]));
     assert!(
         connected["offered"]
@@ -420,40 +463,7 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
     assert_eq!(shown["status"], "This call made no artifacts.");
     assert_eq!(shown["labels"], json!([]));
 
-    // What the host page would hand a model, and every byte outside the view's own requests.
-    let handed = browser
-        .execute("return window.host.modelSide;", json!([]))
-        .await;
-    let handed: Vec<String> = serde_json::from_value(handed).expect("texts");
-    assert_eq!(handed.len(), 4, "the tool list and three results");
-    assert!(
-        handed.iter().all(|text| !text.contains("CANARY-APPS-")),
-        "{handed:?}"
-    );
-    let model_side = backend.responses(Side::Model);
-    let view_side = backend.responses(Side::View);
-    let model_bytes: usize = model_side.iter().map(String::len).sum();
-    println!(
-        "model side: {} responses, {model_bytes} bytes, {} canary hits; view side: {} responses",
-        model_side.len(),
-        model_side
-            .iter()
-            .filter(|text| text.contains("CANARY-APPS-"))
-            .count(),
-        view_side.len()
-    );
-    assert!(model_side.len() >= 5, "{model_side:?}");
-    for response in &model_side {
-        assert!(!response.contains("CANARY-APPS-"), "{response}");
-    }
-    // The canary is there to be found: the view's fetch of the canary call holds it.
-    assert_eq!(
-        view_side
-            .iter()
-            .filter(|text| text.contains("CANARY-APPS-CELL"))
-            .count(),
-        1
-    );
+    assert_no_canary_on_the_model_side(&browser, &backend, 4).await;
     let host_pwned = browser
         .execute("return window.__pwned === undefined;", json!([]))
         .await;
@@ -463,18 +473,9 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_artifacts_stay_inert_text_in_the_view_and_it_follows_the_hosts_theme() {
-    let Some((chromium, driver)) = browser() else {
+    let Some((browser, _backend, _)) = open_host().await else {
         return;
     };
-    let Some(packages) = host_packages() else {
-        return;
-    };
-    let script = bundle(&packages);
-    let mcp = start_server().await;
-    let (host, _backend) = start_backend(mcp, script).await;
-    let browser = Browser::start(&chromium, &driver).await;
-    browser.open(&host).await;
-    host_run(&browser, "window.host.connect()").await;
 
     let called = host_run(&browser, "window.host.call('apps_xss', {})").await;
     let index = called["view"].as_u64().expect("a view");

@@ -205,7 +205,7 @@ impl ServerHandler for McpToolServer {
             .enable_tools()
             .enable_resources()
             .build();
-        capabilities.extensions = Some([(UI_EXTENSION.to_owned(), Default::default())].into());
+        capabilities.extensions = Some([(UI_EXTENSION.to_owned(), serde_json::Map::new())].into());
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolkit", env!("CARGO_PKG_VERSION")))
     }
