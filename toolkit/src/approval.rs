@@ -1,12 +1,15 @@
-//! What an operator (or a policy written as code) decides about a call that waits for approval.
-//! How each decision is recorded is [`CallDecision`](crate::recording::CallDecision).
+//! What an operator (or a policy written as code) decides about a call that waits for approval,
+//! in a run or, put as a [`Question`](crate::question::Question), about one call outside a
+//! loop. How each decision is recorded is [`CallDecision`](crate::recording::CallDecision).
 
 use std::panic::{self, AssertUnwindSafe};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bound::echo;
 use crate::context::ToolContext;
-use crate::recording::RunId;
+use crate::recording::{Decided, RunId};
+use crate::seam::{CheckedEdit, approval_not_given};
 use crate::spec::ToolSpec;
 use crate::wire::ToolCall;
 
@@ -93,6 +96,56 @@ impl Decision {
         Self {
             call_id: call_id.into(),
             choice,
+        }
+    }
+}
+
+/// What becomes of one call that waited for an operator.
+pub(crate) enum Then {
+    /// It runs now, approved.
+    Run,
+    /// It waits again (an edit to preview).
+    Wait,
+    /// It does not run: the model reads this.
+    Refuse(String),
+}
+
+/// The tool result text for a call the operator refused.
+fn denied(name: &str) -> String {
+    format!("Error: tool \"{}\" was denied by the operator.", echo(name))
+}
+
+/// What an operator's choice (if any) about a waiting `call` comes to: what is recorded, and
+/// what becomes of the call. `edit` is the checked edit when the choice is one; an edited call
+/// of a tool that is `previewed` waits again, unless the arguments did not change.
+pub(crate) fn decide(
+    call: &ToolCall,
+    choice: Option<&Choice>,
+    edit: Option<&CheckedEdit>,
+    previewed: bool,
+) -> (Decided, Then) {
+    match choice {
+        None => (
+            Decided::NotDecided,
+            Then::Refuse(approval_not_given(&call.name)),
+        ),
+        Some(Choice::Approve) => (Decided::Approved, Then::Run),
+        Some(Choice::ApproveForRun) => (Decided::ApprovedForRun, Then::Run),
+        Some(Choice::Deny { reason }) => {
+            let reason = reason.clone().filter(|reason| !reason.trim().is_empty());
+            let text = reason.clone().unwrap_or_else(|| denied(&call.name));
+            (Decided::Denied { reason }, Then::Refuse(text))
+        }
+        Some(Choice::Edit { .. }) => {
+            let edited = &edit.expect("every edit was checked").call().arguments;
+            if *edited == call.arguments {
+                return (Decided::Approved, Then::Run);
+            }
+            let decided = Decided::Edited {
+                original: call.arguments.clone(),
+                arguments: edited.clone(),
+            };
+            (decided, if previewed { Then::Wait } else { Then::Run })
         }
     }
 }

@@ -107,6 +107,9 @@ pub mod approval;
 pub mod provider;
 #[cfg(feature = "loop")]
 #[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub mod question;
+#[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
 pub mod recording;
 #[cfg(feature = "loop")]
 mod replay;

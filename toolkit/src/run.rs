@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::time::Instant;
 
-use crate::approval::{ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer, ask_policies};
+use crate::approval::{
+    ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer, Then, ask_policies, decide,
+};
 use crate::bound::echo;
 use crate::context::ToolContext;
 use futures_util::StreamExt;
@@ -19,7 +21,7 @@ use crate::recording::{
 };
 pub use crate::request::{CancelSignal, DEFAULT_MAX_ITERATIONS, RunOptions, RunRequest};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall};
-use crate::seam::{Approval, CheckedEdit, RunScope, ScopeError, Seam, approval_not_given};
+use crate::seam::{Approval, CheckedEdit, RunScope, ScopeError, Seam};
 use crate::service::ToolLoopService;
 use crate::spec::ToolSpec;
 use crate::wire::{ChatMessage, ToolCall, WireString};
@@ -128,11 +130,6 @@ fn give_own_ids(calls: &mut [ToolCall], iteration: u32) -> Vec<String> {
     unanswerable
 }
 
-/// The tool result text for a call the operator refused.
-fn denied(name: &str) -> String {
-    format!("Error: tool \"{}\" was denied by the operator.", echo(name))
-}
-
 impl ToolLoopService {
     /// Runs the loop with `provider` until the model answers without calls, the iteration limit,
     /// a call that needs approval, a provider error, or cancellation.
@@ -235,7 +232,8 @@ impl ToolLoopService {
         let mut plans = Vec::with_capacity(turn.len());
         for TurnCall { call, result } in &mut turn {
             if result.is_some() {
-                plans.push(Then::Done);
+                // It ran before the run stopped.
+                plans.push(None);
                 continue;
             }
             let choice = decisions
@@ -249,7 +247,7 @@ impl ToolLoopService {
                 run.progress.edit(edit);
                 *call = edit.call().clone();
             }
-            plans.push(then);
+            plans.push(Some(then));
         }
         run.recording
             .step(RunStep::Resumed { decisions: records })
@@ -258,16 +256,18 @@ impl ToolLoopService {
         let mut to_run = Vec::new();
         for (position, (TurnCall { call, result }, then)) in turn.iter().zip(plans).enumerate() {
             outcomes.push(match then {
-                Then::Done => result.clone(),
-                Then::Run => {
+                None => result.clone(),
+                Some(Then::Run) => {
                     to_run.push((position, call));
                     None
                 }
-                Then::Wait => None,
-                Then::Refuse(text) => Some(
+                Some(Then::Wait) => None,
+                Some(Then::Refuse(text)) => Some(
                     run.recording
                         .answered(call, Seam::refuse(&run.scope, text))
-                        .await,
+                        .await
+                        .wire()
+                        .clone(),
                 ),
             });
         }
@@ -364,18 +364,6 @@ impl ToolLoopService {
             Err(error) => Err(TokenError::Store(error.to_string()).into()),
         }
     }
-}
-
-/// What becomes of one call of a resumed turn.
-enum Then {
-    /// It ran before the run stopped.
-    Done,
-    /// It runs now, approved.
-    Run,
-    /// It waits again (an edit to preview).
-    Wait,
-    /// It does not run: the model reads this.
-    Refuse(String),
 }
 
 impl Progress {
@@ -545,7 +533,8 @@ impl<'s> Run<'s> {
         }
         for (position, text) in refusals {
             let refusal = Seam::refuse(&self.scope, text);
-            outcomes[position] = Some(self.recording.answered(&calls[position], refusal).await);
+            let answered = self.recording.answered(&calls[position], refusal).await;
+            outcomes[position] = Some(answered.wire().clone());
         }
         self.execute(&to_run, &mut outcomes).await;
         self.execute_approved(&approved, &mut outcomes).await;
@@ -634,47 +623,21 @@ impl<'s> Run<'s> {
         })
     }
 
-    /// What the operator's choice (if any) about a waiting call comes to.
+    /// What the operator's choice (if any) about a waiting call comes to; an approval of its
+    /// tool for the run is kept for the later calls of the run.
     fn operator_decision(
         &mut self,
         call: &ToolCall,
         choice: Option<&Choice>,
         edit: Option<&CheckedEdit>,
     ) -> (Decided, Then) {
-        match choice {
-            None => (
-                Decided::NotDecided,
-                Then::Refuse(approval_not_given(&call.name)),
-            ),
-            Some(Choice::Approve) => (Decided::Approved, Then::Run),
-            Some(Choice::ApproveForRun) => {
-                if !self.progress.approved_tools.contains(&call.name) {
-                    self.progress.approved_tools.push(call.name.clone());
-                }
-                (Decided::ApprovedForRun, Then::Run)
-            }
-            Some(Choice::Deny { reason }) => {
-                let reason = reason.clone().filter(|reason| !reason.trim().is_empty());
-                let text = reason.clone().unwrap_or_else(|| denied(&call.name));
-                (Decided::Denied { reason }, Then::Refuse(text))
-            }
-            Some(Choice::Edit { .. }) => {
-                let edited = &edit.expect("every edit was checked").call().arguments;
-                if *edited == call.arguments {
-                    return (Decided::Approved, Then::Run);
-                }
-                let then = if self.preview_tool(&call.name).is_some() {
-                    Then::Wait
-                } else {
-                    Then::Run
-                };
-                let decided = Decided::Edited {
-                    original: call.arguments.clone(),
-                    arguments: edited.clone(),
-                };
-                (decided, then)
-            }
+        if matches!(choice, Some(Choice::ApproveForRun))
+            && !self.progress.approved_tools.contains(&call.name)
+        {
+            self.progress.approved_tools.push(call.name.clone());
         }
+        let previewed = self.preview_tool(&call.name).is_some();
+        decide(call, choice, edit, previewed)
     }
 
     /// Runs calls concurrently through the seam, recorded; each call's wire string goes to the
@@ -772,20 +735,10 @@ impl<'s> Run<'s> {
     async fn previews(&self, pending: &[ToolCall]) -> Vec<Preview> {
         let mut previews = Vec::new();
         for call in pending {
-            let Some(preview) = self.preview_tool(&call.name) else {
-                continue;
-            };
-            let scope = self
-                .seam
-                .scope_offering(self.scope.context().clone(), [preview]);
-            if let Ok(scope) = scope {
-                let answer = self
-                    .seam
-                    .invoke(&scope.read_only(), preview, &call.arguments)
-                    .await;
+            if let Some(text) = self.seam.preview(&self.scope, call).await {
                 previews.push(Preview {
                     call_id: call.id.clone(),
-                    text: answer.content().to_owned(),
+                    text,
                 });
             }
         }

@@ -260,6 +260,19 @@ impl Seam {
         }
     }
 
+    /// What the operator is shown of `call` before deciding: the content of the preview tool its
+    /// tool names, run read-only on the call's arguments in `scope`'s context, when it names one.
+    #[cfg(feature = "loop")]
+    pub(crate) async fn preview(&self, scope: &RunScope, call: &ToolCall) -> Option<String> {
+        let preview = self.registry.get(&call.name)?.spec().preview()?;
+        let scope = self
+            .scope_offering(scope.context().clone(), [preview])
+            .ok()?
+            .read_only();
+        let answer = self.invoke(&scope, preview, &call.arguments).await;
+        Some(answer.content().to_owned())
+    }
+
     /// Whether a call of `name` in `scope` waits for an operator: a tool this seam has, offered
     /// in the scope, that requires approval.
     #[cfg(feature = "loop")]

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use crate::provider::Delta;
 use crate::result::ToolArtifact;
-use crate::seam::{BoundedResult, RunScope, Seam};
+use crate::seam::{Approval, BoundedResult, RunScope, Seam};
 use crate::wire::{ToolCall, WireString};
 
 pub(crate) mod events;
@@ -161,6 +161,57 @@ impl Recorder {
                 .await
                 .try_into()
                 .expect("one call, one record");
+            recording
+                .end(Termination::Answered, invocation.content())
+                .await;
+            invocation
+        })
+        .await;
+        ObservedCall(Observed::Recorded(recorded))
+    }
+
+    /// Runs or refuses one call a person decided outside a loop, as a run of one call under the
+    /// run id `SOURCE_<uuid>`: the step that records the decisions (none when the call could
+    /// not be asked about), then the call's tool step. With no `refusal` the call runs through
+    /// `seam` with the approval of exactly this call; with one, the model reads it and nothing
+    /// runs. When nobody observes, nothing is recorded.
+    pub(crate) async fn decided(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+        decisions: Option<RunStep>,
+        refusal: Option<String>,
+    ) -> ObservedCall {
+        if !self.observed() {
+            let bounded = match refusal {
+                Some(text) => Seam::refuse(scope, text),
+                None => {
+                    seam.invoke_approved(scope, call, Approval::granted(call))
+                        .await
+                }
+            };
+            return ObservedCall(Observed::Unrecorded(bounded));
+        }
+        let recorded = Box::pin(async {
+            let mut recording =
+                Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+            if let Some(step) = decisions {
+                recording.step(step).await;
+            }
+            let invocation = if let Some(text) = refusal {
+                recording.answered(call, Seam::refuse(scope, text)).await
+            } else {
+                let [invocation] = recording
+                    .tools(&[(0, call)], |call| {
+                        seam.invoke_approved(scope, call, Approval::granted(call))
+                    })
+                    .await
+                    .try_into()
+                    .expect("one call, one record");
+                invocation
+            };
             recording
                 .end(Termination::Answered, invocation.content())
                 .await;
@@ -320,11 +371,14 @@ impl<'r> Recording<'r> {
     }
 
     /// Records a call answered without running it (a refusal): a tool step like any other.
-    pub(crate) async fn answered(&mut self, call: &ToolCall, bounded: BoundedResult) -> WireString {
+    pub(crate) async fn answered(
+        &mut self,
+        call: &ToolCall,
+        bounded: BoundedResult,
+    ) -> Arc<ToolInvocation> {
         let invocation = Arc::new(ToolInvocation::record(call, bounded, Duration::ZERO));
-        let wire = invocation.wire().clone();
-        self.step(RunStep::Tool(invocation)).await;
-        wire
+        self.step(RunStep::Tool(Arc::clone(&invocation))).await;
+        invocation
     }
 
     /// Runs `calls` concurrently through `execute` (the seam), each timed; each is shown as it

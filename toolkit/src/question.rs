@@ -1,0 +1,176 @@
+//! Approval outside a loop: one call of a tool that requires approval, put to one person as a
+//! [`Question`] (an MCP server asks its host's user through elicitation) and answered once. The
+//! person decides with the same [`Choice`]s as an operator of a suspended run, and the call is
+//! recorded as a run of one call with the decisions.
+
+use crate::approval::{Choice, Then, decide};
+use crate::bound::echo;
+use crate::recording::{CallDecision, Decided, Decider, ObservedCall, RunStep};
+use crate::seam::RunScope;
+use crate::service::ToolLoopService;
+use crate::wire::ToolCall;
+
+/// One call of a tool that requires approval, checked as the seam checks a call and shown with
+/// its preview, waiting for one person's answer outside a loop: an MCP server asks its host's
+/// user through elicitation. Only [`ToolLoopService::question`] makes one and only
+/// [`ToolLoopService::answer`] (or [`run_approved_earlier`](ToolLoopService::run_approved_earlier))
+/// spends it: an approval it comes to covers this call only, its id, its tool and its argument
+/// bytes.
+#[derive(Debug)]
+pub struct Question {
+    call: ToolCall,
+    preview: Option<String>,
+    /// The person's earlier answers about this call (edits of a previewed tool's arguments),
+    /// recorded with the last one.
+    earlier: Vec<CallDecision>,
+}
+
+impl Question {
+    /// The call asked about: after an edit, with the edited arguments.
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+
+    /// What the preview tool the call's tool names shows of it (for `edit_file`, the diff);
+    /// `None` when its tool names none.
+    pub fn preview(&self) -> Option<&str> {
+        self.preview.as_deref()
+    }
+
+    /// How many times the person edited the call's arguments before this question.
+    pub fn edits(&self) -> usize {
+        self.earlier.len()
+    }
+}
+
+/// What a person's answer to a [`Question`] came to.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Answered {
+    /// The call ran, or was refused: its result, recorded as a run of one call.
+    Done(ObservedCall),
+    /// The person changed the arguments of a tool that shows a preview: ask again, with the
+    /// preview of the new arguments, so that nothing runs that they have not seen.
+    AskAgain(Question),
+    /// The arguments of an edit fail the tool's checks: ask again, saying why (the text the
+    /// call would get). Nothing is recorded.
+    Invalid(Question, String),
+}
+
+impl ToolLoopService {
+    /// The question to ask a person about `call`, a call of a tool in `scope` that requires
+    /// approval, with its preview. Nobody is asked about a call that could not run (a tool that
+    /// is not there or not offered, arguments that do not decode) or that needs no approval:
+    /// then the refusal is the call's result, recorded as a run of one call of `source`.
+    pub async fn question(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        call: ToolCall,
+    ) -> Result<Question, ObservedCall> {
+        let refusal = self
+            .seam()
+            .refusal(scope, &call.name, &call.arguments)
+            .or_else(|| {
+                (!self.seam().needs_approval(scope, &call.name)).then(|| {
+                    format!(
+                        "Error: tool \"{}\" needs no approval; it is called, not asked about.",
+                        echo(&call.name)
+                    )
+                })
+            });
+        if let Some(refusal) = refusal {
+            let refused = self
+                .recorder()
+                .decided(self.seam(), scope, source, &call, None, Some(refusal))
+                .await;
+            return Err(refused);
+        }
+        let preview = self.seam().preview(scope, &call).await;
+        Ok(Question {
+            call,
+            preview,
+            earlier: Vec::new(),
+        })
+    }
+
+    /// Answers `question` with the person's `choice` (`None`: no answer came) and, unless it
+    /// asks again, runs or refuses the call, recorded as a run of one call of `source`: a
+    /// `resumed` step with the person's decisions, then the call's tool step.
+    ///
+    /// Approve runs the call, and so does approve-for-run (keeping the tool's approval for
+    /// later calls is the caller's: see [`run_approved_earlier`](Self::run_approved_earlier)).
+    /// Deny gives the model the reason, or that the operator denied the call; no answer gives
+    /// it that the approval was not given. An edit is checked as a call of the tool would be:
+    /// arguments that fail ask again with why; changed arguments of a tool that names a preview
+    /// ask again with the new preview; otherwise the edited call runs.
+    pub async fn answer(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        question: Question,
+        choice: Option<Choice>,
+    ) -> Answered {
+        let edit = match &choice {
+            Some(Choice::Edit { arguments }) => {
+                match self.seam().check_edit(scope, &question.call, arguments) {
+                    Ok(edit) => Some(edit),
+                    Err(why) => return Answered::Invalid(question, why),
+                }
+            }
+            _ => None,
+        };
+        let Question {
+            call, mut earlier, ..
+        } = question;
+        let previewed = self
+            .registry()
+            .get(&call.name)
+            .and_then(|tool| tool.spec().preview())
+            .is_some();
+        let (decided, then) = decide(&call, choice.as_ref(), edit.as_ref(), previewed);
+        earlier.push(CallDecision::new(&call, Decider::Operator, decided));
+        let call = edit.map_or(call, |edit| edit.call().clone());
+        let refusal = match then {
+            Then::Run => None,
+            Then::Refuse(text) => Some(text),
+            Then::Wait => {
+                let preview = self.seam().preview(scope, &call).await;
+                return Answered::AskAgain(Question {
+                    call,
+                    preview,
+                    earlier,
+                });
+            }
+        };
+        let decisions = RunStep::Resumed { decisions: earlier };
+        Answered::Done(
+            self.recorder()
+                .decided(self.seam(), scope, source, &call, Some(decisions), refusal)
+                .await,
+        )
+    }
+
+    /// Runs `question`'s call without asking, because the person approved its tool earlier
+    /// (for the run, or an MCP session): recorded as a run of one call of `source`, with a
+    /// `decided` step that says so.
+    pub async fn run_approved_earlier(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        question: Question,
+    ) -> ObservedCall {
+        let Question {
+            call, mut earlier, ..
+        } = question;
+        earlier.push(CallDecision::new(
+            &call,
+            Decider::ApprovedForRun,
+            Decided::Approved,
+        ));
+        let decisions = RunStep::Decided { decisions: earlier };
+        self.recorder()
+            .decided(self.seam(), scope, source, &call, Some(decisions), None)
+            .await
+    }
+}
