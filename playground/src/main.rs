@@ -96,6 +96,13 @@ struct McpArgs {
     /// The SQLite file the record tools work on (default: the sample database).
     #[arg(long, value_name = "FILE")]
     database: Option<PathBuf>,
+    /// Offer the tools that change files and records to hosts that answer form elicitation:
+    /// each call asks the host's user first (the tool, its arguments, its preview).
+    #[arg(long)]
+    writers: bool,
+    /// How long the host's user has to answer about a writer's call; no answer is no approval.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    approval_timeout: u64,
     #[command(flatten)]
     audit: AuditArgs,
     #[command(flatten)]
@@ -514,11 +521,21 @@ fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
         Some(&kept.audit),
         args.secrets.show_secrets,
     )));
+    let mcp = toolkit_mcp::McpToolServer::new(service, context)
+        .and_then(|mcp| {
+            if args.writers {
+                mcp.with_writers()
+            } else {
+                Ok(mcp)
+            }
+        })
+        .map_err(|error| Failure::runtime(error.to_string()))?
+        .with_approval_timeout(Duration::from_secs(args.approval_timeout));
     let served = runtime.block_on(async {
         let served = match args.http {
-            None => toolkit_mcp::serve_stdio(service, context).await,
+            None => mcp.serve_stdio().await,
             Some(port) => {
-                toolkit_mcp::serve_http(service, context, port, |address| {
+                mcp.serve_http(port, |address| {
                     eprintln!(
                         "playground mcp: serving on http://{address}{}",
                         toolkit_mcp::HTTP_PATH

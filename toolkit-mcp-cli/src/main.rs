@@ -6,23 +6,30 @@
 //! `metadata`); with `--otlp URL`, calls are also exported as OpenTelemetry traces. MCP replies
 //! never carry artifacts.
 //! Secret-shaped strings in what tools answer are masked (`[REDACTED]`) unless
-//! `--show-secrets`: an MCP host forwards replies to a model.
+//! `--show-secrets`: an MCP host forwards replies to a model. With `--writers`, the tools that
+//! change files and records are offered to hosts that answer form elicitation: each call asks
+//! the host's user first, who has `--approval-timeout` seconds (default 300) to answer.
 
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use std::path::PathBuf;
 
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry, seam::SecretFilter};
+use toolkit::seam::{ScopeError, SecretFilter};
+use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
+use toolkit_mcp::McpToolServer;
 
-const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets.";
+const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets] [--writers] [--approval-timeout SECONDS]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets. With --writers, the tools\nthat change files and records are offered to hosts that answer form elicitation: each call\nasks the host's user first (the tool, its arguments, its preview), who has --approval-timeout\nseconds (default 300) to answer; no answer is no approval.";
 
 /// What the command line asks for.
 struct Options {
     port: Option<u16>,
     show_secrets: bool,
+    writers: bool,
+    approval_timeout: Duration,
     workspace: PathBuf,
     database: Option<PathBuf>,
     audit: Option<String>,
@@ -35,6 +42,8 @@ fn options() -> Result<Options, ExitCode> {
     let mut arguments = std::env::args().skip(1);
     let mut port = None;
     let mut show_secrets = false;
+    let mut writers = false;
+    let mut approval_timeout = toolkit_mcp::approvals::APPROVAL_TIMEOUT;
     let mut workspace = PathBuf::from(toolkit_builtins::files::sample_workspace());
     let mut database = None;
     let mut audit = None;
@@ -43,6 +52,17 @@ fn options() -> Result<Options, ExitCode> {
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--show-secrets" => show_secrets = true,
+            "--writers" => writers = true,
+            "--approval-timeout" => match arguments.next().map(|seconds| seconds.parse::<u64>()) {
+                Some(Ok(seconds)) if seconds > 0 => {
+                    approval_timeout = Duration::from_secs(seconds);
+                }
+                _ => {
+                    return Err(usage_error(
+                        "--approval-timeout needs a number of seconds (1 or more)",
+                    ));
+                }
+            },
             "--workspace" => match arguments.next().map(PathBuf::from) {
                 Some(folder) if folder.is_dir() => workspace = folder,
                 Some(folder) => {
@@ -99,6 +119,8 @@ fn options() -> Result<Options, ExitCode> {
     Ok(Options {
         port,
         show_secrets,
+        writers,
+        approval_timeout,
         workspace,
         database,
         audit,
@@ -172,11 +194,18 @@ fn main() -> ExitCode {
     if let Some(database) = options.database {
         context = context.with_extension(Database::new(database));
     }
+    let mcp = match mcp_server(service, context, options.writers, options.approval_timeout) {
+        Ok(mcp) => mcp,
+        Err(error) => {
+            eprintln!("toolkit-mcp: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let served = runtime.block_on(async move {
         match options.port {
-            None => toolkit_mcp::serve_stdio(service, context).await,
+            None => mcp.serve_stdio().await,
             Some(port) => {
-                toolkit_mcp::serve_http(service, context, port, |address| {
+                mcp.serve_http(port, |address| {
                     eprintln!(
                         "toolkit-mcp: serving on http://{address}{}",
                         toolkit_mcp::HTTP_PATH
@@ -203,4 +232,18 @@ fn main() -> ExitCode {
 fn usage_error(message: &str) -> ExitCode {
     eprintln!("toolkit-mcp: {message}\n\n{USAGE}");
     ExitCode::from(2)
+}
+
+/// The server over `service`, with the writers when asked for.
+fn mcp_server(
+    service: Arc<ToolLoopService>,
+    context: ToolContext,
+    writers: bool,
+    approval_timeout: Duration,
+) -> Result<McpToolServer, ScopeError> {
+    let mut mcp = McpToolServer::new(service, context)?;
+    if writers {
+        mcp = mcp.with_writers()?;
+    }
+    Ok(mcp.with_approval_timeout(approval_timeout))
 }

@@ -13,10 +13,11 @@ use std::process::{Child, Command, Stdio};
 const VERSION: &str = "0.1.16";
 
 /// The scenarios a server of tools must pass.
-const APPLICABLE: [&str; 7] = [
+const APPLICABLE: [&str; 8] = [
     "server-initialize",
     "ping",
     "tools-list",
+    "resources-list",
     "tools-call-simple-text",
     "tools-call-error",
     "server-sse-multiple-streams",
@@ -24,7 +25,7 @@ const APPLICABLE: [&str; 7] = [
 ];
 
 /// The scenarios that do not apply, and why.
-const NOT_APPLICABLE: [(&str, &str); 25] = [
+const NOT_APPLICABLE: [(&str, &str); 24] = [
     ("logging-set-level", "no logging capability"),
     (
         "tools-call-with-logging",
@@ -66,12 +67,17 @@ const NOT_APPLICABLE: [(&str, &str); 25] = [
         "server-sse-polling",
         "pending in the suite: it wants the answer on a polled stream, and rmcp answers on the POST's stream",
     ),
-    ("resources-list", "no resources"),
-    ("resources-read-text", "no resources"),
-    ("resources-read-binary", "no resources"),
-    ("resources-templates-read", "no resources"),
-    ("resources-subscribe", "no resources"),
-    ("resources-unsubscribe", "no resources"),
+    (
+        "resources-read-text",
+        "a fixture resource (test://static-text); the one resource is the artifacts view",
+    ),
+    (
+        "resources-read-binary",
+        "a fixture binary resource; the one resource is the artifacts view",
+    ),
+    ("resources-templates-read", "no resource templates"),
+    ("resources-subscribe", "no subscriptions: the view never changes"),
+    ("resources-unsubscribe", "no subscriptions: the view never changes"),
     ("prompts-list", "no prompts"),
     ("prompts-get-simple", "no prompts"),
     ("prompts-get-with-args", "no prompts"),

@@ -36,6 +36,7 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+pub mod approvals;
 mod client;
 mod portable;
 mod server;

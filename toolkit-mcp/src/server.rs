@@ -2,8 +2,9 @@
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, Implementation,
@@ -14,7 +15,14 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use toolkit::approval::Choice;
+use toolkit::question::Question;
+use toolkit::recording::ObservedCall;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
+
+use crate::approvals::{
+    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, Questions, answers_forms, choice, form,
+};
 
 use crate::views::{
     ARTIFACTS_TOOL, ArtifactsReply, Kept, ModelReply, UI_EXTENSION, VIEW_URI, artifacts_tool,
@@ -31,8 +39,10 @@ const SOURCE: &str = "mcp";
 /// offers; each `tools/call` is one [`ToolLoopService::call_observed`] in such a scope, and the
 /// reply is the bounded content as one text block with `isError` from the result.
 ///
-/// Tools that require an operator's approval are not offered: a single MCP call has no operator
-/// to ask, and the host's own confirmation is not ours. Calls of them are `not permitted`.
+/// Tools that require an operator's approval are not offered, unless
+/// [`with_writers`](Self::with_writers) offers them to clients that answer form elicitation: a call of one asks
+/// the host's user (see [`approvals`](crate::approvals)), and runs only on their approval of
+/// that call. Other clients are not offered them, and calls of them are `not permitted`.
 ///
 /// A model-facing reply ([`ModelReply`]) never carries artifacts, in no field: a host forwards
 /// replies to a model. Artifacts go to the service's event stream, as for any run, and, for a
@@ -47,6 +57,13 @@ pub struct McpToolServer {
     context: ToolContext,
     /// What `context` is offered by default, less the tools that require approval.
     offered: Arc<[String]>,
+    /// The tools that require approval, offered to clients that answer form elicitation.
+    writers: Arc<[String]>,
+    approval_timeout: Duration,
+    /// The tools the user approved for the rest of this session (each session has its own).
+    approved_for_session: Arc<Mutex<Vec<String>>>,
+    /// Questions stateless clients were asked and have not answered.
+    questions: Arc<Questions>,
     calls: Arc<AtomicU64>,
     kept: Arc<Kept>,
 }
@@ -72,24 +89,73 @@ impl McpToolServer {
             service,
             context,
             offered,
+            writers: Arc::new([]),
+            approval_timeout: APPROVAL_TIMEOUT,
+            approved_for_session: Arc::default(),
+            questions: Arc::default(),
             calls: Arc::new(AtomicU64::new(0)),
             kept: Arc::default(),
         })
     }
 
-    /// A scope for one call, offering what [`new`](Self::new) checked. Its tools are told that
-    /// people see their artifacts only when the client shows the view.
-    fn scope(&self, views: bool) -> RunScope {
-        let context = self.context.clone().with_artifacts_shown(views);
+    /// Offers the registry's tools that require approval (admin tools never) to clients that
+    /// answer form elicitation; fails when one reads a state `context` does not hold.
+    pub fn with_writers(mut self) -> Result<Self, ScopeError> {
+        let writers: Arc<[String]> = self
+            .service
+            .registry()
+            .specs()
+            .filter(|spec| {
+                let flags = spec.flags();
+                flags.requires_approval()
+                    && !flags.requires_admin()
+                    && spec.name() != ARTIFACTS_TOOL
+            })
+            .map(|spec| spec.name().to_owned())
+            .collect();
         self.service
             .seam()
-            .scope_offering(context, self.offered.iter())
+            .scope_offering(self.context.clone(), writers.iter())?;
+        self.writers = writers;
+        Ok(self)
+    }
+
+    /// How long the host's user has to answer for a call (default [`APPROVAL_TIMEOUT`]); no
+    /// answer in time is no approval.
+    #[must_use]
+    pub fn with_approval_timeout(mut self, timeout: Duration) -> Self {
+        self.approval_timeout = timeout;
+        self
+    }
+
+    /// The server for one more session: the same tools, no tool approved yet.
+    fn for_session(&self) -> Self {
+        Self {
+            approved_for_session: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// A scope for one call, offering what [`new`](Self::new) checked, and the writers to a
+    /// client that answers forms. Its tools are told that people see their artifacts only when
+    /// the client shows the view.
+    fn scope(&self, views: bool, writers: bool) -> RunScope {
+        let context = self.context.clone().with_artifacts_shown(views);
+        let writers = if writers { &self.writers[..] } else { &[] };
+        self.service
+            .seam()
+            .scope_offering(context, self.offered.iter().chain(writers))
             .expect("checked when the server was made, from this service's registry")
     }
 
-    /// The tools a host sees, in registry order.
+    /// The tools a host that answers no form sees, in registry order.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        let scope = self.scope(false);
+        self.listed(false)
+    }
+
+    /// The tools a host sees, with the writers when it answers forms, in registry order.
+    fn listed(&self, writers: bool) -> Vec<rmcp::model::Tool> {
+        let scope = self.scope(false, writers);
         scope
             .offered()
             .filter_map(|name| self.service.registry().get(name))
@@ -143,20 +209,177 @@ impl McpToolServer {
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
         views: bool,
     ) -> ModelReply {
-        let arguments = arguments.map_or_else(
-            || "{}".to_owned(),
-            |arguments| serde_json::Value::Object(arguments.clone()).to_string(),
-        );
-        let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        let call = ToolCall::new(format!("{SOURCE}_call_{number}"), name, arguments);
-        let scope = self.scope(views);
+        let call = self.next_call(name, arguments);
+        let scope = self.scope(views, false);
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
+        self.model_reply(name, &observed, views)
+    }
+
+    /// The call a request makes: the next id, and its arguments as a JSON text.
+    fn next_call(
+        &self,
+        name: &str,
+        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> ToolCall {
+        let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        ToolCall::new(
+            format!("{SOURCE}_call_{number}"),
+            name,
+            arguments_text(arguments),
+        )
+    }
+
+    /// The model-facing reply of a call: its wire string, and for a client that shows views the
+    /// handle of its artifacts when it made some.
+    fn model_reply(&self, name: &str, observed: &ObservedCall, views: bool) -> ModelReply {
         let handle = (views && !observed.artifacts().is_empty()).then(|| {
             let artifacts = observed.artifacts().to_vec();
             let count = artifacts.len();
             (self.kept.keep(name, artifacts), count)
         });
         ModelReply::new(observed.wire().clone(), handle)
+    }
+
+    /// A call of a writer from a client that answers forms: asked about, then run or refused.
+    async fn approved(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        views: bool,
+    ) -> CallToolResponse {
+        let scope = self.scope(views, true);
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        if stateless {
+            return self.approved_statelessly(request, &scope, views).await;
+        }
+        let call = self.next_call(&request.name, request.arguments.as_ref());
+        let mut question = match self.service.question(&scope, SOURCE, call).await {
+            Ok(question) => question,
+            Err(refused) => return self.complete(&request.name, &refused, views),
+        };
+        if self.session_approved(&request.name) {
+            let ran = self
+                .service
+                .run_approved_earlier(&scope, SOURCE, question)
+                .await;
+            return self.complete(&request.name, &ran, views);
+        }
+        let mut why = None;
+        for forms in 1.. {
+            let answer = if forms > MAX_FORMS {
+                None
+            } else {
+                let asked = form(&question, true, why.as_deref());
+                context
+                    .peer
+                    .create_elicitation_with_timeout(asked, Some(self.approval_timeout))
+                    .await
+                    .ok()
+            };
+            let choice = choice(answer, true);
+            if matches!(choice, Some(Choice::ApproveForRun)) {
+                self.approve_for_session(&request.name);
+            }
+            match self.service.answer(&scope, SOURCE, question, choice).await {
+                Ok(observed) => return self.complete(&request.name, &observed, views),
+                Err(again) => {
+                    why = again.why().map(str::to_owned);
+                    question = again.into_question();
+                }
+            }
+        }
+        unreachable!("the forms end with an answer or none")
+    }
+
+    /// A writer's call from a stateless client: the first request gets the form as an input
+    /// request, kept under its `requestState`; the retry with the user's answer decides it.
+    async fn approved_statelessly(
+        &self,
+        request: &CallToolRequestParams,
+        scope: &RunScope,
+        views: bool,
+    ) -> CallToolResponse {
+        let arguments = arguments_text(request.arguments.as_ref());
+        let waiting = request
+            .request_state
+            .as_deref()
+            .and_then(|state| self.questions.take(state, &request.name, &arguments));
+        let Some(waiting) = waiting else {
+            let call = self.next_call(&request.name, request.arguments.as_ref());
+            return match self.service.question(scope, SOURCE, call).await {
+                Ok(question) => self.ask_later(request, &arguments, question, 1, None),
+                Err(refused) => self.complete(&request.name, &refused, views),
+            };
+        };
+        let answer = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get(INPUT_KEY))
+            .and_then(|answer| serde_json::from_value(answer.clone()).ok());
+        let answer = if waiting.expired { None } else { answer };
+        let forms = waiting.forms;
+        let choice = if forms > MAX_FORMS {
+            None
+        } else {
+            choice(answer, false)
+        };
+        match self
+            .service
+            .answer(scope, SOURCE, waiting.question, choice)
+            .await
+        {
+            Ok(observed) => self.complete(&request.name, &observed, views),
+            Err(again) => {
+                let why = again.why().map(str::to_owned);
+                let next = again.into_question();
+                self.ask_later(request, &arguments, next, forms + 1, why.as_deref())
+            }
+        }
+    }
+
+    fn ask_later(
+        &self,
+        request: &CallToolRequestParams,
+        arguments: &str,
+        question: Question,
+        forms: usize,
+        why: Option<&str>,
+    ) -> CallToolResponse {
+        let asked = form(&question, false, why);
+        self.questions
+            .ask(
+                &request.name,
+                arguments,
+                question,
+                forms,
+                asked,
+                self.approval_timeout,
+            )
+            .into()
+    }
+
+    fn complete(&self, name: &str, observed: &ObservedCall, views: bool) -> CallToolResponse {
+        CallToolResult::from(self.model_reply(name, observed, views)).into()
+    }
+
+    fn session_approved(&self, name: &str) -> bool {
+        self.approved_for_session
+            .lock()
+            .expect("never poisoned: no panic while held")
+            .iter()
+            .any(|approved| approved == name)
+    }
+
+    fn approve_for_session(&self, name: &str) {
+        let mut approved = self
+            .approved_for_session
+            .lock()
+            .expect("never poisoned: no panic while held");
+        if !approved.iter().any(|tool| tool == name) {
+            approved.push(name.to_owned());
+        }
     }
 
     /// The app-only tool's answer to a view: the artifacts its handle names, or why not.
@@ -186,17 +409,23 @@ impl McpToolServer {
     }
 }
 
-/// Whether the client of this request shows MCP Apps views: from the capabilities in the
-/// request's `_meta` (2026-07-28), else from those of its initialize handshake.
-fn client_shows_views(context: &RequestContext<RoleServer>) -> bool {
-    let capabilities: Option<ClientCapabilities> =
-        context.meta.client_capabilities().or_else(|| {
-            context
-                .peer
-                .peer_info()
-                .map(|info| info.capabilities.clone())
-        });
-    capabilities.is_some_and(|capabilities| shows_views(&capabilities))
+/// The capabilities of the client of this request: those in the request's `_meta`
+/// (2026-07-28), else those of its initialize handshake.
+fn client_capabilities(context: &RequestContext<RoleServer>) -> Option<ClientCapabilities> {
+    context.meta.client_capabilities().or_else(|| {
+        context
+            .peer
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+    })
+}
+
+/// Arguments as a JSON text: `{}` for none.
+fn arguments_text(arguments: Option<&serde_json::Map<String, serde_json::Value>>) -> String {
+    arguments.map_or_else(
+        || "{}".to_owned(),
+        |arguments| serde_json::Value::Object(arguments.clone()).to_string(),
+    )
 }
 
 impl ServerHandler for McpToolServer {
@@ -241,8 +470,10 @@ impl ServerHandler for McpToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut tools = self.tools();
-        if client_shows_views(&context) {
+        let capabilities = client_capabilities(&context);
+        let asks = !self.writers.is_empty() && capabilities.as_ref().is_some_and(answers_forms);
+        let mut tools = self.listed(asks);
+        if capabilities.as_ref().is_some_and(shows_views) {
             tools = tools.into_iter().map(with_view).collect();
             tools.push(artifacts_tool());
         }
@@ -255,9 +486,16 @@ impl ServerHandler for McpToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.as_ref();
+        let capabilities = client_capabilities(&context);
+        let views = capabilities.as_ref().is_some_and(shows_views);
+        let asks = capabilities.as_ref().is_some_and(answers_forms)
+            && self.writers.iter().any(|writer| *writer == request.name);
+        if asks {
+            return Ok(self.approved(&request, &context, views).await);
+        }
         // A client that shows no views gets for the app-only tool what any tool not offered
         // gets: the seam's refusal.
-        let result = if !client_shows_views(&context) {
+        let result = if !views {
             self.call(&request.name, arguments).await.into()
         } else if request.name == ARTIFACTS_TOOL {
             self.artifacts_call(arguments)
@@ -271,48 +509,66 @@ impl ServerHandler for McpToolServer {
 /// Serves `service` over stdin and stdout until the host closes the connection. A tool whose
 /// state `context` lacks is an `InvalidInput` error, before anything is served.
 pub async fn serve_stdio(service: Arc<ToolLoopService>, context: ToolContext) -> io::Result<()> {
-    let running = McpToolServer::new(service, context)
+    McpToolServer::new(service, context)
         .map_err(invalid_input)?
-        .serve(rmcp::transport::stdio())
+        .serve_stdio()
         .await
-        .map_err(io::Error::other)?;
-    running.waiting().await.map_err(io::Error::other)?;
-    Ok(())
 }
 
-/// Serves `service` over streamable HTTP at `http://127.0.0.1:PORT/mcp` until the process ends.
-/// Port 0 picks a free port; `on_bound` is told the address before the first request is served.
-/// A tool whose state `context` lacks is an `InvalidInput` error, before the port is bound.
-///
-/// Only loopback Hosts are served, and a request with an `Origin` only from this server's own
-/// origin: a web page elsewhere (or one reached by DNS rebinding) cannot call tools.
+/// Serves `service` over streamable HTTP at `http://127.0.0.1:PORT/mcp` until the process ends
+/// (see [`McpToolServer::serve_http`]). A tool whose state `context` lacks is an `InvalidInput`
+/// error, before the port is bound.
 pub async fn serve_http(
     service: Arc<ToolLoopService>,
     context: ToolContext,
     port: u16,
     on_bound: impl FnOnce(SocketAddr),
 ) -> io::Result<()> {
-    let server = McpToolServer::new(service, context).map_err(invalid_input)?;
-    let listener =
-        tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-    let address = listener.local_addr()?;
-    on_bound(address);
-    // Hosts other than loopback are refused (DNS rebinding), and so is a browser page of any
-    // other origin; clients that are not browsers send no Origin and pass.
-    let bound = address.port();
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_origins([
-            format!("http://127.0.0.1:{bound}"),
-            format!("http://localhost:{bound}"),
-        ])
-        .enforce_origin_validation();
-    let http = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let app = axum::Router::new().nest_service(HTTP_PATH, http);
-    axum::serve(listener, app).await
+    McpToolServer::new(service, context)
+        .map_err(invalid_input)?
+        .serve_http(port, on_bound)
+        .await
+}
+
+impl McpToolServer {
+    /// Serves over stdin and stdout until the host closes the connection: one session.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(io::Error::other)?;
+        running.waiting().await.map_err(io::Error::other)?;
+        Ok(())
+    }
+
+    /// Serves over streamable HTTP at `http://127.0.0.1:PORT/mcp` until the process ends. Port
+    /// 0 picks a free port; `on_bound` is told the address before the first request is served.
+    /// Each session of a 2025-11-25 client has its own approvals of tools for the session.
+    ///
+    /// Only loopback Hosts are served, and a request with an `Origin` only from this server's
+    /// own origin: a web page elsewhere (or one reached by DNS rebinding) cannot call tools.
+    pub async fn serve_http(self, port: u16, on_bound: impl FnOnce(SocketAddr)) -> io::Result<()> {
+        let listener =
+            tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+        let address = listener.local_addr()?;
+        on_bound(address);
+        // Hosts other than loopback are refused (DNS rebinding), and so is a browser page of
+        // any other origin; clients that are not browsers send no Origin and pass.
+        let bound = address.port();
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_origins([
+                format!("http://127.0.0.1:{bound}"),
+                format!("http://localhost:{bound}"),
+            ])
+            .enforce_origin_validation();
+        let http = StreamableHttpService::new(
+            move || Ok(self.for_session()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let app = axum::Router::new().nest_service(HTTP_PATH, http);
+        axum::serve(listener, app).await
+    }
 }
 
 fn invalid_input(error: ScopeError) -> io::Error {
@@ -603,7 +859,7 @@ mod tests {
         let kept = Kept::default();
         let artifact = || vec![ToolArtifact::text("note", "kept")];
         let first = kept.keep("canary", artifact());
-        let second = std::time::Duration::from_secs(1);
+        let second = Duration::from_secs(1);
         let almost = HANDLE_LIFETIME
             .checked_sub(second)
             .expect("longer than a second");

@@ -32,8 +32,14 @@ fn workspace_root() -> PathBuf {
 
 /// Runs `client.py` with these arguments and calls; gives its JSON output and its raw stdout.
 pub fn run_client(python: &Path, arguments: &[&str], calls: &Value) -> (Value, String) {
+    run_script(python, "client.py", arguments, calls)
+}
+
+/// Runs the client script `name` with these arguments, `input` on its stdin; gives its JSON
+/// output and its raw stdout.
+pub fn run_script(python: &Path, name: &str, arguments: &[&str], input: &Value) -> (Value, String) {
     let mut child = Command::new(python)
-        .arg(script("client.py"))
+        .arg(script(name))
         .args(arguments)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -44,8 +50,8 @@ pub fn run_client(python: &Path, arguments: &[&str], calls: &Value) -> (Value, S
         .stdin
         .take()
         .expect("piped stdin")
-        .write_all(calls.to_string().as_bytes())
-        .expect("send the calls");
+        .write_all(input.to_string().as_bytes())
+        .expect("send the input");
     let output = child.wait_with_output().expect("the Python client ends");
     let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
     assert!(output.status.success(), "client failed: {stdout}");

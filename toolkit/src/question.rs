@@ -43,18 +43,30 @@ impl Question {
     }
 }
 
-/// What a person's answer to a [`Question`] came to.
+/// A question to put to the person again, instead of a result: they changed the arguments of a
+/// tool that shows a preview (asked again with the new preview, so that nothing runs that they
+/// have not seen), or gave arguments that fail the tool's checks (asked again, saying why).
 #[derive(Debug)]
-#[non_exhaustive]
-pub enum Answered {
-    /// The call ran, or was refused: its result, recorded as a run of one call.
-    Done(ObservedCall),
-    /// The person changed the arguments of a tool that shows a preview: ask again, with the
-    /// preview of the new arguments, so that nothing runs that they have not seen.
-    AskAgain(Question),
-    /// The arguments of an edit fail the tool's checks: ask again, saying why (the text the
-    /// call would get). Nothing is recorded.
-    Invalid(Question, String),
+pub struct AskAgain {
+    question: Question,
+    why: Option<String>,
+}
+
+impl AskAgain {
+    /// The question to ask now.
+    pub fn question(&self) -> &Question {
+        &self.question
+    }
+
+    /// Why the arguments given were not taken (the text the call would get), if they were not.
+    pub fn why(&self) -> Option<&str> {
+        self.why.as_deref()
+    }
+
+    /// The question, to answer.
+    pub fn into_question(self) -> Question {
+        self.question
+    }
 }
 
 impl ToolLoopService {
@@ -95,8 +107,9 @@ impl ToolLoopService {
     }
 
     /// Answers `question` with the person's `choice` (`None`: no answer came) and, unless it
-    /// asks again, runs or refuses the call, recorded as a run of one call of `source`: a
-    /// `resumed` step with the person's decisions, then the call's tool step.
+    /// asks again ([`AskAgain`]), runs or refuses the call: its result, recorded as a run of
+    /// one call of `source`, a `resumed` step with the person's decisions, then the call's tool
+    /// step.
     ///
     /// Approve runs the call, and so does approve-for-run (keeping the tool's approval for
     /// later calls is the caller's: see [`run_approved_earlier`](Self::run_approved_earlier)).
@@ -110,12 +123,17 @@ impl ToolLoopService {
         source: &str,
         question: Question,
         choice: Option<Choice>,
-    ) -> Answered {
+    ) -> Result<ObservedCall, AskAgain> {
         let edit = match &choice {
             Some(Choice::Edit { arguments }) => {
                 match self.seam().check_edit(scope, &question.call, arguments) {
                     Ok(edit) => Some(edit),
-                    Err(why) => return Answered::Invalid(question, why),
+                    Err(why) => {
+                        return Err(AskAgain {
+                            question,
+                            why: Some(why),
+                        });
+                    }
                 }
             }
             _ => None,
@@ -136,19 +154,21 @@ impl ToolLoopService {
             Then::Refuse(text) => Some(text),
             Then::Wait => {
                 let preview = self.seam().preview(scope, &call).await;
-                return Answered::AskAgain(Question {
-                    call,
-                    preview,
-                    earlier,
+                return Err(AskAgain {
+                    question: Question {
+                        call,
+                        preview,
+                        earlier,
+                    },
+                    why: None,
                 });
             }
         };
         let decisions = RunStep::Resumed { decisions: earlier };
-        Answered::Done(
-            self.recorder()
-                .decided(self.seam(), scope, source, &call, Some(decisions), refusal)
-                .await,
-        )
+        Ok(self
+            .recorder()
+            .decided(self.seam(), scope, source, &call, Some(decisions), refusal)
+            .await)
     }
 
     /// Runs `question`'s call without asking, because the person approved its tool earlier

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 use toolkit::approval::Choice;
-use toolkit::question::{Answered, Question};
+use toolkit::question::Question;
 use toolkit::recording::ObservedCall;
 use toolkit::{
     RunEvent, RunScope, ToolCall, ToolContext, ToolLoopService, ToolRegistry, recording::RunStep,
@@ -88,11 +88,8 @@ async fn ask(service: &ToolLoopService, scope: &RunScope, call: ToolCall) -> Que
         .expect("a question")
 }
 
-fn done(answered: Answered) -> ObservedCall {
-    match answered {
-        Answered::Done(observed) => observed,
-        other => panic!("not done: {other:?}"),
-    }
+fn done(answered: Result<ObservedCall, toolkit::question::AskAgain>) -> ObservedCall {
+    answered.expect("done, not asked again")
 }
 
 /// The run's events in short: each finished decision step as it serialises, each tool step as
@@ -204,12 +201,12 @@ async fn an_edit_is_checked_previewed_again_and_only_then_run() {
             arguments: arguments.to_owned(),
         })
     };
-    let Answered::Invalid(question, why) = service
+    let again = service
         .answer(&scope, "mcp", question, edit(r#"{"doc": 5}"#))
         .await
-    else {
-        panic!("invalid arguments");
-    };
+        .expect_err("invalid arguments");
+    let why = again.why().expect("why").to_owned();
+    let question = again.into_question();
     assert_eq!(
         why,
         "Error: invalid arguments for tool \"retire\" at \"doc\": invalid type: integer `5`, expected a string."
@@ -217,12 +214,12 @@ async fn an_edit_is_checked_previewed_again_and_only_then_run() {
     assert_eq!(question.call().arguments, r#"{"doc":"qe-1"}"#);
 
     // Other arguments for a previewed tool: asked again with the new preview; nothing ran.
-    let Answered::AskAgain(question) = service
+    let again = service
         .answer(&scope, "mcp", question, edit(r#"{"doc": "qe-2"}"#))
         .await
-    else {
-        panic!("asked again");
-    };
+        .expect_err("asked again");
+    assert_eq!(again.why(), None);
+    let question = again.into_question();
     assert_eq!(question.call().id, "e1");
     assert_eq!(question.call().arguments, r#"{"doc": "qe-2"}"#);
     assert_eq!(question.preview(), Some("qe-2 would be retired"));

@@ -1,7 +1,7 @@
 // control for fail/approval-question-struct-literal.rs: a question about a call comes from the
 // service, for a call of a tool that requires approval, and an approving answer runs exactly it.
 use toolkit::approval::Choice;
-use toolkit::question::{Answered, Question};
+use toolkit::question::Question;
 use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
 /// Deletes everything (needs an operator).
@@ -17,11 +17,9 @@ async fn main() {
     let call = ToolCall::new("w1", "delete_everything", "{}");
     let question: Question = service.question(&scope, "host", call).await.unwrap();
     assert_eq!(question.call().id, "w1");
-    let Answered::Done(ran) = service
+    let ran = service
         .answer(&scope, "host", question, Some(Choice::Approve))
         .await
-    else {
-        panic!("approved");
-    };
+        .unwrap();
     assert_eq!(ran.content(), "deleted");
 }

@@ -1,0 +1,392 @@
+//! Approvals by elicitation: a call of a tool that requires approval, from a client that answers
+//! form elicitation, is put to the host's user as a form (`elicitation/create`): the tool, its
+//! arguments and its preview (for `edit_file`, the diff), with the choices of a suspended run's
+//! operator. The answer decides the call through the service's
+//! [`Question`](toolkit::question::Question), so an approval covers that call only.
+//!
+//! On a session (2025-11-25, stdio) the server asks while the call waits, and gives up after
+//! the time limit. On the stateless revision (2026-07-28) it answers the call with
+//! `input_required`, holding the question under an opaque `requestState`, and the client retries
+//! the call with the user's answer.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequiredResult,
+};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+use toolkit::approval::Choice;
+use toolkit::bound::echo;
+use toolkit::question::Question;
+
+/// How long a person has to answer before the call is not approved.
+pub const APPROVAL_TIMEOUT: Duration = Duration::from_mins(5);
+
+/// How many forms one call may take (an edit of a previewed tool, or arguments that did not
+/// pass, asks again); past that, the call is not approved.
+pub const MAX_FORMS: usize = 8;
+
+/// The key of the form among a stateless reply's `inputRequests`.
+pub(crate) const INPUT_KEY: &str = "approval";
+
+/// How many questions wait for a stateless client's answer at once; one more forgets the oldest.
+const WAITING: usize = 256;
+
+/// The `decision` values of the form.
+const APPROVE: &str = "approve";
+const DENY: &str = "deny";
+const EDIT: &str = "edit";
+const APPROVE_FOR_SESSION: &str = "approve_for_session";
+
+/// Whether these client capabilities answer form elicitation (an `elicitation` capability
+/// without modes means forms).
+pub(crate) fn answers_forms(capabilities: &ClientCapabilities) -> bool {
+    capabilities
+        .elicitation
+        .as_ref()
+        .is_some_and(|modes| modes.form.is_some() || modes.url.is_none())
+}
+
+/// The form that asks about `question`; `session` offers approval of the tool for the rest of
+/// the session, `why` says why the last arguments were not taken.
+pub(crate) fn form(question: &Question, session: bool, why: Option<&str>) -> ElicitRequestParams {
+    let call = question.call();
+    let tool = echo(&call.name);
+    let arguments = serde_json::from_str::<Value>(&call.arguments)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or_else(|| call.arguments.clone());
+    let not_taken = why.map_or_else(String::new, |why| {
+        format!("Those arguments were not taken: {why}\n\n")
+    });
+    let preview = question.preview().map_or_else(String::new, |preview| {
+        format!("\nWhat it would do:\n{preview}\n")
+    });
+    let message = format!(
+        "{not_taken}Approve this call of tool \"{tool}\"?\n\nArguments:\n{arguments}\n{preview}"
+    );
+    let mut choices = vec![
+        json!({"const": APPROVE, "title": "Approve this call"}),
+        json!({"const": DENY, "title": "Deny it"}),
+        json!({"const": EDIT, "title": "Run it with the arguments below instead"}),
+    ];
+    if session {
+        choices.push(json!({
+            "const": APPROVE_FOR_SESSION,
+            "title": format!("Approve it, and later calls of \"{tool}\" in this session"),
+        }));
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "decision": {"type": "string", "title": "Decision", "oneOf": choices},
+            "reason": {
+                "type": "string",
+                "title": "Reason",
+                "description": "For a denial: what the model is told instead of the result.",
+            },
+            "arguments": {
+                "type": "string",
+                "title": "Arguments",
+                "description": "For an edit: the arguments to run it with, as JSON.",
+                "default": call.arguments,
+            },
+        },
+        "required": ["decision"],
+    });
+    let requested_schema: ElicitationSchema =
+        serde_json::from_value(schema).expect("a schema of primitive properties");
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    }
+}
+
+/// What a person's answer comes to: `None` when none came (in time) or it chose nothing this
+/// form offers. Declining or cancelling the form denies the call.
+pub(crate) fn choice(answer: Option<ElicitResult>, session: bool) -> Option<Choice> {
+    let answer = answer?;
+    // Declining, cancelling, and whatever else a later revision adds, is no approval.
+    if answer.action != ElicitationAction::Accept {
+        return Some(Choice::Deny { reason: None });
+    }
+    let content = answer.content.unwrap_or(Value::Null);
+    let text = |key: &str| content.get(key).and_then(Value::as_str).map(str::to_owned);
+    match text("decision")?.as_str() {
+        APPROVE => Some(Choice::Approve),
+        APPROVE_FOR_SESSION if session => Some(Choice::ApproveForRun),
+        DENY => Some(Choice::Deny {
+            reason: text("reason"),
+        }),
+        EDIT => Some(Choice::Edit {
+            arguments: text("arguments").unwrap_or_default(),
+        }),
+        _ => None,
+    }
+}
+
+/// A stateless client's call that waits for its user's answer.
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    /// The question, as the last form put it.
+    pub(crate) question: Question,
+    /// How many forms it took so far.
+    pub(crate) forms: usize,
+    /// Whether the time to answer has passed.
+    pub(crate) expired: bool,
+}
+
+#[derive(Debug)]
+struct Entry {
+    state: String,
+    /// The call as the client sends it again: its tool and its arguments.
+    name: String,
+    arguments: String,
+    question: Question,
+    forms: usize,
+    until: Instant,
+}
+
+/// The questions stateless clients were asked, by their `requestState`: a random (version 4)
+/// UUID, given to one client, answered once.
+#[derive(Debug, Default)]
+pub(crate) struct Questions {
+    waiting: Mutex<VecDeque<Entry>>,
+}
+
+impl Questions {
+    /// Keeps `question`, asked about a call of `name` with `arguments` for the `forms`-th time:
+    /// the reply that asks the client for the answer to `form`.
+    pub(crate) fn ask(
+        &self,
+        name: &str,
+        arguments: &str,
+        question: Question,
+        forms: usize,
+        form: ElicitRequestParams,
+        within: Duration,
+    ) -> InputRequiredResult {
+        let state = uuid::Uuid::new_v4().simple().to_string();
+        let mut waiting = self
+            .waiting
+            .lock()
+            .expect("never poisoned: no panic while held");
+        while waiting.len() >= WAITING {
+            waiting.pop_front();
+        }
+        waiting.push_back(Entry {
+            state: state.clone(),
+            name: name.to_owned(),
+            arguments: arguments.to_owned(),
+            question,
+            forms,
+            until: Instant::now() + within,
+        });
+        let request = InputRequest::Elicitation(ElicitRequest::new(form));
+        let mut result = InputRequiredResult::from_request_state(state);
+        result.input_requests = Some([(INPUT_KEY.to_owned(), request)].into());
+        result
+    }
+
+    /// The question kept under `state` for this same call (its tool and its arguments), taken
+    /// out: each is answered once.
+    pub(crate) fn take(&self, state: &str, name: &str, arguments: &str) -> Option<Waiting> {
+        let mut waiting = self
+            .waiting
+            .lock()
+            .expect("never poisoned: no panic while held");
+        let position = waiting.iter().position(|entry| {
+            entry.state == state && entry.name == name && entry.arguments == arguments
+        })?;
+        let entry = waiting.remove(position)?;
+        Some(Waiting {
+            question: entry.question,
+            forms: entry.forms,
+            expired: entry.until <= Instant::now(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
+    use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolSpec};
+
+    fn answered(action: ElicitationAction, content: Option<Value>) -> ElicitResult {
+        let mut result = ElicitResult::new(action);
+        result.content = content;
+        result
+    }
+
+    #[test]
+    fn each_answer_comes_to_its_choice() {
+        let accept = |content: Value| Some(answered(ElicitationAction::Accept, Some(content)));
+        assert_eq!(
+            choice(accept(json!({"decision": "approve"})), false),
+            Some(Choice::Approve)
+        );
+        assert_eq!(
+            choice(accept(json!({"decision": "deny", "reason": "no"})), false),
+            Some(Choice::Deny {
+                reason: Some("no".to_owned())
+            })
+        );
+        assert_eq!(
+            choice(
+                accept(json!({"decision": "edit", "arguments": "{}"})),
+                false
+            ),
+            Some(Choice::Edit {
+                arguments: "{}".to_owned()
+            })
+        );
+        // An edit without arguments is an edit of none: the tool's checks say what is wrong.
+        assert_eq!(
+            choice(accept(json!({"decision": "edit"})), false),
+            Some(Choice::Edit {
+                arguments: String::new()
+            })
+        );
+        // Approval for the session only where the form offered it.
+        let session = json!({"decision": "approve_for_session"});
+        assert_eq!(
+            choice(accept(session.clone()), true),
+            Some(Choice::ApproveForRun)
+        );
+        assert_eq!(choice(accept(session), false), None);
+        // Nothing chosen, or something not offered, is no decision; no answer neither.
+        assert_eq!(choice(accept(json!({})), true), None);
+        assert_eq!(choice(accept(json!({"decision": "yes"})), true), None);
+        assert_eq!(
+            choice(Some(answered(ElicitationAction::Accept, None)), true),
+            None
+        );
+        assert_eq!(choice(None, true), None);
+        for action in [ElicitationAction::Decline, ElicitationAction::Cancel] {
+            assert_eq!(
+                choice(
+                    Some(answered(action, Some(json!({"decision": "approve"})))),
+                    true
+                ),
+                Some(Choice::Deny { reason: None })
+            );
+        }
+    }
+
+    #[test]
+    fn forms_are_answered_by_clients_that_declare_them_or_declare_no_mode() {
+        let with = |elicitation: Option<ElicitationCapability>| {
+            let mut capabilities = ClientCapabilities::default();
+            capabilities.elicitation = elicitation;
+            answers_forms(&capabilities)
+        };
+        assert!(!with(None));
+        assert!(with(Some(ElicitationCapability::new())));
+        assert!(with(Some(
+            ElicitationCapability::new().with_form(FormElicitationCapability::default())
+        )));
+        assert!(!with(Some(
+            ElicitationCapability::new().with_url(UrlElicitationCapability::default())
+        )));
+    }
+
+    /// A question about a call of `guarded`, a tool that requires approval.
+    async fn question(arguments: &str) -> Question {
+        struct Guarded(ToolSpec);
+        impl toolkit::Tool for Guarded {
+            fn spec(&self) -> &ToolSpec {
+                &self.0
+            }
+            fn execute<'a>(
+                &'a self,
+                _arguments: &'a str,
+                _context: &'a ToolContext,
+                _permit: &toolkit::spec::ExecutePermit,
+            ) -> toolkit::spec::ToolFuture<'a> {
+                toolkit::spec::ToolFuture::Ready(Ok(toolkit::ToolResult::text("done")))
+            }
+        }
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Guarded(
+                ToolSpec::new("guarded", "Guarded.", json!({"type": "object"}))
+                    .with_flags(toolkit::spec::ToolFlags::new().with_requires_approval(true)),
+            ))
+            .expect("a new name");
+        let service = ToolLoopService::new(registry);
+        let scope = service.scope(ToolContext::new()).expect("a scope");
+        service
+            .question(&scope, "test", ToolCall::new("g1", "guarded", arguments))
+            .await
+            .expect("a question")
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiting_question_is_taken_once_by_the_same_call_and_expires() {
+        let questions = Questions::default();
+        let asked = question("{}").await;
+        let form = form(&asked, false, None);
+        let reply = questions.ask("guarded", "{}", asked, 1, form, TIMEOUT_FOR_TEST);
+        let state = reply.request_state.clone().expect("a state");
+        assert_eq!(state.len(), 32);
+        let requests = reply.input_requests.expect("the form");
+        assert_eq!(requests.keys().collect::<Vec<_>>(), [INPUT_KEY]);
+
+        // Another call (other arguments, another tool) or another state takes nothing.
+        assert!(questions.take(&state, "guarded", r#"{"a":1}"#).is_none());
+        assert!(questions.take(&state, "other", "{}").is_none());
+        assert!(
+            questions
+                .take("0123456789abcdef0123456789abcdef", "guarded", "{}")
+                .is_none()
+        );
+        let taken = questions.take(&state, "guarded", "{}").expect("waiting");
+        assert_eq!((taken.forms, taken.expired), (1, false));
+        assert!(
+            questions.take(&state, "guarded", "{}").is_none(),
+            "answered once"
+        );
+
+        let asked = question("{}").await;
+        let form = super::form(&asked, false, None);
+        let state = questions
+            .ask("guarded", "{}", asked, 2, form, TIMEOUT_FOR_TEST)
+            .request_state
+            .expect("a state");
+        tokio::time::advance(TIMEOUT_FOR_TEST).await;
+        let taken = questions.take(&state, "guarded", "{}").expect("still kept");
+        assert_eq!((taken.forms, taken.expired), (2, true));
+    }
+
+    const TIMEOUT_FOR_TEST: Duration = Duration::from_mins(1);
+
+    #[tokio::test]
+    async fn the_form_says_why_arguments_were_not_taken_and_offers_the_session_on_one() {
+        let asked = question(r#"{"a": 1}"#).await;
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = form(&asked, true, Some("Error: bad."))
+        else {
+            panic!("a form");
+        };
+        assert_eq!(
+            message,
+            "Those arguments were not taken: Error: bad.\n\nApprove this call of tool \"guarded\"?\n\nArguments:\n{\n  \"a\": 1\n}\n"
+        );
+        let schema = serde_json::to_value(requested_schema).expect("JSON");
+        assert_eq!(schema["required"], json!(["decision"]));
+        assert_eq!(schema["properties"]["arguments"]["default"], r#"{"a": 1}"#);
+        assert_eq!(
+            schema["properties"]["decision"]["oneOf"][3],
+            json!({"const": "approve_for_session", "title": "Approve it, and later calls of \"guarded\" in this session"})
+        );
+    }
+}

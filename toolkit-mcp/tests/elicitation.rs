@@ -1,0 +1,303 @@
+//! Approvals by elicitation, with the official Python SDK as the client (its elicitation
+//! callback answers the forms) on both revisions: with a session (2025-11-25: the server asks
+//! while the call waits) and stateless (2026-07-28: `input_required`, then the retry with the
+//! answer). Each choice is tested: approve, deny with a reason, decline, edit (previewed again),
+//! no answer in time, approve for the session; and a client that answers no forms is offered no
+//! writer. Every decision is in the record.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolkit::recording::{RunStep, Subscription};
+use toolkit::{RunEvent, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
+use toolkit_mcp::McpToolServer;
+use toolkit_testing::mcp::{python, run_client, run_script};
+
+/// How long the user has to answer in these tests.
+const TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The builtins without the record tools (no database here), served with the writers on
+/// `workspace`, the user given [`TIMEOUT`] to answer: the endpoint's URL.
+fn serve(
+    runtime: &tokio::runtime::Runtime,
+    service: &Arc<ToolLoopService>,
+    workspace: &Path,
+) -> String {
+    let context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
+    let server = McpToolServer::new(Arc::clone(service), context)
+        .expect("no state missing")
+        .with_writers()
+        .expect("the writers' state is there")
+        .with_approval_timeout(TIMEOUT);
+    let (bound, address) = std::sync::mpsc::channel::<SocketAddr>();
+    runtime.spawn(server.serve_http(0, move |address| {
+        bound.send(address).expect("the test waits");
+    }));
+    let address = address.recv().expect("the server binds");
+    format!("http://{address}{}", toolkit_mcp::HTTP_PATH)
+}
+
+fn service() -> Arc<ToolLoopService> {
+    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    registry.retain(|spec| !DATABASE_TOOLS.contains(&spec.name()));
+    Arc::new(ToolLoopService::new(registry))
+}
+
+/// An `edit_file` call replacing `old` with `new` in `notes.txt`.
+fn edit(old: &str, new: &str) -> Value {
+    json!({"name": "edit_file", "arguments": {"path": "notes.txt", "edits": [{"old_text": old, "new_text": new}]}})
+}
+
+fn accept(content: &Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+/// The text of each reply, and whether it is an error.
+fn replies(output: &Value) -> Vec<(String, bool)> {
+    output["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|call| {
+            let content = call["content"].as_array().expect("blocks");
+            assert_eq!(content.len(), 1, "{call}");
+            (
+                content[0]["text"].as_str().expect("text").to_owned(),
+                call["is_error"].as_bool().expect("a flag"),
+            )
+        })
+        .collect()
+}
+
+/// Each decision step's decisions, as `tool:decision[:reason]`, in order.
+fn decisions(events: &mut Subscription) -> Vec<String> {
+    let mut seen = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let RunEvent::StepFinished { step, .. } = &*event
+            && let RunStep::Resumed { decisions, .. } | RunStep::Decided { decisions, .. } = step
+        {
+            for decision in decisions {
+                let recorded = serde_json::to_value(decision).expect("JSON");
+                let mut text = format!(
+                    "{}:{}:{}",
+                    recorded["tool"].as_str().unwrap_or_default(),
+                    recorded["by"].as_str().unwrap_or_default(),
+                    recorded["decision"].as_str().unwrap_or_default()
+                );
+                if let Some(reason) = recorded["reason"].as_str() {
+                    text.push(':');
+                    text.push_str(reason);
+                }
+                seen.push(text);
+            }
+        }
+    }
+    seen
+}
+
+/// The diff `preview_edit` shows for replacing `old` with `new` in a file that holds `text`.
+fn diff(workspace: &Path, text: &str, old: &str, new: &str) -> String {
+    std::fs::write(workspace.join("notes.txt"), text).expect("write");
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
+    let scope = service.scope(context).expect("a scope");
+    let arguments = edit(old, new)["arguments"].to_string();
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime
+        .block_on(service.invoke(&scope, "preview_edit", &arguments))
+        .content()
+        .to_owned()
+}
+
+#[test]
+fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
+    let Some(python) = python() else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let service = service();
+    let workspace = tempfile::tempdir().expect("a workspace");
+    let url = serve(&runtime, &service, workspace.path());
+    let preview = diff(workspace.path(), "one\ntwo\n", "two", "2");
+    let edited_preview = diff(workspace.path(), "one\ntwo\n", "one", "1");
+
+    for mode in ["legacy", "2026-07-28"] {
+        let mut events = service.subscribe();
+        std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        let script = json!({
+            "calls": [edit("two", "2"), edit("two", "2"), edit("two", "2"), edit("two", "2")],
+            "answers": [
+                accept(&json!({"decision": "deny", "reason": "keep the words"})),
+                {"action": "decline"},
+                accept(&json!({"decision": "edit", "arguments": edit("one", "1")["arguments"].to_string()})),
+                accept(&json!({"decision": "approve"})),
+                accept(&json!({"decision": "approve"})),
+            ],
+        });
+        let (output, _) = run_script(&python, "approver.py", &[&url, mode], &script);
+        let revision = if mode == "legacy" {
+            "2025-11-25"
+        } else {
+            "2026-07-28"
+        };
+        assert_eq!(output["protocol_version"], revision);
+        assert!(
+            output["tools"]
+                .as_array()
+                .is_some_and(|tools| tools.iter().any(|tool| tool == "edit_file")),
+            "{mode}: {}",
+            output["tools"]
+        );
+        let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+        let replies = replies(&output);
+        assert_eq!(replies[0], ("keep the words".to_owned(), true), "{mode}");
+        assert_eq!(
+            replies[1],
+            (
+                "Error: tool \"edit_file\" was denied by the operator.".to_owned(),
+                true
+            ),
+            "{mode}"
+        );
+        // The edit ran with the person's arguments, after they saw its own preview; the last
+        // call was approved as asked.
+        assert!(!replies[2].1 && !replies[3].1, "{mode}: {replies:?}");
+        assert_eq!(written, "1\n2\n", "{mode}");
+
+        let forms = output["forms"].as_array().expect("forms");
+        assert_eq!(forms.len(), 5, "{mode}");
+        let message = forms[0]["message"].as_str().expect("a message");
+        assert_eq!(
+            message,
+            format!(
+                "Approve this call of tool \"edit_file\"?\n\nArguments:\n{}\n\nWhat it would do:\n{preview}\n",
+                serde_json::to_string_pretty(&edit("two", "2")["arguments"]).expect("JSON")
+            ),
+            "{mode}"
+        );
+        let again = forms[3]["message"].as_str().expect("a message");
+        assert!(
+            again.ends_with(&format!("What it would do:\n{edited_preview}\n")),
+            "{again}"
+        );
+        let offered: Vec<&str> = forms[0]["schema"]["properties"]["decision"]["oneOf"]
+            .as_array()
+            .expect("choices")
+            .iter()
+            .map(|choice| choice["const"].as_str().expect("a value"))
+            .collect();
+        let mut expected = vec!["approve", "deny", "edit"];
+        if mode == "legacy" {
+            expected.push("approve_for_session");
+        }
+        assert_eq!(offered, expected, "{mode}");
+        assert_eq!(
+            decisions(&mut events),
+            [
+                "edit_file:operator:denied:keep the words",
+                "edit_file:operator:denied",
+                "edit_file:operator:edited",
+                "edit_file:operator:approved",
+                "edit_file:operator:approved",
+            ],
+            "{mode}"
+        );
+    }
+}
+
+#[test]
+fn no_answer_in_time_is_no_approval_and_a_session_approval_lasts_the_session() {
+    let Some(python) = python() else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let service = service();
+    let workspace = tempfile::tempdir().expect("a workspace");
+    let url = serve(&runtime, &service, workspace.path());
+    let late = json!({"sleep": TIMEOUT.as_secs_f64() + 1.0, "then": accept(&json!({"decision": "approve"}))});
+    for mode in ["legacy", "2026-07-28"] {
+        let mut events = service.subscribe();
+        std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        let script = json!({"calls": [edit("two", "2")], "answers": [late]});
+        let (output, _) = run_script(&python, "approver.py", &[&url, mode], &script);
+        assert_eq!(
+            replies(&output),
+            [(
+                "Error: tool \"edit_file\" requires approval that was not given.".to_owned(),
+                true
+            )],
+            "{mode}"
+        );
+        let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+        assert_eq!(written, "one\ntwo\n", "{mode}");
+        assert_eq!(decisions(&mut events), ["edit_file:operator:not_decided"]);
+    }
+
+    // Approved for the session: the next call of the tool in it runs without a form; a new
+    // session is asked again.
+    let mut events = service.subscribe();
+    std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+    let script = json!({
+        "calls": [edit("one", "1"), edit("two", "2")],
+        "answers": [accept(&json!({"decision": "approve_for_session"}))],
+    });
+    let (output, _) = run_script(&python, "approver.py", &[&url, "legacy"], &script);
+    assert_eq!(output["forms"].as_array().map(Vec::len), Some(1));
+    assert!(replies(&output).iter().all(|(_, error)| !error));
+    let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+    assert_eq!(written, "1\n2\n");
+    let script = json!({"calls": [edit("1", "one")], "answers": [{"action": "cancel"}]});
+    let (output, _) = run_script(&python, "approver.py", &[&url, "legacy"], &script);
+    assert_eq!(output["forms"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        replies(&output),
+        [(
+            "Error: tool \"edit_file\" was denied by the operator.".to_owned(),
+            true
+        )]
+    );
+    assert_eq!(
+        decisions(&mut events),
+        [
+            "edit_file:operator:approved_for_run",
+            "edit_file:approved_for_run:approved",
+            "edit_file:operator:denied",
+        ]
+    );
+}
+
+#[test]
+fn a_client_that_answers_no_forms_is_offered_no_writer() {
+    let Some(python) = python() else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let service = service();
+    let workspace = tempfile::tempdir().expect("a workspace");
+    std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+    let url = serve(&runtime, &service, workspace.path());
+    for mode in ["legacy", "2026-07-28"] {
+        let (output, _) = run_client(&python, &["http", &url, mode], &json!([edit("two", "2")]));
+        let tools: Vec<&str> = output["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name"))
+            .collect();
+        assert!(
+            tools.contains(&"read_file") && !tools.contains(&"edit_file"),
+            "{tools:?}"
+        );
+        assert_eq!(
+            output["calls"][0]["content"],
+            json!([{"type": "text", "text": "Error: tool \"edit_file\" not permitted"}]),
+            "{mode}"
+        );
+    }
+    let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+    assert_eq!(written, "one\ntwo\n");
+}
