@@ -1,11 +1,13 @@
 //! MCP Apps in a real host page in headless Chromium: a host built on the official
 //! `@modelcontextprotocol/ext-apps` bridge and MCP client (installed by `scripts/test` under
-//! `target/mcp-apps-host`, bundled here with esbuild) connects to toolkit's MCP server, calls
-//! tools as a model asked, and shows the view each names in a sandboxed frame. The test reads
-//! the tables from inside the frame, checks that an XSS corpus stays inert text there, that the
-//! view follows the host's theme, and that nothing the model side received (neither what the
-//! host page would hand a model nor any byte the server sent outside the view's own requests)
-//! holds an artifact's byte. Screenshots go to target/playground-screenshots/.
+//! `target/mcp-apps-host`, bundled here with esbuild) connects to toolkit's MCP server (with the
+//! writers), calls tools as a model asked, and shows the view each names in a sandboxed frame
+//! and each form the server asks its user to fill. The test reads the tables from inside the
+//! frame, approves an `edit_file` from the diff in its form, checks that an XSS corpus stays
+//! inert text in the view, that the view follows the host's theme, and that nothing the model
+//! side received (neither what the host page would hand a model nor any byte the server sent
+//! outside the view's own requests) holds an artifact's byte. Screenshots go to
+//! target/playground-screenshots/.
 
 mod common;
 
@@ -22,7 +24,8 @@ use axum::routing::{any, get};
 use common::{Browser, XSS, browser};
 use serde_json::{Value, json};
 use toolkit::{Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, tool};
-use toolkit_builtins as _; // links the builtin tools
+use toolkit_builtins::WorkspaceRoot; // and links the builtin tools
+use toolkit_mcp::McpToolServer;
 
 /// The packages `scripts/test` installs for the host, at these versions.
 const EXT_APPS_VERSION: &str = "2.0.4";
@@ -257,22 +260,24 @@ async fn start_backend(mcp: String, script: String) -> (String, Backend) {
     (format!("http://{address}/host.html"), backend)
 }
 
-/// Serves the linked tools (the builtins and this file's) over streamable HTTP, on the sample
-/// workspace and database, as `playground mcp --http` does: the endpoint's URL.
-async fn start_server() -> String {
+/// Serves the linked tools (the builtins and this file's) over streamable HTTP with the
+/// writers, on the sample database and a copy of the sample workspace at `workspace`, as
+/// `playground mcp --http --writers` does: the endpoint's URL.
+async fn start_server(workspace: &Path) -> String {
     let service = Arc::new(ToolLoopService::new(
         ToolRegistry::linked().expect("no duplicates"),
     ));
-    let context = playground::defaults::sample_context().expect("the sample");
+    playground::defaults::copy_sample_workspace(workspace).expect("a copy");
+    let context = playground::defaults::sample_context()
+        .expect("the sample")
+        .with_extension(WorkspaceRoot::new(workspace));
+    let server = McpToolServer::new(service, context)
+        .and_then(McpToolServer::with_writers)
+        .expect("every tool's state is there");
     let (bound, address) = tokio::sync::oneshot::channel::<SocketAddr>();
-    tokio::spawn(toolkit_mcp::serve_http(
-        service,
-        context,
-        0,
-        move |address| {
-            bound.send(address).expect("the test waits");
-        },
-    ));
+    tokio::spawn(server.serve_http(0, move |address| {
+        bound.send(address).expect("the test waits");
+    }));
     let address = address.await.expect("the server binds");
     format!("http://{address}{}", toolkit_mcp::HTTP_PATH)
 }
@@ -337,6 +342,74 @@ async fn read_view(browser: &Browser, index: u64) -> Value {
     shown
 }
 
+/// A person asked about an `edit_file` call reads its diff in the host's form, approves it,
+/// and the file changes; the view shows the call's diff artifact.
+async fn approve_an_edit_from_its_diff(browser: &Browser, folder: &Path) {
+    let file = folder.join("workspace/notes/todo.txt");
+    let before = std::fs::read_to_string(&file).expect("the note");
+    let arguments = json!({"path": "notes/todo.txt", "edits": [{
+        "old_text": "- replace the default config password",
+        "new_text": "- rotate the config password",
+    }]});
+    browser
+        .execute(
+            &format!(
+                "window.__edit = null; window.host.call('edit_file', {arguments}).then(\
+                 (value) => {{ window.__edit = {{value}}; }}, \
+                 (error) => {{ window.__edit = {{error: String(error)}}; }}); return true;"
+            ),
+            json!([]),
+        )
+        .await;
+    let message = browser
+        .wait_for(
+            "the approval form",
+            "const m = document.querySelector('[data-testid=elicitation-message]'); return m && m.textContent;",
+            json!([]),
+        )
+        .await;
+    let message = message.as_str().expect("a message");
+    assert!(
+        message.starts_with("Approve this call of tool \"edit_file\"?\n\nArguments:\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains("What it would do:\n")
+            && message.contains("-- replace the default config password\n")
+            && message.contains("+- rotate the config password\n"),
+        "{message}"
+    );
+    // Nothing is written before the person decides.
+    assert_eq!(std::fs::read_to_string(&file).expect("the note"), before);
+    browser
+        .screenshot_of("[data-testid=elicitation]", "mcp-apps-elicitation-form.png")
+        .await;
+    browser.click("[data-testid=choice-approve]").await;
+    browser.click("[data-testid=elicitation-accept]").await;
+    let done = browser
+        .wait_for("the edit's result", "return window.__edit;", json!([]))
+        .await;
+    assert_eq!(done["value"]["isError"], false, "{done}");
+    let after = std::fs::read_to_string(&file).expect("the note");
+    assert_eq!(
+        after,
+        before.replace(
+            "- replace the default config password",
+            "- rotate the config password"
+        )
+    );
+    let shown = read_view(browser, done["value"]["view"].as_u64().expect("a view")).await;
+    assert_eq!(shown["kinds"], json!(["text"]), "{shown}");
+    assert_eq!(shown["labels"], json!(["Diff of notes/todo.txt"]));
+    browser
+        .execute(
+            "document.querySelector('div.turn:last-of-type').scrollIntoView(); return true;",
+            json!([]),
+        )
+        .await;
+    browser.screenshot("mcp-apps-approved-edit.png").await;
+}
+
 /// Checks what the host page would hand a model (`handed` texts: the tool list and each
 /// result) and every byte the server sent outside the view's own requests: no canary in any.
 /// The canary is there to be found: the view's one fetch of the canary call holds it.
@@ -376,30 +449,47 @@ async fn assert_no_canary_on_the_model_side(browser: &Browser, backend: &Backend
     );
 }
 
+/// What a test drives: the browser on the host page, the host's backend, and the workspace
+/// the server's writers change.
+struct Host {
+    browser: Browser,
+    backend: Backend,
+    workspace: tempfile::TempDir,
+}
+
 /// The server, the host's backend and the host page in Chromium, connected as a client that
-/// shows views: what `connect` answered. `None` where the browser or the packages are missing.
-async fn open_host() -> Option<(Browser, Backend, Value)> {
+/// shows views and answers forms: what `connect` answered. `None` where the browser or the
+/// packages are missing.
+async fn open_host() -> Option<(Host, Value)> {
     let (chromium, driver) = browser()?;
     let packages = host_packages()?;
     let script = bundle(&packages);
-    let mcp = start_server().await;
+    let workspace = tempfile::tempdir().expect("a folder");
+    let mcp = start_server(&workspace.path().join("workspace")).await;
     let (host, backend) = start_backend(mcp, script).await;
     let browser = Browser::start(&chromium, &driver).await;
     browser.open(&host).await;
-    let connected = host_run(&browser, "window.host.connect()").await;
-    Some((browser, backend, connected))
+    let connected = host_run(&browser, "window.host.connect({elicitation: true})").await;
+    let host = Host {
+        browser,
+        backend,
+        workspace,
+    };
+    Some((host, connected))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_artifact_byte() {
-    let Some((browser, backend, connected)) = open_host().await else {
+    let Some((host, connected)) = open_host().await else {
         return;
     };
+    let browser = &host.browser;
     assert_eq!(connected["appOnly"], json!(["toolkit_artifacts"]));
+    let offered = connected["offered"].as_array().expect("names");
     assert!(
-        connected["offered"]
-            .as_array()
-            .is_some_and(|names| names.iter().any(|name| name == "query_sql")),
+        ["query_sql", "edit_file"]
+            .iter()
+            .all(|tool| offered.iter().any(|name| name == tool)),
         "{connected}"
     );
     assert_eq!(
@@ -418,13 +508,13 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
         .await;
     let table = expected.artifacts()[0].as_table().expect("a table");
     let called = host_run(
-        &browser,
+        browser,
         &format!("window.host.call('query_sql', {})", json!({"sql": sql})),
     )
     .await;
     assert_eq!(called["text"], expected.content());
     assert_eq!(called["isError"], false);
-    let shown = read_view(&browser, called["view"].as_u64().expect("a view")).await;
+    let shown = read_view(browser, called["view"].as_u64().expect("a view")).await;
     assert_eq!(
         shown["status"],
         "1 artifact of query_sql, for you only: the model never receives them."
@@ -447,9 +537,9 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
     browser.screenshot("mcp-apps-view-query.png").await;
 
     // Canaries: the view shows them; the model side never gets one.
-    let called = host_run(&browser, "window.host.call('apps_canary', {})").await;
+    let called = host_run(browser, "window.host.call('apps_canary', {})").await;
     assert_eq!(called["text"], "one table and one text, for people only");
-    let shown = read_view(&browser, called["view"].as_u64().expect("a view")).await;
+    let shown = read_view(browser, called["view"].as_u64().expect("a view")).await;
     assert_eq!(shown["labels"], json!(["CANARY-APPS-LABEL", "note"]));
     assert_eq!(
         shown["tables"],
@@ -458,28 +548,30 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
     assert_eq!(shown["texts"], json!(["CANARY-APPS-TEXT\nsecond line"]));
 
     // A call without artifacts says so, and fetches nothing.
-    let called = host_run(&browser, "window.host.call('uuid', {})").await;
-    let shown = read_view(&browser, called["view"].as_u64().expect("a view")).await;
+    let called = host_run(browser, "window.host.call('uuid', {})").await;
+    let shown = read_view(browser, called["view"].as_u64().expect("a view")).await;
     assert_eq!(shown["status"], "This call made no artifacts.");
     assert_eq!(shown["labels"], json!([]));
 
-    assert_no_canary_on_the_model_side(&browser, &backend, 4).await;
+    approve_an_edit_from_its_diff(browser, host.workspace.path()).await;
+    assert_no_canary_on_the_model_side(browser, &host.backend, 5).await;
     let host_pwned = browser
         .execute("return window.__pwned === undefined;", json!([]))
         .await;
     assert_eq!(host_pwned, json!(true));
-    browser.quit().await;
+    host.browser.quit().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_artifacts_stay_inert_text_in_the_view_and_it_follows_the_hosts_theme() {
-    let Some((browser, _backend, _)) = open_host().await else {
+    let Some((host, _)) = open_host().await else {
         return;
     };
+    let browser = &host.browser;
 
-    let called = host_run(&browser, "window.host.call('apps_xss', {})").await;
+    let called = host_run(browser, "window.host.call('apps_xss', {})").await;
     let index = called["view"].as_u64().expect("a view");
-    let shown = read_view(&browser, index).await;
+    let shown = read_view(browser, index).await;
     let corpus: Vec<&str> = XSS.to_vec();
     let mut labels = vec![XSS[0]];
     labels.extend(&corpus);
@@ -506,7 +598,7 @@ async fn hostile_artifacts_stay_inert_text_in_the_view_and_it_follows_the_hosts_
     browser.screenshot("mcp-apps-view-xss.png").await;
 
     // The host turns dark: the view follows with the host's own colours.
-    host_run(&browser, "window.host.setTheme('dark')").await;
+    host_run(browser, "window.host.setTheme('dark')").await;
     browser
         .enter_frame(&format!("iframe[data-testid=view][data-index='{index}']"))
         .await;
@@ -528,5 +620,5 @@ async fn hostile_artifacts_stay_inert_text_in_the_view_and_it_follows_the_hosts_
         .await;
     assert_eq!(host_pwned, json!(true));
     browser.screenshot("mcp-apps-view-dark.png").await;
-    browser.quit().await;
+    host.browser.quit().await;
 }

@@ -76,8 +76,14 @@ const NOT_APPLICABLE: [(&str, &str); 24] = [
         "a fixture binary resource; the one resource is the artifacts view",
     ),
     ("resources-templates-read", "no resource templates"),
-    ("resources-subscribe", "no subscriptions: the view never changes"),
-    ("resources-unsubscribe", "no subscriptions: the view never changes"),
+    (
+        "resources-subscribe",
+        "no subscriptions: the view never changes",
+    ),
+    (
+        "resources-unsubscribe",
+        "no subscriptions: the view never changes",
+    ),
     ("prompts-list", "no prompts"),
     ("prompts-get-simple", "no prompts"),
     ("prompts-get-with-args", "no prompts"),

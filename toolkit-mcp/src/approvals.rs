@@ -2,7 +2,7 @@
 //! form elicitation, is put to the host's user as a form (`elicitation/create`): the tool, its
 //! arguments and its preview (for `edit_file`, the diff), with the choices of a suspended run's
 //! operator. The answer decides the call through the service's
-//! [`Question`](toolkit::question::Question), so an approval covers that call only.
+//! [`Question`], so an approval covers that call only.
 //!
 //! On a session (2025-11-25, stdio) the server asks while the call waits, and gives up after
 //! the time limit. On the stateless revision (2026-07-28) it answers the call with

@@ -8,7 +8,9 @@
 //!   with `isError` from the result. Artifacts never go into a reply (a host forwards replies to a
 //!   model); subscribers of the service's event stream see them, each call as a run `mcp_<uuid>`,
 //!   and so does the MCP Apps view of a host that shows views, through the app-only tool of
-//!   [`views`] by a handle only the reply's `_meta` holds.
+//!   [`views`] by a handle only the reply's `_meta` holds. [`McpToolServer::with_writers`]
+//!   offers the tools that require approval to hosts that answer form elicitation, each call
+//!   approved by the host's user (see [`approvals`]).
 //! - [`add_mcp_tools`] connects to MCP servers (a command, or a streamable HTTP URL) and
 //!   registers their tools as remote tools, which count against a run's budget of remote calls.
 //!

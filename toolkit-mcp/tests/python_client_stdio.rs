@@ -124,7 +124,8 @@ fn python_client_lists_and_calls_the_builtins_over_stdio_and_sees_no_artifact() 
     let expected: Vec<Value> = scope
         .offered()
         .filter_map(|name| service.registry().get(name))
-        // A single MCP call has no operator to approve it; schemas are listed portably.
+        // Writers are offered only with `with_writers`, to clients that answer forms (this one
+        // answers none); schemas are listed portably.
         .filter(|tool| !tool.spec().flags().requires_approval())
         .map(|tool| {
             let spec = tool.spec();

@@ -24,6 +24,7 @@ let theme = 'light';
 function turn(who, text) {
   const box = document.createElement('div');
   box.className = 'turn';
+  box.dataset.testid = 'turn';
   const head = document.createElement('p');
   head.className = 'who';
   head.textContent = who;
@@ -40,10 +41,87 @@ function styleVariables() {
     : { '--color-background-primary': '#ffffff', '--color-text-primary': '#1d2330', '--color-border-primary': '#d7dbe3', '--font-sans': 'system-ui, sans-serif' };
 }
 
+// A form the server asks the user to fill (`elicitation/create`), drawn from its schema: a
+// choice among `oneOf` values as radio buttons, other strings as text boxes. Resolves with the
+// user's answer when they submit, decline or cancel.
+function elicit(request) {
+  const params = request.params;
+  const form = document.createElement('form');
+  form.className = 'elicitation';
+  form.dataset.testid = 'elicitation';
+  const message = document.createElement('pre');
+  message.dataset.testid = 'elicitation-message';
+  message.textContent = params.message;
+  form.append(message);
+  const properties = (params.requestedSchema && params.requestedSchema.properties) || {};
+  const required = (params.requestedSchema && params.requestedSchema.required) || [];
+  // The fields the user must fill first, then the others.
+  const names = Object.keys(properties).sort((a, b) => Number(!required.includes(a)) - Number(!required.includes(b)));
+  for (const name of names) {
+    const schema = properties[name];
+    const label = document.createElement('label');
+    label.textContent = schema.title || name;
+    form.append(label);
+    if (Array.isArray(schema.oneOf)) {
+      for (const option of schema.oneOf) {
+        const row = document.createElement('label');
+        row.style.fontWeight = 'normal';
+        const radio = document.createElement('input');
+        radio.type = 'radio';
+        radio.name = name;
+        radio.value = option.const;
+        radio.dataset.testid = 'choice-' + option.const;
+        row.append(radio, ' ' + (option.title || option.const));
+        form.append(row);
+      }
+    } else {
+      const box = document.createElement(name === 'arguments' ? 'textarea' : 'input');
+      if (box.tagName === 'INPUT') box.type = 'text';
+      if (box.tagName === 'TEXTAREA') box.rows = 3;
+      box.name = name;
+      box.dataset.testid = 'field-' + name;
+      if (typeof schema.default === 'string') box.value = schema.default;
+      if (schema.description) box.title = schema.description;
+      form.append(box);
+    }
+  }
+  conversation.append(form);
+  return new Promise((resolve) => {
+    const finish = (answer) => {
+      form.dataset.answered = answer.action;
+      for (const control of form.querySelectorAll('input, textarea, button')) control.disabled = true;
+      resolve(answer);
+    };
+    const button = (text, action) => {
+      const node = document.createElement('button');
+      node.type = 'button';
+      node.textContent = text;
+      node.dataset.testid = 'elicitation-' + action;
+      node.addEventListener('click', () => {
+        if (action !== 'accept') return finish({ action });
+        const content = {};
+        for (const [name, schema] of Object.entries(properties)) {
+          if (Array.isArray(schema.oneOf)) {
+            const chosen = form.querySelector('input[name="' + name + '"]:checked');
+            if (chosen) content[name] = chosen.value;
+          } else {
+            const box = form.querySelector('[name="' + name + '"]');
+            if (box && box.value !== '') content[name] = box.value;
+          }
+        }
+        finish({ action, content });
+      });
+      return node;
+    };
+    form.append(button('Submit', 'accept'), button('Decline', 'decline'), button('Cancel', 'cancel'));
+  });
+}
+
 async function connect(options) {
   const capabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } } };
   if (options && options.elicitation) capabilities.elicitation = { form: {} };
   client = new Client(HOST_INFO, { capabilities });
+  if (options && options.elicitation) client.setRequestHandler('elicitation/create', elicit);
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', window.location.href)));
   tools = (await client.listTools()).tools;
   const offered = tools.filter((tool) => !isToolVisibilityAppOnly(tool));
