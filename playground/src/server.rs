@@ -44,8 +44,8 @@ use crate::guard::{Guard, same_origin};
 
 /// The policy sent on every response.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
-    style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; \
-    form-action 'none'; frame-ancestors 'none'";
+    style-src 'self'; img-src 'self' data:; media-src data:; connect-src 'self'; \
+    object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const INDEX_HTML: &str = include_str!("../assets/index.html");
 const RUNS_HTML: &str = include_str!("../assets/runs.html");

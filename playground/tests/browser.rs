@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Browser, XSS, browser, call_over_mcp, start_playground};
+use common::{Browser, HOSTILE_MEDIA, PNG, XSS, browser, call_over_mcp, start_playground};
 use serde_json::{Value, json};
 use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 use toolkit_builtins as _; // links the builtin tools
@@ -36,6 +36,39 @@ fn xss_corpus() -> ToolResult {
     }
     artifacts.push(ToolArtifact::text("all", XSS.join("\n")));
     ToolResult::text_with(XSS.join("\n"), artifacts)
+}
+
+/// Eight silent samples as a WAV file (8 kHz, 8 bits, one channel).
+fn wav() -> Vec<u8> {
+    let samples = [0x80u8; 8];
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"RIFF");
+    bytes.extend_from_slice(&(36 + 8u32).to_le_bytes());
+    bytes.extend_from_slice(b"WAVEfmt ");
+    bytes.extend_from_slice(&16u32.to_le_bytes());
+    bytes.extend_from_slice(&[1, 0, 1, 0]); // PCM, one channel
+    bytes.extend_from_slice(&8000u32.to_le_bytes()); // samples per second
+    bytes.extend_from_slice(&8000u32.to_le_bytes()); // bytes per second
+    bytes.extend_from_slice(&[1, 0, 8, 0]); // one byte a frame, 8 bits a sample
+    bytes.extend_from_slice(b"data");
+    bytes.extend_from_slice(&8u32.to_le_bytes());
+    bytes.extend_from_slice(&samples);
+    bytes
+}
+
+/// Media artifacts: an image, a sound, and media that must only ever be downloaded.
+#[tool(group = "test")]
+fn media_corpus() -> ToolResult {
+    let mut artifacts = vec![
+        ToolArtifact::media("pixels", "image/png", PNG),
+        ToolArtifact::media("tone", "audio/wav", wav()),
+    ];
+    artifacts.extend(
+        HOSTILE_MEDIA
+            .iter()
+            .map(|(label, mime, body)| ToolArtifact::media(*label, *mime, body)),
+    );
+    ToolResult::text_with("media for people", artifacts)
 }
 
 /// A table of 3000 one-cell rows.
@@ -229,7 +262,7 @@ async fn xss_corpus_in_labels_columns_cells_and_texts_renders_as_literal_text() 
         .await;
     assert_eq!(
         verdict,
-        json!({"pwned": "undefined", "injected": 0, "scripts": 1, "base": true})
+        json!({"pwned": "undefined", "injected": 0, "scripts": 2, "base": true})
     );
     browser.screenshot("inspector-xss-corpus.png").await;
     // Clicking through every tab and pager does not run anything either.
@@ -243,6 +276,67 @@ async fn xss_corpus_in_labels_columns_cells_and_texts_renders_as_literal_text() 
         .execute("return typeof window.__pwned;", json!([]))
         .await;
     assert_eq!(pwned, json!("undefined"));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn media_shows_plays_or_downloads_and_hostile_types_only_download() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    let shown = run_raw(&browser, "media_corpus", "{}").await;
+    assert_eq!(
+        shown["labels"],
+        json!(["pixels", "tone", "vector", "page", "breakout"])
+    );
+    assert_eq!(
+        shown["kinds"],
+        json!(["media", "media", "media", "media", "media"])
+    );
+    let media = browser
+        .wait_for(
+            "the image to load",
+            r"const step = document.querySelector('[data-testid=step]');
+            const images = Array.from(step.querySelectorAll('img'));
+            if (!images.every((image) => image.complete)) return null;
+            return {
+              info: Array.from(step.querySelectorAll('[data-testid=media-info]')).map((n) => n.textContent),
+              images: images.map((image) => [image.alt, image.naturalWidth, image.naturalHeight]),
+              audio: Array.from(step.querySelectorAll('audio')).map((audio) => audio.src.slice(0, 22)),
+              downloads: step.querySelectorAll('[data-testid=download-media]').length,
+            };",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        media,
+        json!({
+            "info": [
+                "image/png, 70 bytes", "audio/wav, 52 bytes", "image/svg+xml, 105 bytes",
+                "text/html, 33 bytes", "application/octet-stream, 36 bytes",
+            ],
+            "images": [["pixels", 2, 1]],
+            "audio": ["data:audio/wav;base64,"],
+            "downloads": 5,
+        })
+    );
+    browser.click("[data-testid=download-media]").await;
+    let downloaded = browser
+        .execute("return window.__downloaded;", json!([]))
+        .await;
+    assert_eq!(
+        downloaded,
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg=="
+    );
+    let pwned = browser
+        .execute("return typeof window.__pwned;", json!([]))
+        .await;
+    assert_eq!(pwned, json!("undefined"));
+    browser.screenshot("inspector-media.png").await;
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }

@@ -21,7 +21,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use common::{Browser, XSS, browser};
+use common::{Browser, HOSTILE_MEDIA, PNG, XSS, browser};
 use serde_json::{Value, json};
 use toolkit::{Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, tool};
 use toolkit_builtins::WorkspaceRoot; // and links the builtin tools
@@ -44,7 +44,8 @@ fn apps_canary() -> ToolResult {
     )
 }
 
-/// The XSS corpus as a table of payloads and as one text artifact per payload, labelled with it.
+/// The XSS corpus as a table of payloads and as one text artifact per payload, labelled with it;
+/// then an image, and media that must only be downloaded.
 #[tool(group = "test")]
 fn apps_xss() -> ToolResult {
     let rows = XSS
@@ -58,6 +59,12 @@ fn apps_xss() -> ToolResult {
     artifacts.extend(
         XSS.iter()
             .map(|payload| ToolArtifact::text(*payload, *payload)),
+    );
+    artifacts.push(ToolArtifact::media("pixels", "image/png", PNG));
+    artifacts.extend(
+        HOSTILE_MEDIA
+            .iter()
+            .map(|(label, mime, body)| ToolArtifact::media(*label, *mime, body)),
     );
     ToolResult::text_with("the corpus, as artifacts", artifacts)
 }
@@ -317,6 +324,8 @@ return {
   })),
   texts: all('[data-testid=artifact-text]').map((n) =>
     all('.line .content', n).map((line) => line.textContent).join('\n')),
+  images: all('img').map((image) => [image.alt, image.complete, image.naturalWidth]),
+  downloads: all('[data-testid=download-media]').length,
   pwned: window.__pwned === undefined ? null : window.__pwned,
   theme: document.documentElement.dataset.theme || null,
   background: getComputedStyle(document.body).backgroundColor,
@@ -575,7 +584,24 @@ async fn hostile_artifacts_stay_inert_text_in_the_view_and_it_follows_the_hosts_
     let corpus: Vec<&str> = XSS.to_vec();
     let mut labels = vec![XSS[0]];
     labels.extend(&corpus);
+    labels.extend(["pixels", "vector", "page", "breakout"]);
     assert_eq!(shown["labels"], json!(labels));
+    // Under the view's own CSP the image shows; the hostile media is only offered for download.
+    browser
+        .enter_frame(&format!("iframe[data-testid=view][data-index='{index}']"))
+        .await;
+    let images = browser
+        .wait_for(
+            "the image in the view",
+            "const images = Array.from(document.querySelectorAll('img')); \
+             return images.every((image) => image.complete) && \
+             images.map((image) => [image.alt, image.naturalWidth, image.naturalHeight]);",
+            json!([]),
+        )
+        .await;
+    browser.leave_frame().await;
+    assert_eq!(images, json!([["pixels", 2, 1]]));
+    assert_eq!(shown["downloads"], 4);
     assert_eq!(shown["tables"][0]["columns"], json!(["#", XSS[1]]));
     let cells: Vec<&str> = shown["tables"][0]["rows"]
         .as_array()

@@ -3,7 +3,8 @@
 // textContent, never parsed as markup: artifacts are inert text whatever they contain. Each such
 // value sits in its own bidi-isolated element, so a right-to-left override in a value cannot
 // reorder the page's own labels. A TABLE is sortable, pageable, copyable and exported as CSV; a
-// TEXT has line numbers; anything else is a JSON tree.
+// TEXT has line numbers; MEDIA is shown (raster images), played (sounds) or downloaded; anything
+// else is a JSON tree.
 'use strict';
 
 // Rows of a table shown per page.
@@ -250,7 +251,55 @@ function jsonTree(value, key, depth) {
   return leaf;
 }
 
-// One artifact: a TABLE as a table, a TEXT as numbered lines, anything else as a JSON tree.
+// A MIME type as a plain `type/subtype` token, in lower case; null for anything else.
+function mimeOf(value) {
+  return typeof value === 'string' && /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i.test(value)
+    ? value.toLowerCase()
+    : null;
+}
+
+function isMedia(artifact) {
+  const data = artifact.data;
+  return artifact.type === 'media' && data && typeof data === 'object' &&
+    typeof data.mime_type === 'string' && typeof data.base64 === 'string' &&
+    data.base64.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(data.base64);
+}
+
+// Media: a raster image shown, a sound played, and anything (these too) offered for download.
+// The bytes go only into a data: URL of a checked MIME type, which the CSP allows for images
+// and sounds and nothing else; an SVG, HTML or any other type is never shown, only downloaded.
+function renderMedia(data, label) {
+  const wrap = el('div', 'media');
+  const mime = mimeOf(data.mime_type) || 'application/octet-stream';
+  const padding = data.base64.endsWith('==') ? 2 : data.base64.endsWith('=') ? 1 : 0;
+  const bytes = data.base64.length / 4 * 3 - padding;
+  const save = testId(el('button', 'small', 'Download'), 'download-media');
+  save.type = 'button';
+  save.addEventListener('click', () => {
+    const raw = atob(data.base64);
+    const array = Uint8Array.from(raw, (character) => character.charCodeAt(0));
+    const name = (label || 'media').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 60) || 'media';
+    window.__downloaded = data.base64;
+    download(name, mime, array);
+  });
+  wrap.append(testId(val('p', 'meta', mime + ', ' + bytes + (bytes === 1 ? ' byte' : ' bytes')), 'media-info'), save);
+  const url = 'data:' + mime + ';base64,' + data.base64;
+  if (/^image\/(png|jpeg|gif|webp|avif|bmp)$/.test(mime)) {
+    const image = testId(el('img', 'media-image'), 'media-image');
+    image.alt = label;
+    image.src = url;
+    wrap.append(image);
+  } else if (/^audio\/[a-z0-9.+-]+$/.test(mime)) {
+    const audio = testId(el('audio'), 'media-audio');
+    audio.controls = true;
+    audio.src = url;
+    wrap.append(audio);
+  }
+  return wrap;
+}
+
+// One artifact: a TABLE as a table, a TEXT as numbered lines, MEDIA shown, played or offered
+// for download, anything else as a JSON tree.
 function renderArtifact(artifact) {
   const box = testId(el('div', 'artifact'), 'artifact');
   const known = artifact && typeof artifact === 'object';
@@ -266,6 +315,9 @@ function renderArtifact(artifact) {
   } else if (known && isText(artifact)) {
     box.dataset.kind = 'text';
     box.append(renderText(artifact.data.text));
+  } else if (known && isMedia(artifact)) {
+    box.dataset.kind = 'media';
+    box.append(renderMedia(artifact.data, label));
   } else {
     box.dataset.kind = 'json';
     box.append(testId(jsonTree(artifact, null, 0), 'artifact-tree'));

@@ -1,17 +1,19 @@
 //! Using MCP servers' tools inside the loop: each becomes a remote [`Tool`] in a registry.
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::Engine as _;
 use rmcp::RoleClient;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion, ResourceContents,
+};
 use rmcp::service::RunningService;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use toolkit::bound::echo;
 use toolkit::{
-    Tool, ToolContext, ToolRegistry, ToolResult, ToolSpec,
+    Tool, ToolArtifact, ToolContext, ToolRegistry, ToolResult, ToolSpec,
     spec::{ArgumentError, ExecutePermit, ToolFlags, ToolFuture, check_tool_name},
 };
 
@@ -300,32 +302,138 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-/// The content a model sees of an MCP reply: its text blocks, one per line, after one leading
-/// note naming the blocks that were dropped (images, audio, resources: the wire takes text).
+/// What a model sees of an MCP reply, and what people see beside it. The model gets the text
+/// blocks, one per line, after one leading note that names the blocks the wire cannot carry;
+/// those (images, audio, embedded resources, resource links) become artifacts for people, and so
+/// does `structuredContent` beside text blocks that do not say the same (without text blocks,
+/// it is the text). An error keeps no artifact (the seam drops an error's), so there the note
+/// says they were dropped.
 fn reply_to_result(reply: CallToolResult) -> ToolResult {
     let mut texts = Vec::new();
-    let mut dropped = Dropped::default();
+    let mut aside = SetAside::default();
     for block in reply.content {
         match block {
             ContentBlock::Text(text) => texts.push(text.text),
-            other => dropped.add(block_kind(&other)),
+            other => aside.block(other),
         }
     }
-    if texts.is_empty()
-        && let Some(structured) = reply.structured_content
-    {
-        texts.push(structured.to_string());
+    match reply.structured_content {
+        Some(structured) if texts.is_empty() => texts.push(structured.to_string()),
+        Some(structured) if !said(&texts.join("\n"), &structured) => aside.structured(&structured),
+        _ => {}
     }
     let text = texts.join("\n");
-    let content = match (dropped.is_empty(), text.is_empty()) {
-        (true, _) => text,
-        (false, true) => format!("[dropped {dropped}]"),
-        (false, false) => format!("[dropped {dropped}]\n{text}"),
+    let is_error = reply.is_error == Some(true);
+    let note = if aside.is_empty() {
+        None
+    } else if is_error {
+        Some(format!("[dropped {}]", aside.what()))
+    } else {
+        Some(format!("[set aside for people: {}]", aside.what()))
     };
-    if reply.is_error == Some(true) {
+    let content = match (note, text.is_empty()) {
+        (None, _) => text,
+        (Some(note), true) => note,
+        (Some(note), false) => format!("{note}\n{text}"),
+    };
+    if is_error {
         ToolResult::error(content)
     } else {
-        ToolResult::text(content)
+        ToolResult::text_with(content, aside.artifacts)
+    }
+}
+
+/// What of a reply goes to people instead of the model: counts of the blocks by kind, in the
+/// order first seen, whether the structured content did, and the artifacts they became.
+#[derive(Default)]
+struct SetAside {
+    kinds: Vec<(&'static str, usize)>,
+    structured: bool,
+    artifacts: Vec<ToolArtifact>,
+}
+
+impl SetAside {
+    fn block(&mut self, block: ContentBlock) {
+        let kind = block_kind(&block);
+        let number = if let Some((_, count)) = self.kinds.iter_mut().find(|(seen, _)| *seen == kind)
+        {
+            *count += 1;
+            *count
+        } else {
+            self.kinds.push((kind, 1));
+            1
+        };
+        let label = format!("{kind} {number}");
+        let artifact = match block {
+            ContentBlock::Image(image) => media(label, &image.mime_type, &image.data),
+            ContentBlock::Audio(audio) => media(label, &audio.mime_type, &audio.data),
+            ContentBlock::Resource(embedded) => match embedded.resource {
+                ResourceContents::TextResourceContents { uri, text, .. } => {
+                    ToolArtifact::text(uri, text)
+                }
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => media(
+                    uri,
+                    mime_type.as_deref().unwrap_or("application/octet-stream"),
+                    &blob,
+                ),
+                // A kind of resource added to MCP after this was written.
+                other => ToolArtifact::text(
+                    label,
+                    serde_json::to_string_pretty(&other).unwrap_or_default(),
+                ),
+            },
+            ContentBlock::ResourceLink(link) => {
+                let mut text = link.uri.clone();
+                if let Some(description) = &link.description {
+                    text.push('\n');
+                    text.push_str(description);
+                }
+                ToolArtifact::text(link.name.clone(), text)
+            }
+            // A kind of block added to MCP after this was written, as it serialises.
+            other => ToolArtifact::text(
+                label,
+                serde_json::to_string_pretty(&other).unwrap_or_default(),
+            ),
+        };
+        self.artifacts.push(artifact);
+    }
+
+    fn structured(&mut self, structured: &serde_json::Value) {
+        self.structured = true;
+        self.artifacts.push(ToolArtifact::text(
+            "structured content",
+            serde_json::to_string_pretty(structured).unwrap_or_default(),
+        ));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.kinds.is_empty() && !self.structured
+    }
+
+    /// `2 image blocks, 1 audio block and the structured content`.
+    fn what(&self) -> String {
+        let mut items: Vec<String> = self
+            .kinds
+            .iter()
+            .map(|(kind, count)| {
+                let plural = if *count == 1 { "" } else { "s" };
+                format!("{count} {kind} block{plural}")
+            })
+            .collect();
+        if self.structured {
+            items.push("the structured content".to_owned());
+        }
+        match items.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        }
     }
 }
 
@@ -341,43 +449,37 @@ fn block_kind(block: &ContentBlock) -> &'static str {
     }
 }
 
-/// Counts of dropped blocks by kind, in the order first seen.
-#[derive(Default)]
-struct Dropped(Vec<(&'static str, usize)>);
-
-impl Dropped {
-    fn add(&mut self, kind: &'static str) {
-        match self.0.iter_mut().find(|(seen, _)| *seen == kind) {
-            Some((_, count)) => *count += 1,
-            None => self.0.push((kind, 1)),
-        }
+/// Whether `text` says what `structured` does: as its JSON, or as the one value a plain result
+/// is wrapped in (`{"result": "HELLO!"}` beside `HELLO!`, as the SDKs send a typed return).
+fn said(text: &str, structured: &serde_json::Value) -> bool {
+    let parsed = serde_json::from_str::<serde_json::Value>(text).ok();
+    if parsed.as_ref() == Some(structured) {
+        return true;
     }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    match structured
+        .as_object()
+        .map(|object| object.values().collect::<Vec<_>>())
+    {
+        Some(values) if values.len() == 1 => {
+            values[0].as_str() == Some(text) || parsed.as_ref() == Some(values[0])
+        }
+        _ => false,
     }
 }
 
-impl fmt::Display for Dropped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, (kind, count)) in self.0.iter().enumerate() {
-            if index > 0 {
-                f.write_str(if index + 1 == self.0.len() {
-                    " and "
-                } else {
-                    ", "
-                })?;
-            }
-            let plural = if *count == 1 { "" } else { "s" };
-            write!(f, "{count} {kind} block{plural}")?;
-        }
-        Ok(())
+/// Media from a block's base64 `data`; data that is not base64 is kept as the text it is.
+fn media(label: String, mime_type: &str, data: &str) -> ToolArtifact {
+    match base64::engine::general_purpose::STANDARD.decode(data) {
+        Ok(bytes) => ToolArtifact::media(label, mime_type, bytes),
+        Err(_) => ToolArtifact::text(format!("{label} (not base64)"), data),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::{EmbeddedResource, Resource};
+    use serde_json::json;
 
     fn reply(blocks: Vec<ContentBlock>, is_error: bool) -> CallToolResult {
         if is_error {
@@ -385,6 +487,11 @@ mod tests {
         } else {
             CallToolResult::success(blocks)
         }
+    }
+
+    /// Each artifact as it serialises.
+    fn artifacts(result: &ToolResult) -> serde_json::Value {
+        serde_json::to_value(result.artifacts()).expect("JSON")
     }
 
     #[test]
@@ -395,45 +502,111 @@ mod tests {
         ));
         assert_eq!(result.content(), "one\ntwo");
         assert!(!result.is_error());
+        assert!(result.artifacts().is_empty());
     }
 
     #[test]
-    fn dropped_blocks_are_named_in_one_leading_note() {
+    fn blocks_the_wire_cannot_carry_become_artifacts_named_in_one_leading_note() {
+        let resource = |contents| ContentBlock::Resource(EmbeddedResource::new(contents));
         let result = reply_to_result(reply(
             vec![
                 ContentBlock::image("aGk=", "image/png"),
                 ContentBlock::text("caption"),
-                ContentBlock::image("aGk=", "image/png"),
+                ContentBlock::audio("AAE=", "audio/wav"),
+                ContentBlock::image("not base64!", "image/gif"),
+                resource(ResourceContents::text("a note", "file:///note.txt")),
+                resource(ResourceContents::blob("AP8=", "file:///bytes")),
+                ContentBlock::ResourceLink(
+                    Resource::new("file:///big.csv", "big.csv").with_description("All rows."),
+                ),
                 ContentBlock::text("more"),
             ],
             false,
         ));
-        assert_eq!(result.content(), "[dropped 2 image blocks]\ncaption\nmore");
-    }
-
-    #[test]
-    fn three_kinds_are_listed_with_commas_and_and() {
-        let mut dropped = Dropped::default();
-        dropped.add("image");
-        dropped.add("audio");
-        dropped.add("resource");
-        dropped.add("image");
         assert_eq!(
-            dropped.to_string(),
-            "2 image blocks, 1 audio block and 1 resource block"
+            result.content(),
+            "[set aside for people: 2 image blocks, 1 audio block, 2 resource blocks and 1 resource link block]\ncaption\nmore"
+        );
+        assert_eq!(
+            artifacts(&result),
+            json!([
+                {"type": "media", "label": "image 1", "data": {"mime_type": "image/png", "base64": "aGk="}},
+                {"type": "media", "label": "audio 1", "data": {"mime_type": "audio/wav", "base64": "AAE="}},
+                {"type": "text", "label": "image 2 (not base64)", "data": {"text": "not base64!"}},
+                {"type": "text", "label": "file:///note.txt", "data": {"text": "a note"}},
+                {"type": "media", "label": "file:///bytes", "data": {"mime_type": "application/octet-stream", "base64": "AP8="}},
+                {"type": "text", "label": "big.csv", "data": {"text": "file:///big.csv\nAll rows."}},
+            ])
         );
     }
 
     #[test]
-    fn a_reply_with_only_dropped_blocks_is_the_note_alone() {
-        let result = reply_to_result(reply(vec![ContentBlock::image("aGk=", "image/png")], false));
-        assert_eq!(result.content(), "[dropped 1 image block]");
+    fn structured_content_is_the_text_without_text_blocks_and_set_aside_with_them() {
+        let mut alone = reply(Vec::new(), false);
+        alone.structured_content = Some(json!({"n": 1}));
+        let result = reply_to_result(alone);
+        assert_eq!(result.content(), r#"{"n":1}"#);
+        assert!(result.artifacts().is_empty());
+
+        let mut both = reply(
+            vec![
+                ContentBlock::text("n is 1"),
+                ContentBlock::image("aGk=", "image/png"),
+            ],
+            false,
+        );
+        both.structured_content = Some(json!({"n": 1}));
+        let result = reply_to_result(both);
+        assert_eq!(
+            result.content(),
+            "[set aside for people: 1 image block and the structured content]\nn is 1"
+        );
+        assert_eq!(
+            artifacts(&result)[1],
+            json!({"type": "text", "label": "structured content", "data": {"text": "{\n  \"n\": 1\n}"}})
+        );
     }
 
     #[test]
-    fn is_error_makes_an_error_result() {
-        let result = reply_to_result(reply(vec![ContentBlock::text("boom")], true));
+    fn structured_content_the_text_already_says_is_not_set_aside() {
+        for (text, structured) in [
+            ("HELLO!", json!({"result": "HELLO!"})),
+            ("42", json!({"result": 42})),
+            (r#"{"n": 1, "m": [2]}"#, json!({"n": 1, "m": [2]})),
+            ("[1, 2]", json!([1, 2])),
+        ] {
+            let mut duplicate = reply(vec![ContentBlock::text(text)], false);
+            duplicate.structured_content = Some(structured.clone());
+            let result = reply_to_result(duplicate);
+            assert_eq!(result.content(), text, "{structured}");
+            assert!(result.artifacts().is_empty(), "{structured}");
+        }
+        // One value that is not the text, or more than one, says more.
+        for structured in [json!({"result": "hello"}), json!({"a": "HELLO!", "b": 1})] {
+            let mut more = reply(vec![ContentBlock::text("HELLO!")], false);
+            more.structured_content = Some(structured.clone());
+            assert_eq!(reply_to_result(more).artifacts().len(), 1, "{structured}");
+        }
+    }
+
+    #[test]
+    fn a_reply_with_only_blocks_set_aside_is_the_note_alone() {
+        let result = reply_to_result(reply(vec![ContentBlock::image("aGk=", "image/png")], false));
+        assert_eq!(result.content(), "[set aside for people: 1 image block]");
+        assert_eq!(result.artifacts().len(), 1);
+    }
+
+    #[test]
+    fn an_error_keeps_no_artifact_and_says_what_was_dropped() {
+        let result = reply_to_result(reply(
+            vec![
+                ContentBlock::text("boom"),
+                ContentBlock::image("aGk=", "image/png"),
+            ],
+            true,
+        ));
         assert!(result.is_error());
-        assert_eq!(result.content(), "boom");
+        assert_eq!(result.content(), "[dropped 1 image block]\nboom");
+        assert!(result.artifacts().is_empty());
     }
 }

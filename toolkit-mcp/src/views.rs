@@ -61,12 +61,14 @@ const VIEW_JS: &str = include_str!("../assets/view.js");
 
 /// The view's HTML: the renderer, the view's script and its style inline, under a
 /// Content-Security-Policy that allows exactly those two scripts and that style (by their
-/// SHA-256) and nothing else: no other script, no eval, no request, no form, no frame.
+/// SHA-256), images and sounds from `data:` URLs (media artifacts), and nothing else: no other
+/// script, no eval, no request, no form, no frame.
 pub fn view_html() -> &'static str {
     static HTML: LazyLock<String> = LazyLock::new(|| {
         let view = VIEW_JS.replace("{{version}}", env!("CARGO_PKG_VERSION"));
         let csp = format!(
-            "default-src 'none'; script-src {} {}; style-src {}; base-uri 'none'; form-action 'none'",
+            "default-src 'none'; script-src {} {}; style-src {}; img-src data:; media-src data:; \
+             base-uri 'none'; form-action 'none'",
             csp_hash(RENDERER_JS),
             csp_hash(&view),
             csp_hash(VIEW_CSS)
@@ -337,7 +339,7 @@ mod tests {
         assert_eq!(
             csp,
             format!(
-                "default-src 'none'; script-src {} {}; style-src {}; base-uri 'none'; form-action 'none'",
+                "default-src 'none'; script-src {} {}; style-src {}; img-src data:; media-src data:; base-uri 'none'; form-action 'none'",
                 csp_hash(&scripts[0]),
                 csp_hash(&scripts[1]),
                 csp_hash(&styles[0])

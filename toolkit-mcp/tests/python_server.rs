@@ -15,6 +15,9 @@ fn python_server(python: &std::path::Path) -> McpServerConfig {
     )
 }
 
+/// What the model reads of `picture`: its caption, after the note of the image set aside.
+const PICTURE: &str = "[set aside for people: 1 image block]\na red square";
+
 /// The server offers `dotted.name`: a name MCP allows and providers do not.
 fn dotted_warning(server: &str) -> String {
     format!(
@@ -104,7 +107,7 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
         calls,
         [
             ("shout", "HELLO!", false),
-            ("picture", "[dropped 1 image block]\na red square", false),
+            ("picture", PICTURE, false),
             ("fail", "Error executing tool fail: refused: no", true),
             (
                 "shout",
@@ -125,6 +128,23 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
             ("calculate", "6 * 7 = 42", false),
         ]
     );
+    assert_the_image_was_set_aside(&result);
+}
+
+/// The picture's image is an artifact for people; the model got none of its bytes.
+fn assert_the_image_was_set_aside(result: &toolkit::ToolLoopResult) {
+    let picture = result
+        .trace
+        .invocations()
+        .find(|call| call.name() == "picture")
+        .expect("the picture call");
+    assert_eq!(
+        serde_json::to_value(picture.artifacts()).expect("JSON"),
+        json!([{"type": "media", "label": "image 1",
+                "data": {"mime_type": "image/png", "base64": "iVBORw0KGgo="}}])
+    );
+    let sent = serde_json::to_string(&result.messages).expect("JSON");
+    assert!(!sent.contains("iVBORw0KGgo"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -214,7 +234,11 @@ async fn python_server_over_streamable_http_joins_by_url() {
     let shout = service.invoke(&scope, "shout", r#"{"text": "far"}"#).await;
     assert_eq!(shout.content(), "FAR!");
     let picture = service.invoke(&scope, "picture", "{}").await;
-    assert_eq!(picture.content(), "[dropped 1 image block]\na red square");
+    assert_eq!(picture.content(), PICTURE);
+    assert_eq!(
+        picture.artifacts()[0].as_media(),
+        Some(("image/png", "iVBORw0KGgo="))
+    );
     assert!(!picture.is_error());
     let _ = server.kill().await;
 }

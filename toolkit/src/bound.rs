@@ -236,6 +236,8 @@ fn cut_to_fit(artifact: &ToolArtifact, available: usize) -> (Option<ToolArtifact
                 },
             )
         }
+        // Part of an image or a sound is none of it: media is kept whole or not at all.
+        ArtifactData::Media { .. } => (None, Outcome::Dropped),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use base64::Engine as _;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
@@ -111,21 +112,26 @@ pub enum ArtifactType {
     Table,
     /// `{"text": String}`
     Text,
+    /// `{"mime_type": String, "base64": String}`: bytes of a MIME type (an image, a sound, a
+    /// file), for people to view or download.
+    Media,
 }
 
 impl ArtifactType {
-    /// The serialised name: `"table"` or `"text"`.
+    /// The serialised name: `"table"`, `"text"` or `"media"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ArtifactType::Table => "table",
             ArtifactType::Text => "text",
+            ArtifactType::Media => "media",
         }
     }
 }
 
-/// A run-only, labelled piece of structured output for people: a [`Table`] or a text.
+/// A run-only, labelled piece of structured output for people: a [`Table`], a text, or media
+/// (bytes of a MIME type: an image, a sound, a file).
 ///
-/// Serialises as `{"type": "table" | "text", "label": .., "data": ..}`. Its `Debug` output shows the
+/// Serialises as `{"type": "table" | "text" | "media", "label": .., "data": ..}`. Its `Debug` output shows the
 /// label, the type and the serialised size, never the data.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ToolArtifact {
@@ -137,6 +143,7 @@ pub struct ToolArtifact {
 pub(crate) enum ArtifactData {
     Table(Table),
     Text(String),
+    Media { mime_type: String, base64: String },
 }
 
 impl ToolArtifact {
@@ -156,6 +163,22 @@ impl ToolArtifact {
         }
     }
 
+    /// A media artifact: `bytes` of `mime_type` (an image, a sound, a file), kept as base64.
+    /// People see an image or hear a sound where the page can show it, and can download it.
+    pub fn media(
+        label: impl Into<String>,
+        mime_type: impl Into<String>,
+        bytes: impl AsRef<[u8]>,
+    ) -> Self {
+        Self {
+            label: label.into(),
+            data: ArtifactData::Media {
+                mime_type: mime_type.into(),
+                base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            },
+        }
+    }
+
     /// A text artifact from bytes: invalid UTF-8 sequences become U+FFFD.
     pub fn text_lossy(label: impl Into<String>, text: impl AsRef<[u8]>) -> Self {
         Self::text(label, String::from_utf8_lossy(text.as_ref()).into_owned())
@@ -166,11 +189,12 @@ impl ToolArtifact {
         &self.label
     }
 
-    /// Table or text.
+    /// Table, text or media.
     pub fn kind(&self) -> ArtifactType {
         match self.data {
             ArtifactData::Table(_) => ArtifactType::Table,
             ArtifactData::Text(_) => ArtifactType::Text,
+            ArtifactData::Media { .. } => ArtifactType::Media,
         }
     }
 
@@ -178,7 +202,7 @@ impl ToolArtifact {
     pub fn as_table(&self) -> Option<&Table> {
         match &self.data {
             ArtifactData::Table(table) => Some(table),
-            ArtifactData::Text(_) => None,
+            _ => None,
         }
     }
 
@@ -186,7 +210,15 @@ impl ToolArtifact {
     pub fn as_text(&self) -> Option<&str> {
         match &self.data {
             ArtifactData::Text(text) => Some(text),
-            ArtifactData::Table(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The MIME type and the bytes in base64, if this is a media artifact.
+    pub fn as_media(&self) -> Option<(&str, &str)> {
+        match &self.data {
+            ArtifactData::Media { mime_type, base64 } => Some((mime_type, base64)),
+            _ => None,
         }
     }
 
@@ -210,6 +242,12 @@ impl ToolArtifact {
         match &self.data {
             ArtifactData::Table(table) => table.measure(meter),
             ArtifactData::Text(text) => measure_text(meter, text),
+            ArtifactData::Media { mime_type, base64 } => {
+                meter.add(MEDIA_FIXED)?;
+                meter.string(mime_type)?;
+                // Base64 needs no escape: its characters and two quotes.
+                meter.add(base64.len() + 2)
+            }
         }
     }
 
@@ -218,6 +256,7 @@ impl ToolArtifact {
         let type_len = match self.data {
             ArtifactData::Table(_) => TYPE_TABLE,
             ArtifactData::Text(_) => TYPE_TEXT,
+            ArtifactData::Media { .. } => TYPE_MEDIA,
         };
         meter.add(ARTIFACT_OPEN + ARTIFACT_CLOSE + type_len)?;
         meter.string(&self.label)
@@ -230,8 +269,10 @@ const ARTIFACT_OPEN: usize = r#"{"type":"#.len() + r#","label":"#.len() + r#","d
 const ARTIFACT_CLOSE: usize = 1;
 const TYPE_TABLE: usize = r#""table""#.len();
 const TYPE_TEXT: usize = r#""text""#.len();
+const TYPE_MEDIA: usize = r#""media""#.len();
 const TABLE_FIXED: usize = r#"{"columns":"#.len() + r#","rows":"#.len() + 1;
 const TEXT_FIXED: usize = r#"{"text":"#.len() + 1;
+const MEDIA_FIXED: usize = r#"{"mime_type":"#.len() + r#","base64":"#.len() + 1;
 
 /// Counts a text artifact's data, `{"text":..}`.
 pub(crate) fn measure_text(meter: &mut Meter, text: &str) -> Result<(), Over> {
@@ -247,6 +288,9 @@ impl Serialize for ToolArtifact {
         match &self.data {
             ArtifactData::Table(table) => artifact.serialize_field("data", table)?,
             ArtifactData::Text(text) => artifact.serialize_field("data", &TextData { text })?,
+            ArtifactData::Media { mime_type, base64 } => {
+                artifact.serialize_field("data", &MediaData { mime_type, base64 })?;
+            }
         }
         artifact.end()
     }
@@ -255,6 +299,12 @@ impl Serialize for ToolArtifact {
 #[derive(Serialize)]
 struct TextData<'a> {
     text: &'a str,
+}
+
+#[derive(Serialize)]
+struct MediaData<'a> {
+    mime_type: &'a str,
+    base64: &'a str,
 }
 
 impl fmt::Debug for ToolArtifact {

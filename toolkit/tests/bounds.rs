@@ -17,12 +17,16 @@ fn json_len(artifacts: &[ToolArtifact]) -> usize {
         .len()
 }
 
-/// `artifact` with its data emptied: a table with its columns and no rows, or an empty text.
+/// The least of `artifact` a cut could keep: a table with its columns and no rows, an empty
+/// text, and media whole (media is never cut).
 fn frame(artifact: &ToolArtifact) -> ToolArtifact {
-    match artifact.as_table() {
-        Some(table) => ToolArtifact::table(artifact.label(), Table::new(table.columns())),
-        None => ToolArtifact::text(artifact.label(), ""),
+    if let Some(table) = artifact.as_table() {
+        return ToolArtifact::table(artifact.label(), Table::new(table.columns()));
     }
+    if artifact.as_media().is_some() {
+        return artifact.clone();
+    }
+    ToolArtifact::text(artifact.label(), "")
 }
 
 /// `head` (a cut of `original`) grown by one row or one character.
@@ -187,6 +191,34 @@ fn artifacts_serialise_as_type_label_data() {
     assert_eq!(
         json,
         r#"[{"type":"table","label":"T","data":{"columns":["a","b"],"rows":[["1","2"]]}},{"type":"text","label":"N","data":{"text":"x\"y"}}]"#
+    );
+}
+
+#[test]
+fn media_serialises_as_its_mime_type_and_base64_and_is_kept_whole_or_dropped() {
+    let media = ToolArtifact::media("pixel", "image/png", [0x89, b'P', b'N', b'G']);
+    assert_eq!(media.as_media(), Some(("image/png", "iVBORw==")));
+    assert_eq!(media.kind().as_str(), "media");
+    assert_eq!(
+        serde_json::to_string(&media).unwrap(),
+        r#"{"type":"media","label":"pixel","data":{"mime_type":"image/png","base64":"iVBORw=="}}"#
+    );
+    assert_eq!(
+        artifacts_len(std::slice::from_ref(&media), usize::MAX),
+        Some(json_len(std::slice::from_ref(&media)))
+    );
+
+    // Past the budget, media is dropped, never cut: part of an image is none of it.
+    let big = ToolArtifact::media("big", "audio/wav", vec![0u8; ARTIFACT_BUDGET]);
+    let bounded = bound_artifacts(vec![media.clone(), big, ToolArtifact::text("later", "x")]);
+    assert_eq!(bounded.len(), 2);
+    assert_eq!(bounded[0], media);
+    assert_eq!(
+        bounded[1].as_text(),
+        Some(
+            "Artifact \"big\" (media) was dropped. 1 later artifact was dropped. Artifacts are \
+             limited to 50000 bytes of serialised JSON per tool result."
+        )
     );
 }
 
@@ -626,6 +658,10 @@ fn artifact() -> impl Strategy<Value = ToolArtifact> {
     prop_oneof![
         (text(), table()).prop_map(|(label, table)| ToolArtifact::table(label, table)),
         (text(), text()).prop_map(|(label, body)| ToolArtifact::text(label, body)),
+        // Media of a hostile MIME type, up to past the budget.
+        (text(), text(), 0usize..40_000, any::<u8>()).prop_map(|(label, mime, len, byte)| {
+            ToolArtifact::media(label, mime, vec![byte; len])
+        }),
     ]
 }
 
@@ -660,7 +696,8 @@ proptest! {
                 if let (Some(cut), Some(full)) = (last.as_table(), original.as_table()) {
                     prop_assert_eq!(cut.columns(), full.columns());
                     prop_assert_eq!(cut.rows(), &full.rows()[..cut.rows().len()]);
-                } else {
+                } else if last != original {
+                    // Only a text is cut short: media is kept whole or dropped.
                     let (cut, full) = (last.as_text().unwrap(), original.as_text().unwrap());
                     prop_assert!(full.starts_with(cut));
                 }
