@@ -6,7 +6,7 @@
 //! writer. Every decision is in the record.
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +39,32 @@ fn serve(
     }));
     let address = address.recv().expect("the server binds");
     format!("http://{address}{}", toolkit_mcp::HTTP_PATH)
+}
+
+/// What each test needs: the Python SDK, the server (on the runtime that serves it) and its
+/// workspace.
+struct Setup {
+    python: PathBuf,
+    runtime: tokio::runtime::Runtime,
+    service: Arc<ToolLoopService>,
+    workspace: tempfile::TempDir,
+    url: String,
+}
+
+/// The setup, where the Python SDK is (in the full tier).
+fn setup() -> Option<Setup> {
+    let python = python()?;
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let service = service();
+    let workspace = tempfile::tempdir().expect("a workspace");
+    let url = serve(&runtime, &service, workspace.path());
+    Some(Setup {
+        python,
+        runtime,
+        service,
+        workspace,
+        url,
+    })
 }
 
 fn service() -> Arc<ToolLoopService> {
@@ -115,13 +141,16 @@ fn diff(workspace: &Path, text: &str, old: &str, new: &str) -> String {
 
 #[test]
 fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
-    let Some(python) = python() else {
+    let Some(Setup {
+        python,
+        runtime: _runtime,
+        service,
+        workspace,
+        url,
+    }) = setup()
+    else {
         return;
     };
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let service = service();
-    let workspace = tempfile::tempdir().expect("a workspace");
-    let url = serve(&runtime, &service, workspace.path());
     let preview = diff(workspace.path(), "one\ntwo\n", "two", "2");
     let edited_preview = diff(workspace.path(), "one\ntwo\n", "one", "1");
 
@@ -211,13 +240,16 @@ fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
 
 #[test]
 fn no_answer_in_time_is_no_approval_and_a_session_approval_lasts_the_session() {
-    let Some(python) = python() else {
+    let Some(Setup {
+        python,
+        runtime: _runtime,
+        service,
+        workspace,
+        url,
+    }) = setup()
+    else {
         return;
     };
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let service = service();
-    let workspace = tempfile::tempdir().expect("a workspace");
-    let url = serve(&runtime, &service, workspace.path());
     let late = json!({"sleep": TIMEOUT.as_secs_f64() + 1.0, "then": accept(&json!({"decision": "approve"}))});
     for mode in ["legacy", "2026-07-28"] {
         let mut events = service.subscribe();
@@ -272,14 +304,17 @@ fn no_answer_in_time_is_no_approval_and_a_session_approval_lasts_the_session() {
 
 #[test]
 fn a_client_that_answers_no_forms_is_offered_no_writer() {
-    let Some(python) = python() else {
+    let Some(Setup {
+        python,
+        runtime: _runtime,
+        service: _,
+        workspace,
+        url,
+    }) = setup()
+    else {
         return;
     };
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let service = service();
-    let workspace = tempfile::tempdir().expect("a workspace");
     std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
-    let url = serve(&runtime, &service, workspace.path());
     for mode in ["legacy", "2026-07-28"] {
         let (output, _) = run_client(&python, &["http", &url, mode], &json!([edit("two", "2")]));
         let tools: Vec<&str> = output["tools"]
