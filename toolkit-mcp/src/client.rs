@@ -437,9 +437,9 @@ impl SetAside {
     }
 }
 
+/// The kind of a block set aside (never a text block: those are what the model reads).
 fn block_kind(block: &ContentBlock) -> &'static str {
     match block {
-        ContentBlock::Text(_) => "text",
         ContentBlock::Image(_) => "image",
         ContentBlock::Audio(_) => "audio",
         ContentBlock::Resource(_) => "resource",
