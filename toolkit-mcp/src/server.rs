@@ -320,22 +320,26 @@ impl McpToolServer {
             .and_then(|answer| serde_json::from_value(answer.clone()).ok());
         let answer = if waiting.expired { None } else { answer };
         let forms = waiting.forms;
-        let choice = if forms > MAX_FORMS {
-            None
-        } else {
-            choice(answer, false)
-        };
-        match self
+        let decided = self
             .service
-            .answer(scope, SOURCE, waiting.question, choice)
-            .await
-        {
+            .answer(scope, SOURCE, waiting.question, choice(answer, false))
+            .await;
+        match decided {
             Ok(observed) => self.complete(&request.name, &observed, views),
-            Err(again) => {
+            Err(again) if forms < MAX_FORMS => {
                 let why = again.why().map(str::to_owned);
                 let next = again.into_question();
                 self.ask_later(request, &arguments, next, forms + 1, why.as_deref())
             }
+            // No more forms: the call is not approved.
+            Err(again) => match self
+                .service
+                .answer(scope, SOURCE, again.into_question(), None)
+                .await
+            {
+                Ok(observed) => self.complete(&request.name, &observed, views),
+                Err(_) => unreachable!("no answer decides the call: it is never asked again"),
+            },
         }
     }
 
@@ -377,9 +381,9 @@ impl McpToolServer {
             .approved_for_session
             .lock()
             .expect("never poisoned: no panic while held");
-        if !approved.iter().any(|tool| tool == name) {
-            approved.push(name.to_owned());
-        }
+        // Only a call asked about approves its tool for the session, and a tool approved
+        // for it is not asked about again: it is not there yet.
+        approved.push(name.to_owned());
     }
 
     /// The app-only tool's answer to a view: the artifacts its handle names, or why not.
@@ -688,6 +692,41 @@ mod tests {
         let server = McpToolServer::new(service, ToolContext::new().with_extension(Pool))
             .expect("the state is there");
         assert_eq!(server.tools().len(), 1);
+    }
+
+    #[test]
+    fn the_writers_are_the_tools_that_require_approval_and_no_admin_tool() {
+        let schema = serde_json::json!({"type": "object"});
+        let mut registry = ToolRegistry::new();
+        for (name, flags) in [
+            ("plain", ToolFlags::new()),
+            ("guarded", ToolFlags::new().with_requires_approval(true)),
+            (
+                "guarded_admin",
+                ToolFlags::new()
+                    .with_requires_approval(true)
+                    .with_requires_admin(true),
+            ),
+            ("admin", ToolFlags::new().with_requires_admin(true)),
+        ] {
+            registry
+                .register(Says(
+                    ToolSpec::new(name, "Says.", schema.clone()).with_flags(flags),
+                ))
+                .expect("new name");
+        }
+        let server =
+            McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
+                .expect("no tool reads state");
+        assert!(server.writers.is_empty());
+        let server = server.with_writers().expect("no tool reads state");
+        assert_eq!(&server.writers[..], ["guarded"]);
+        let listed: Vec<String> = server
+            .listed(true)
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        assert_eq!(listed, ["plain", "guarded"]);
     }
 
     #[test]

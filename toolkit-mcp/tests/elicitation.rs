@@ -336,3 +336,54 @@ fn a_client_that_answers_no_forms_is_offered_no_writer() {
     let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
     assert_eq!(written, "one\ntwo\n");
 }
+
+#[test]
+fn other_tools_run_without_a_form_and_a_call_takes_at_most_eight_forms() {
+    let Some(Setup {
+        python,
+        runtime: _runtime,
+        service: _,
+        workspace,
+        url,
+    }) = setup()
+    else {
+        return;
+    };
+    // Arguments that never pass the tool's checks, answered again and again.
+    let never = accept(&json!({"decision": "edit", "arguments": "not JSON"}));
+    for mode in ["legacy", "2026-07-28"] {
+        std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        let script = json!({
+            "calls": [
+                {"name": "read_file", "arguments": {"path": "notes.txt"}},
+                edit("two", "2"),
+            ],
+            "answers": vec![never.clone(); 10],
+        });
+        let (output, _) = run_script(&python, "approver.py", &[&url, mode], &script);
+        let replies = replies(&output);
+        assert!(
+            !replies[0].1 && replies[0].0.contains("two"),
+            "{mode}: {replies:?}"
+        );
+        assert_eq!(
+            replies[1],
+            (
+                "Error: tool \"edit_file\" requires approval that was not given.".to_owned(),
+                true
+            ),
+            "{mode}"
+        );
+        let forms = output["forms"].as_array().expect("forms");
+        assert_eq!(forms.len(), 8, "{mode}");
+        let last = forms[7]["message"].as_str().expect("a message");
+        assert!(
+            last.starts_with(
+                "Those arguments were not taken: Error: invalid arguments for tool \"edit_file\""
+            ),
+            "{mode}: {last}"
+        );
+        let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+        assert_eq!(written, "one\ntwo\n", "{mode}");
+    }
+}
