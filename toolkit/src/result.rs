@@ -131,8 +131,8 @@ impl ArtifactType {
 /// A run-only, labelled piece of structured output for people: a [`Table`], a text, or media
 /// (bytes of a MIME type: an image, a sound, a file).
 ///
-/// Serialises as `{"type": "table" | "text" | "media", "label": .., "data": ..}`. Its `Debug` output shows the
-/// label, the type and the serialised size, never the data.
+/// Serialises as `{"type": "table" | "text" | "media", "label": .., "data": ..}`. Its `Debug`
+/// output shows the label, the type and the serialised size, never the data.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ToolArtifact {
     label: String,
