@@ -45,7 +45,8 @@ fn serve(
 /// workspace.
 struct Setup {
     python: PathBuf,
-    runtime: tokio::runtime::Runtime,
+    /// Serves while it lives.
+    _runtime: tokio::runtime::Runtime,
     service: Arc<ToolLoopService>,
     workspace: tempfile::TempDir,
     url: String,
@@ -60,7 +61,7 @@ fn setup() -> Option<Setup> {
     let url = serve(&runtime, &service, workspace.path());
     Some(Setup {
         python,
-        runtime,
+        _runtime: runtime,
         service,
         workspace,
         url,
@@ -141,22 +142,15 @@ fn diff(workspace: &Path, text: &str, old: &str, new: &str) -> String {
 
 #[test]
 fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
-    let Some(Setup {
-        python,
-        runtime: _runtime,
-        service,
-        workspace,
-        url,
-    }) = setup()
-    else {
+    let Some(setup) = setup() else {
         return;
     };
-    let preview = diff(workspace.path(), "one\ntwo\n", "two", "2");
-    let edited_preview = diff(workspace.path(), "one\ntwo\n", "one", "1");
+    let preview = diff(setup.workspace.path(), "one\ntwo\n", "two", "2");
+    let edited_preview = diff(setup.workspace.path(), "one\ntwo\n", "one", "1");
 
     for mode in ["legacy", "2026-07-28"] {
-        let mut events = service.subscribe();
-        std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        let mut events = setup.service.subscribe();
+        std::fs::write(setup.workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
         let script = json!({
             "calls": [edit("two", "2"), edit("two", "2"), edit("two", "2"), edit("two", "2")],
             "answers": [
@@ -167,7 +161,7 @@ fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
                 accept(&json!({"decision": "approve"})),
             ],
         });
-        let (output, _) = run_script(&python, "approver.py", &[&url, mode], &script);
+        let (output, _) = run_script(&setup.python, "approver.py", &[&setup.url, mode], &script);
         let revision = if mode == "legacy" {
             "2025-11-25"
         } else {
@@ -181,7 +175,8 @@ fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
             "{mode}: {}",
             output["tools"]
         );
-        let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+        let written =
+            std::fs::read_to_string(setup.workspace.path().join("notes.txt")).expect("read");
         let replies = replies(&output);
         assert_eq!(replies[0], ("keep the words".to_owned(), true), "{mode}");
         assert_eq!(
@@ -240,22 +235,15 @@ fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
 
 #[test]
 fn no_answer_in_time_is_no_approval_and_a_session_approval_lasts_the_session() {
-    let Some(Setup {
-        python,
-        runtime: _runtime,
-        service,
-        workspace,
-        url,
-    }) = setup()
-    else {
+    let Some(setup) = setup() else {
         return;
     };
     let late = json!({"sleep": TIMEOUT.as_secs_f64() + 1.0, "then": accept(&json!({"decision": "approve"}))});
     for mode in ["legacy", "2026-07-28"] {
-        let mut events = service.subscribe();
-        std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        let mut events = setup.service.subscribe();
+        std::fs::write(setup.workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
         let script = json!({"calls": [edit("two", "2")], "answers": [late]});
-        let (output, _) = run_script(&python, "approver.py", &[&url, mode], &script);
+        let (output, _) = run_script(&setup.python, "approver.py", &[&setup.url, mode], &script);
         assert_eq!(
             replies(&output),
             [(
@@ -264,26 +252,37 @@ fn no_answer_in_time_is_no_approval_and_a_session_approval_lasts_the_session() {
             )],
             "{mode}"
         );
-        let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+        let written =
+            std::fs::read_to_string(setup.workspace.path().join("notes.txt")).expect("read");
         assert_eq!(written, "one\ntwo\n", "{mode}");
         assert_eq!(decisions(&mut events), ["edit_file:operator:not_decided"]);
     }
 
     // Approved for the session: the next call of the tool in it runs without a form; a new
     // session is asked again.
-    let mut events = service.subscribe();
-    std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+    let mut events = setup.service.subscribe();
+    std::fs::write(setup.workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
     let script = json!({
         "calls": [edit("one", "1"), edit("two", "2")],
         "answers": [accept(&json!({"decision": "approve_for_session"}))],
     });
-    let (output, _) = run_script(&python, "approver.py", &[&url, "legacy"], &script);
+    let (output, _) = run_script(
+        &setup.python,
+        "approver.py",
+        &[&setup.url, "legacy"],
+        &script,
+    );
     assert_eq!(output["forms"].as_array().map(Vec::len), Some(1));
     assert!(replies(&output).iter().all(|(_, error)| !error));
-    let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+    let written = std::fs::read_to_string(setup.workspace.path().join("notes.txt")).expect("read");
     assert_eq!(written, "1\n2\n");
     let script = json!({"calls": [edit("1", "one")], "answers": [{"action": "cancel"}]});
-    let (output, _) = run_script(&python, "approver.py", &[&url, "legacy"], &script);
+    let (output, _) = run_script(
+        &setup.python,
+        "approver.py",
+        &[&setup.url, "legacy"],
+        &script,
+    );
     assert_eq!(output["forms"].as_array().map(Vec::len), Some(1));
     assert_eq!(
         replies(&output),
@@ -304,19 +303,16 @@ fn no_answer_in_time_is_no_approval_and_a_session_approval_lasts_the_session() {
 
 #[test]
 fn a_client_that_answers_no_forms_is_offered_no_writer() {
-    let Some(Setup {
-        python,
-        runtime: _runtime,
-        service: _,
-        workspace,
-        url,
-    }) = setup()
-    else {
+    let Some(setup) = setup() else {
         return;
     };
-    std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+    std::fs::write(setup.workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
     for mode in ["legacy", "2026-07-28"] {
-        let (output, _) = run_client(&python, &["http", &url, mode], &json!([edit("two", "2")]));
+        let (output, _) = run_client(
+            &setup.python,
+            &["http", &setup.url, mode],
+            &json!([edit("two", "2")]),
+        );
         let tools: Vec<&str> = output["tools"]
             .as_array()
             .expect("tools")
@@ -333,26 +329,19 @@ fn a_client_that_answers_no_forms_is_offered_no_writer() {
             "{mode}"
         );
     }
-    let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+    let written = std::fs::read_to_string(setup.workspace.path().join("notes.txt")).expect("read");
     assert_eq!(written, "one\ntwo\n");
 }
 
 #[test]
 fn other_tools_run_without_a_form_and_a_call_takes_at_most_eight_forms() {
-    let Some(Setup {
-        python,
-        runtime: _runtime,
-        service: _,
-        workspace,
-        url,
-    }) = setup()
-    else {
+    let Some(setup) = setup() else {
         return;
     };
     // Arguments that never pass the tool's checks, answered again and again.
     let never = accept(&json!({"decision": "edit", "arguments": "not JSON"}));
     for mode in ["legacy", "2026-07-28"] {
-        std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        std::fs::write(setup.workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
         let script = json!({
             "calls": [
                 {"name": "read_file", "arguments": {"path": "notes.txt"}},
@@ -360,7 +349,7 @@ fn other_tools_run_without_a_form_and_a_call_takes_at_most_eight_forms() {
             ],
             "answers": vec![never.clone(); 10],
         });
-        let (output, _) = run_script(&python, "approver.py", &[&url, mode], &script);
+        let (output, _) = run_script(&setup.python, "approver.py", &[&setup.url, mode], &script);
         let replies = replies(&output);
         assert!(
             !replies[0].1 && replies[0].0.contains("two"),
@@ -383,7 +372,8 @@ fn other_tools_run_without_a_form_and_a_call_takes_at_most_eight_forms() {
             ),
             "{mode}: {last}"
         );
-        let written = std::fs::read_to_string(workspace.path().join("notes.txt")).expect("read");
+        let written =
+            std::fs::read_to_string(setup.workspace.path().join("notes.txt")).expect("read");
         assert_eq!(written, "one\ntwo\n", "{mode}");
     }
 }
