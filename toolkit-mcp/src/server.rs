@@ -23,7 +23,6 @@ use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError
 use crate::approvals::{
     APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, Questions, answers_forms, choice, form,
 };
-
 use crate::views::{
     ARTIFACTS_TOOL, ArtifactsReply, Kept, ModelReply, UI_EXTENSION, VIEW_URI, artifacts_tool,
     shows_views, view_contents, view_resource, with_view,
@@ -40,9 +39,10 @@ const SOURCE: &str = "mcp";
 /// reply is the bounded content as one text block with `isError` from the result.
 ///
 /// Tools that require an operator's approval are not offered, unless
-/// [`with_writers`](Self::with_writers) offers them to clients that answer form elicitation: a call of one asks
-/// the host's user (see [`approvals`](crate::approvals)), and runs only on their approval of
-/// that call. Other clients are not offered them, and calls of them are `not permitted`.
+/// [`with_writers`](Self::with_writers) offers them to clients that answer form elicitation: a
+/// call of one asks the host's user (see [`approvals`](crate::approvals)), and runs only on their
+/// approval of that call. Other clients are not offered them, and calls of them are `not
+/// permitted`.
 ///
 /// A model-facing reply ([`ModelReply`]) never carries artifacts, in no field: a host forwards
 /// replies to a model. Artifacts go to the service's event stream, as for any run, and, for a
