@@ -317,12 +317,12 @@ fn reply_to_result(reply: CallToolResult) -> ToolResult {
             other => aside.block(other),
         }
     }
+    let mut text = texts.join("\n");
     match reply.structured_content {
-        Some(structured) if texts.is_empty() => texts.push(structured.to_string()),
-        Some(structured) if !said(&texts.join("\n"), &structured) => aside.structured(&structured),
+        Some(structured) if texts.is_empty() => text = structured.to_string(),
+        Some(structured) if !said(&text, &structured) => aside.structured(&structured),
         _ => {}
     }
-    let text = texts.join("\n");
     let is_error = reply.is_error == Some(true);
     let note = if aside.is_empty() {
         None
