@@ -215,6 +215,7 @@ impl Questions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Answers;
     use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
     use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolSpec};
 
@@ -298,25 +299,12 @@ mod tests {
 
     /// A question about a call of `guarded`, a tool that requires approval.
     async fn question(arguments: &str) -> Question {
-        struct Guarded(ToolSpec);
-        impl toolkit::Tool for Guarded {
-            fn spec(&self) -> &ToolSpec {
-                &self.0
-            }
-            fn execute<'a>(
-                &'a self,
-                _arguments: &'a str,
-                _context: &'a ToolContext,
-                _permit: &toolkit::spec::ExecutePermit,
-            ) -> toolkit::spec::ToolFuture<'a> {
-                toolkit::spec::ToolFuture::Ready(Ok(toolkit::ToolResult::text("done")))
-            }
-        }
         let mut registry = ToolRegistry::new();
         registry
-            .register(Guarded(
+            .register(Answers(
                 ToolSpec::new("guarded", "Guarded.", json!({"type": "object"}))
                     .with_flags(toolkit::spec::ToolFlags::new().with_requires_approval(true)),
+                |_| toolkit::ToolResult::text("done"),
             ))
             .expect("a new name");
         let service = ToolLoopService::new(registry);

@@ -42,6 +42,8 @@ pub mod approvals;
 mod client;
 mod portable;
 mod server;
+#[cfg(test)]
+mod testing;
 pub mod views;
 
 pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp_tools};

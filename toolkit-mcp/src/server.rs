@@ -582,39 +582,25 @@ fn invalid_input(error: ScopeError) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Answers;
     use crate::views::{HANDLE_LIFETIME, KEPT_CALLS};
     use rmcp::model::ContentBlock;
     use serde_json::json;
-    use toolkit::{
-        Table, Tool, ToolArtifact, ToolRegistry, ToolResult, ToolSpec,
-        spec::{ExecutePermit, ToolFlags, ToolFuture},
-    };
+    use toolkit::{Table, ToolArtifact, ToolRegistry, ToolResult, ToolSpec, spec::ToolFlags};
 
-    struct Says(ToolSpec);
-
-    impl Tool for Says {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-
-        fn execute<'a>(
-            &'a self,
-            _arguments: &'a str,
-            _context: &'a ToolContext,
-            _permit: &ExecutePermit,
-        ) -> ToolFuture<'a> {
-            ToolFuture::Ready(Ok(ToolResult::text("said")))
-        }
+    /// A tool that answers "said".
+    fn says(spec: ToolSpec) -> Answers {
+        Answers(spec, |_| ToolResult::text("said"))
     }
 
     fn server() -> McpToolServer {
         let schema = serde_json::json!({"type": "object"});
         let mut registry = ToolRegistry::new();
         registry
-            .register(Says(ToolSpec::new("plain", "Says.", schema.clone())))
+            .register(says(ToolSpec::new("plain", "Says.", schema.clone())))
             .expect("new name");
         registry
-            .register(Says(
+            .register(says(
                 ToolSpec::new("guarded", "Says after approval.", schema)
                     .with_flags(ToolFlags::new().with_requires_approval(true)),
             ))
@@ -623,36 +609,17 @@ mod tests {
             .expect("no tool reads state")
     }
 
-    /// Says whether its context shows artifacts to anyone.
-    struct Tells(ToolSpec);
-
-    impl Tool for Tells {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-
-        fn execute<'a>(
-            &'a self,
-            _arguments: &'a str,
-            context: &'a ToolContext,
-            _permit: &ExecutePermit,
-        ) -> ToolFuture<'a> {
-            ToolFuture::Ready(Ok(ToolResult::text(format!(
-                "artifacts shown: {}",
-                context.artifacts_shown()
-            ))))
-        }
-    }
-
     #[tokio::test]
     async fn tools_are_told_that_people_see_their_artifacts_only_where_the_view_shows_them() {
         let mut registry = ToolRegistry::new();
         registry
-            .register(Tells(ToolSpec::new(
-                "tells",
-                "Tells.",
-                serde_json::json!({"type": "object"}),
-            )))
+            // Says whether its context shows artifacts to anyone.
+            .register(Answers(
+                ToolSpec::new("tells", "Tells.", serde_json::json!({"type": "object"})),
+                |context| {
+                    ToolResult::text(format!("artifacts shown: {}", context.artifacts_shown()))
+                },
+            ))
             .expect("new name");
         let service = Arc::new(ToolLoopService::new(registry));
         let context = ToolContext::new();
@@ -673,7 +640,7 @@ mod tests {
         struct Pool;
         let mut registry = ToolRegistry::new();
         registry
-            .register(Says(
+            .register(says(
                 ToolSpec::new("query", "Queries.", serde_json::json!({"type": "object"}))
                     .with_state::<Pool>(),
             ))
@@ -710,7 +677,7 @@ mod tests {
             ("admin", ToolFlags::new().with_requires_admin(true)),
         ] {
             registry
-                .register(Says(
+                .register(says(
                     ToolSpec::new(name, "Says.", schema.clone()).with_flags(flags),
                 ))
                 .expect("new name");
@@ -755,44 +722,30 @@ mod tests {
         assert_eq!(said.meta, None);
     }
 
-    /// Makes a table and a text whose every string is a canary.
-    struct Canary(ToolSpec);
-
-    impl Tool for Canary {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-
-        fn execute<'a>(
-            &'a self,
-            _arguments: &'a str,
-            _context: &'a ToolContext,
-            _permit: &ExecutePermit,
-        ) -> ToolFuture<'a> {
-            let table = Table::from_rows(["CANARY-COLUMN"], [["CANARY-CELL"]]).expect("one column");
-            ToolFuture::Ready(Ok(ToolResult::text_with(
-                "shown to people only",
-                [
-                    ToolArtifact::table("CANARY-LABEL", table),
-                    ToolArtifact::text("note", "CANARY-TEXT"),
-                ],
-            )))
-        }
+    /// A table and a text whose every string is a canary.
+    fn canaries(_context: &ToolContext) -> ToolResult {
+        let table = Table::from_rows(["CANARY-COLUMN"], [["CANARY-CELL"]]).expect("one column");
+        ToolResult::text_with(
+            "shown to people only",
+            [
+                ToolArtifact::table("CANARY-LABEL", table),
+                ToolArtifact::text("note", "CANARY-TEXT"),
+            ],
+        )
     }
 
     fn canary_server() -> McpToolServer {
         let mut registry = ToolRegistry::new();
         for name in ["canary", ARTIFACTS_TOOL] {
             registry
-                .register(Canary(ToolSpec::new(
-                    name,
-                    "Shows canaries.",
-                    json!({"type": "object"}),
-                )))
+                .register(Answers(
+                    ToolSpec::new(name, "Shows canaries.", json!({"type": "object"})),
+                    canaries,
+                ))
                 .expect("new name");
         }
         registry
-            .register(Says(ToolSpec::new(
+            .register(says(ToolSpec::new(
                 "plain",
                 "Says.",
                 json!({"type": "object"}),
