@@ -74,6 +74,25 @@ impl OtlpExport {
     /// Exports to the OTLP/HTTP receiver at `endpoint` (`http://host:4318`; traces go to
     /// `/v1/traces` under it), keeping contents as `privacy` allows, as service `toolkit`.
     pub fn new(endpoint: &str, privacy: Privacy) -> Result<Self, OtlpError> {
+        Self::exporting(endpoint, privacy, None)
+    }
+
+    /// [`new`](Self::new), for one instance of several: every span's resource carries
+    /// `service.instance.id` = `instance`, so that one receiver of a fleet's traces tells the
+    /// instances apart.
+    pub fn for_instance(
+        endpoint: &str,
+        privacy: Privacy,
+        instance: &str,
+    ) -> Result<Self, OtlpError> {
+        Self::exporting(endpoint, privacy, Some(instance))
+    }
+
+    fn exporting(
+        endpoint: &str,
+        privacy: Privacy,
+        instance: Option<&str>,
+    ) -> Result<Self, OtlpError> {
         let endpoint = endpoint.trim_end_matches('/');
         let url = if endpoint.ends_with("/v1/traces") {
             endpoint.to_owned()
@@ -95,9 +114,14 @@ impl OtlpExport {
         })
         .map_err(|_| OtlpError("the exporter's setup panicked".to_owned()))?
         .map_err(|error| OtlpError(error.to_string()))?;
+        let mut resource = Resource::builder().with_service_name("toolkit");
+        if let Some(instance) = instance {
+            resource =
+                resource.with_attribute(KeyValue::new("service.instance.id", instance.to_owned()));
+        }
         let provider = SdkTracerProvider::builder()
             .with_batch_exporter(exporter)
-            .with_resource(Resource::builder().with_service_name("toolkit").build())
+            .with_resource(resource.build())
             .build();
         let tracer = provider.tracer("toolkit");
         Ok(Self {

@@ -28,7 +28,8 @@ const LISTEN_WAIT: Duration = Duration::from_secs(10);
 
 /// The schema, one migration per version, applied in order at connect and recorded in
 /// `toolkit_audit_migrations`. A released migration never changes; a new version appends one.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE runs (
     seq BIGSERIAL NOT NULL,
     run_id TEXT PRIMARY KEY,
@@ -71,7 +72,18 @@ CREATE TRIGGER runs_notify AFTER INSERT OR UPDATE ON runs
     FOR EACH ROW EXECUTE FUNCTION toolkit_audit_notify();
 CREATE TRIGGER steps_notify AFTER INSERT ON steps
     FOR EACH ROW EXECUTE FUNCTION toolkit_audit_notify();
-"];
+",
+    "
+CREATE TABLE shared_state (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value BYTEA NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+CREATE INDEX shared_state_expiry ON shared_state (expires_at);
+",
+];
 
 /// Serialises instances migrating one database at once (`pg_advisory_xact_lock`'s key).
 const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
@@ -301,6 +313,73 @@ impl PostgresAudit {
         let mut receiver = receiver.clone();
         receiver.mark_unchanged();
         Ok(receiver)
+    }
+}
+
+/// What several instances of a server share besides the audit copy: values a later request may
+/// need, whichever instance it reaches (an MCP server's artifact handles, the questions waiting
+/// for a person's answer, its sessions). Each value has a kind, a key and an expiry; an expired
+/// value is never read (a take says it expired), and is deleted by a write of its kind an hour
+/// after it expired.
+impl PostgresAudit {
+    /// Keeps `value` under `kind` and `key` until `lifetime` has passed, replacing what was
+    /// there.
+    pub async fn put_shared(
+        &self,
+        kind: &str,
+        key: &str,
+        value: &[u8],
+        lifetime: Duration,
+    ) -> Result<(), AuditError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                "DELETE FROM shared_state WHERE kind = $1 \
+                 AND expires_at < clock_timestamp() - interval '1 hour'",
+                &[&kind],
+            )
+            .await?;
+        client
+            .execute(
+                "INSERT INTO shared_state (kind, key, value, expires_at) \
+                 VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4)) \
+                 ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value, \
+                 expires_at = EXCLUDED.expires_at",
+                &[&kind, &key, &value, &lifetime.as_secs_f64()],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The value kept under `kind` and `key`, unless it expired.
+    pub async fn get_shared(&self, kind: &str, key: &str) -> Result<Option<Vec<u8>>, AuditError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(
+                "SELECT value FROM shared_state WHERE kind = $1 AND key = $2 \
+                 AND expires_at > clock_timestamp()",
+                &[&kind, &key],
+            )
+            .await?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    /// The value kept under `kind` and `key` taken out, and whether it is still live (it may
+    /// have expired within the hour): of several instances taking it at once, one gets it.
+    pub async fn take_shared(
+        &self,
+        kind: &str,
+        key: &str,
+    ) -> Result<Option<(Vec<u8>, bool)>, AuditError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(
+                "DELETE FROM shared_state WHERE kind = $1 AND key = $2 \
+                 RETURNING value, expires_at > clock_timestamp()",
+                &[&kind, &key],
+            )
+            .await?;
+        Ok(row.map(|row| (row.get(0), row.get(1))))
     }
 }
 

@@ -9,6 +9,10 @@
 //! `--show-secrets`: an MCP host forwards replies to a model. With `--writers`, the tools that
 //! change files and records are offered to hosts that answer form elicitation: each call asks
 //! the host's user first, who has `--approval-timeout` seconds (default 300) to answer.
+//! On a PostgreSQL audit copy, what a later request may need (the artifacts a view asks for, the
+//! questions waiting for an answer, 2025-11-25 sessions) is kept in that database too, so that
+//! several instances behind a load balancer answer any request (`scripts/fleet`);
+//! `--instance-id` names this one in its traces (default: a random UUID).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,8 +25,9 @@ use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 use toolkit_mcp::McpToolServer;
+use toolkit_mcp::store::{SharedStore, StoreError, StoreFuture};
 
-const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets] [--writers] [--approval-timeout SECONDS]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets. With --writers, the tools\nthat change files and records are offered to hosts that answer form elicitation: each call\nasks the host's user first (the tool, its arguments, its preview), who has --approval-timeout\nseconds (default 300) to answer; no answer is no approval.";
+const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets] [--writers] [--approval-timeout SECONDS] [--instance-id ID]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets. With --writers, the tools\nthat change files and records are offered to hosts that answer form elicitation: each call\nasks the host's user first (the tool, its arguments, its preview), who has --approval-timeout\nseconds (default 300) to answer; no answer is no approval. With a PostgreSQL --audit, instances\nshare what a later request needs (artifacts for views, waiting questions, sessions), so any\ninstance behind a load balancer answers any request; --instance-id names this instance in its\ntraces (service.instance.id; default a random UUID).";
 
 /// What the command line asks for.
 struct Options {
@@ -35,6 +40,7 @@ struct Options {
     audit: Option<String>,
     privacy: Privacy,
     otlp: Option<String>,
+    instance_id: String,
 }
 
 /// The options, or the exit code for `--help` or a misuse (its message printed).
@@ -49,6 +55,7 @@ fn options() -> Result<Options, ExitCode> {
     let mut audit = None;
     let mut privacy = Privacy::Metadata;
     let mut otlp = None;
+    let mut instance_id = uuid::Uuid::new_v4().to_string();
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--show-secrets" => show_secrets = true,
@@ -95,6 +102,10 @@ fn options() -> Result<Options, ExitCode> {
                 Some(endpoint) => otlp = Some(endpoint),
                 None => return Err(usage_error("--otlp needs an OTLP/HTTP receiver's URL")),
             },
+            "--instance-id" => match arguments.next() {
+                Some(id) if !id.trim().is_empty() => instance_id = id,
+                _ => return Err(usage_error("--instance-id needs a name for this instance")),
+            },
             "--privacy" => match arguments.next().map(|level| level.parse::<Privacy>()) {
                 Some(Ok(level)) => privacy = level,
                 Some(Err(error)) => return Err(usage_error(&format!("--privacy: {error}"))),
@@ -126,6 +137,7 @@ fn options() -> Result<Options, ExitCode> {
         audit,
         privacy,
         otlp,
+        instance_id,
     })
 }
 
@@ -156,20 +168,23 @@ fn main() -> ExitCode {
         }
     };
     // A bad endpoint is a usage error, said before any database is connected to.
-    let export = match options
-        .otlp
-        .as_deref()
-        .map(|endpoint| OtlpExport::new(endpoint, options.privacy))
-    {
-        Some(Ok(export)) => Some(Arc::new(export)),
-        Some(Err(error)) => return usage_error(&format!("--otlp: {error}")),
-        None => None,
-    };
+    let export =
+        match options.otlp.as_deref().map(|endpoint| {
+            OtlpExport::for_instance(endpoint, options.privacy, &options.instance_id)
+        }) {
+            Some(Ok(export)) => Some(Arc::new(export)),
+            Some(Err(error)) => return usage_error(&format!("--otlp: {error}")),
+            None => None,
+        };
     let mut service = ToolLoopService::new(registry);
+    let mut shared = None;
     if let Some(location) = &options.audit {
         // Opened in the runtime that serves: a PostgreSQL pool's connections live there.
         match runtime.block_on(Audit::open(location, options.privacy)) {
             Ok(audit) => {
+                if let Audit::Postgres(database) = &audit {
+                    shared = Some(Arc::new(Shared(database.clone())) as Arc<dyn SharedStore>);
+                }
                 let audit = Arc::new(audit);
                 service = service.with_sink(audit.clone()).with_replay_store(audit);
             }
@@ -195,7 +210,10 @@ fn main() -> ExitCode {
         context = context.with_extension(Database::new(database));
     }
     let mcp = match mcp_server(service, context, options.writers, options.approval_timeout) {
-        Ok(mcp) => mcp,
+        Ok(mcp) => match shared {
+            Some(store) => mcp.with_shared_store(store),
+            None => mcp,
+        },
         Err(error) => {
             eprintln!("toolkit-mcp: {error}");
             return ExitCode::FAILURE;
@@ -205,9 +223,10 @@ fn main() -> ExitCode {
         match options.port {
             None => mcp.serve_stdio().await,
             Some(port) => {
+                let instance = &options.instance_id;
                 mcp.serve_http(port, |address| {
                     eprintln!(
-                        "toolkit-mcp: serving on http://{address}{}",
+                        "toolkit-mcp: serving on http://{address}{} (instance {instance})",
                         toolkit_mcp::HTTP_PATH
                     );
                 })
@@ -246,4 +265,36 @@ fn mcp_server(
         mcp = mcp.with_writers()?;
     }
     Ok(mcp.with_approval_timeout(approval_timeout))
+}
+
+/// The PostgreSQL audit copy as the store a fleet's instances share.
+struct Shared(toolkit_audit::PostgresAudit);
+
+impl SharedStore for Shared {
+    fn put<'a>(
+        &'a self,
+        kind: &'static str,
+        key: &'a str,
+        value: Vec<u8>,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.0
+                .put_shared(kind, key, &value, lifetime)
+                .await
+                .map_err(StoreError::new)
+        })
+    }
+
+    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        Box::pin(async move { self.0.get_shared(kind, key).await.map_err(StoreError::new) })
+    }
+
+    fn take<'a>(
+        &'a self,
+        kind: &'static str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>> {
+        Box::pin(async move { self.0.take_shared(kind, key).await.map_err(StoreError::new) })
+    }
 }

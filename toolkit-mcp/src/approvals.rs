@@ -9,19 +9,21 @@
 //! `input_required`, holding the question under an opaque `requestState`, and the client retries
 //! the call with the user's answer.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::Duration;
 
+use base64::Engine as _;
 use rmcp::model::{
     ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, InputRequest, InputRequiredResult,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::time::Instant;
+use sha2::{Digest as _, Sha256};
 use toolkit::approval::Choice;
 use toolkit::bound::echo;
-use toolkit::question::Question;
+use toolkit::question::{KeptQuestion, Question};
+
+use crate::store::{QUESTIONS, SharedStore, StoreError};
 
 /// How long a person has to answer before the call is not approved.
 pub const APPROVAL_TIMEOUT: Duration = Duration::from_mins(5);
@@ -32,9 +34,6 @@ pub const MAX_FORMS: usize = 8;
 
 /// The key of the form among a stateless reply's `inputRequests`.
 pub(crate) const INPUT_KEY: &str = "approval";
-
-/// How many questions wait for a stateless client's answer at once; one more forgets the oldest.
-const WAITING: usize = 256;
 
 /// The `decision` values of the form.
 const APPROVE: &str = "approve";
@@ -131,90 +130,75 @@ pub(crate) fn choice(answer: Option<ElicitResult>, session: bool) -> Option<Choi
 }
 
 /// A stateless client's call that waits for its user's answer.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Waiting {
     /// The question, as the last form put it.
-    pub(crate) question: Question,
+    pub(crate) question: KeptQuestion,
     /// How many forms it took so far.
     pub(crate) forms: usize,
     /// Whether the time to answer has passed.
+    #[serde(skip)]
     pub(crate) expired: bool,
 }
 
-#[derive(Debug)]
-struct Entry {
-    state: String,
-    /// The call as the client sends it again: its tool and its arguments.
-    name: String,
-    arguments: String,
-    question: Question,
+/// The key a question is kept under in the store: its `requestState` (a random, version 4,
+/// UUID given to one client) and the call the client must send again, its tool and arguments,
+/// so that another call with that state takes nothing.
+fn waiting_key(state: &str, name: &str, arguments: &str) -> String {
+    let mut call = Sha256::new();
+    call.update(name.as_bytes());
+    call.update([0]);
+    call.update(arguments.as_bytes());
+    let call = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(call.finalize());
+    format!("{state}:{call}")
+}
+
+/// Keeps `question` in `store`, asked about a call of `name` with `arguments` for the
+/// `forms`-th time, for `within`: the reply that asks the client for the answer to `form`.
+pub(crate) async fn ask_later(
+    store: &dyn SharedStore,
+    (name, arguments): (&str, &str),
+    question: &Question,
     forms: usize,
-    until: Instant,
+    form: ElicitRequestParams,
+    within: Duration,
+) -> Result<InputRequiredResult, StoreError> {
+    let state = uuid::Uuid::new_v4().simple().to_string();
+    let waiting = Waiting {
+        question: question.keep(),
+        forms,
+        expired: false,
+    };
+    let value = serde_json::to_vec(&waiting).map_err(StoreError::new)?;
+    let key = waiting_key(&state, name, arguments);
+    store.put(QUESTIONS, &key, value, within).await?;
+    let request = InputRequest::Elicitation(ElicitRequest::new(form));
+    let mut result = InputRequiredResult::from_request_state(state);
+    result.input_requests = Some([(INPUT_KEY.to_owned(), request)].into());
+    Ok(result)
 }
 
-/// The questions stateless clients were asked, by their `requestState`: a random (version 4)
-/// UUID, given to one client, answered once.
-#[derive(Debug, Default)]
-pub(crate) struct Questions {
-    waiting: Mutex<VecDeque<Entry>>,
-}
-
-impl Questions {
-    /// Keeps `question`, asked about a call of `name` with `arguments` for the `forms`-th time:
-    /// the reply that asks the client for the answer to `form`.
-    pub(crate) fn ask(
-        &self,
-        name: &str,
-        arguments: &str,
-        question: Question,
-        forms: usize,
-        form: ElicitRequestParams,
-        within: Duration,
-    ) -> InputRequiredResult {
-        let state = uuid::Uuid::new_v4().simple().to_string();
-        let mut waiting = self
-            .waiting
-            .lock()
-            .expect("never poisoned: no panic while held");
-        while waiting.len() >= WAITING {
-            waiting.pop_front();
-        }
-        waiting.push_back(Entry {
-            state: state.clone(),
-            name: name.to_owned(),
-            arguments: arguments.to_owned(),
-            question,
-            forms,
-            until: Instant::now() + within,
-        });
-        let request = InputRequest::Elicitation(ElicitRequest::new(form));
-        let mut result = InputRequiredResult::from_request_state(state);
-        result.input_requests = Some([(INPUT_KEY.to_owned(), request)].into());
-        result
-    }
-
-    /// The question kept under `state` for this same call (its tool and its arguments), taken
-    /// out: each is answered once.
-    pub(crate) fn take(&self, state: &str, name: &str, arguments: &str) -> Option<Waiting> {
-        let mut waiting = self
-            .waiting
-            .lock()
-            .expect("never poisoned: no panic while held");
-        let position = waiting.iter().position(|entry| {
-            entry.state == state && entry.name == name && entry.arguments == arguments
-        })?;
-        let entry = waiting.remove(position)?;
-        Some(Waiting {
-            question: entry.question,
-            forms: entry.forms,
-            expired: entry.until <= Instant::now(),
-        })
-    }
+/// The question kept under `state` for this same call (its tool and its arguments), taken
+/// out of `store`: each is answered once, on whichever instance.
+pub(crate) async fn take_waiting(
+    store: &dyn SharedStore,
+    state: &str,
+    name: &str,
+    arguments: &str,
+) -> Result<Option<Waiting>, StoreError> {
+    let key = waiting_key(state, name, arguments);
+    let Some((value, live)) = store.take(QUESTIONS, &key).await? else {
+        return Ok(None);
+    };
+    let mut waiting: Waiting = serde_json::from_slice(&value).map_err(StoreError::new)?;
+    waiting.expired = !live;
+    Ok(Some(waiting))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::MemoryStore;
     use crate::testing::Answers;
     use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
     use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry, ToolSpec};
@@ -317,38 +301,51 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_waiting_question_is_taken_once_by_the_same_call_and_expires() {
-        let questions = Questions::default();
+        let store = MemoryStore::default();
         let asked = question("{}").await;
         let form = form(&asked, false, None);
-        let reply = questions.ask("guarded", "{}", asked, 1, form, TIMEOUT_FOR_TEST);
+        let call = ("guarded", "{}");
+        let reply = ask_later(&store, call, &asked, 1, form, TIMEOUT_FOR_TEST)
+            .await
+            .expect("kept");
         let state = reply.request_state.clone().expect("a state");
         assert_eq!(state.len(), 32);
         let requests = reply.input_requests.expect("the form");
         assert_eq!(requests.keys().collect::<Vec<_>>(), [INPUT_KEY]);
 
         // Another call (other arguments, another tool) or another state takes nothing.
-        assert!(questions.take(&state, "guarded", r#"{"a":1}"#).is_none());
-        assert!(questions.take(&state, "other", "{}").is_none());
+        let take = |state: &str, name: &'static str, arguments: &'static str| {
+            let (store, state) = (&store, state.to_owned());
+            async move {
+                take_waiting(store, &state, name, arguments)
+                    .await
+                    .expect("a memory store answers")
+            }
+        };
+        assert!(take(&state, "guarded", r#"{"a":1}"#).await.is_none());
+        assert!(take(&state, "other", "{}").await.is_none());
         assert!(
-            questions
-                .take("0123456789abcdef0123456789abcdef", "guarded", "{}")
+            take("0123456789abcdef0123456789abcdef", "guarded", "{}")
+                .await
                 .is_none()
         );
-        let taken = questions.take(&state, "guarded", "{}").expect("waiting");
+        let taken = take(&state, "guarded", "{}").await.expect("waiting");
         assert_eq!((taken.forms, taken.expired), (1, false));
+        assert_eq!(taken.question, asked.keep());
         assert!(
-            questions.take(&state, "guarded", "{}").is_none(),
+            take(&state, "guarded", "{}").await.is_none(),
             "answered once"
         );
 
         let asked = question("{}").await;
         let form = super::form(&asked, false, None);
-        let state = questions
-            .ask("guarded", "{}", asked, 2, form, TIMEOUT_FOR_TEST)
+        let state = ask_later(&store, call, &asked, 2, form, TIMEOUT_FOR_TEST)
+            .await
+            .expect("kept")
             .request_state
             .expect("a state");
         tokio::time::advance(TIMEOUT_FOR_TEST).await;
-        let taken = questions.take(&state, "guarded", "{}").expect("still kept");
+        let taken = take(&state, "guarded", "{}").await.expect("still kept");
         assert_eq!((taken.forms, taken.expired), (2, true));
     }
 

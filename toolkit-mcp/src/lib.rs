@@ -42,6 +42,7 @@ pub mod approvals;
 mod client;
 mod portable;
 mod server;
+pub mod store;
 #[cfg(test)]
 mod testing;
 pub mod views;

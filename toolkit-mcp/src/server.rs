@@ -21,10 +21,11 @@ use toolkit::recording::ObservedCall;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use crate::approvals::{
-    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, Questions, answers_forms, choice, form,
+    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, answers_forms, ask_later, choice, form, take_waiting,
 };
+use crate::store::{MemoryStore, Sessions, SharedStore, StoreError};
 use crate::views::{
-    ARTIFACTS_TOOL, ArtifactsReply, Kept, ModelReply, UI_EXTENSION, VIEW_URI, artifacts_tool,
+    ARTIFACTS_TOOL, ArtifactsReply, ModelReply, UI_EXTENSION, VIEW_URI, artifacts_tool, keep, kept,
     shows_views, view_contents, view_resource, with_view,
 };
 
@@ -62,10 +63,12 @@ pub struct McpToolServer {
     approval_timeout: Duration,
     /// The tools the user approved for the rest of this session (each session has its own).
     approved_for_session: Arc<Mutex<Vec<String>>>,
-    /// Questions stateless clients were asked and have not answered.
-    questions: Arc<Questions>,
+    /// The artifacts kept for views and the questions stateless clients were asked and have
+    /// not answered (and, when shared, the 2025-11-25 sessions).
+    store: Arc<dyn SharedStore>,
+    /// Whether `store` is shared with other instances.
+    shared: bool,
     calls: Arc<AtomicU64>,
-    kept: Arc<Kept>,
 }
 
 impl McpToolServer {
@@ -92,10 +95,21 @@ impl McpToolServer {
             writers: Arc::new([]),
             approval_timeout: APPROVAL_TIMEOUT,
             approved_for_session: Arc::default(),
-            questions: Arc::default(),
+            store: Arc::new(MemoryStore::default()),
+            shared: false,
             calls: Arc::new(AtomicU64::new(0)),
-            kept: Arc::default(),
         })
+    }
+
+    /// Keeps what a later request may need (the artifacts views ask for, the questions waiting
+    /// for an answer, the 2025-11-25 sessions) in `store`, shared with the other instances of a
+    /// fleet, so that any instance answers any request, instead of in this process's memory.
+    /// Approvals of a tool for a session stay with the instance that asked.
+    #[must_use]
+    pub fn with_shared_store(mut self, store: Arc<dyn SharedStore>) -> Self {
+        self.store = store;
+        self.shared = true;
+        self
     }
 
     /// Offers the registry's tools that require approval (admin tools never) to clients that
@@ -198,9 +212,9 @@ impl McpToolServer {
     }
 
     /// The artifacts of the call a handle from [`call_for_views`](Self::call_for_views) names,
-    /// while it is kept.
-    pub fn artifacts(&self, handle: &str) -> Option<ArtifactsReply> {
-        self.kept.reply(handle)
+    /// while it is kept; an error when the store cannot answer.
+    pub async fn artifacts(&self, handle: &str) -> Result<Option<ArtifactsReply>, StoreError> {
+        kept(&*self.store, handle).await
     }
 
     async fn reply(
@@ -212,7 +226,7 @@ impl McpToolServer {
         let call = self.next_call(name, arguments);
         let scope = self.scope(views, false);
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
-        self.model_reply(name, &observed, views)
+        self.model_reply(name, &observed, views).await
     }
 
     /// The call a request makes: the next id, and its arguments as a JSON text.
@@ -231,12 +245,21 @@ impl McpToolServer {
 
     /// The model-facing reply of a call: its wire string, and for a client that shows views the
     /// handle of its artifacts when it made some.
-    fn model_reply(&self, name: &str, observed: &ObservedCall, views: bool) -> ModelReply {
-        let handle = (views && !observed.artifacts().is_empty()).then(|| {
-            let artifacts = observed.artifacts().to_vec();
-            let count = artifacts.len();
-            (self.kept.keep(name, artifacts), count)
-        });
+    /// When the store cannot keep the artifacts, the reply has no handle (and the view says
+    /// the call made none); the model's reply is the same.
+    async fn model_reply(&self, name: &str, observed: &ObservedCall, views: bool) -> ModelReply {
+        let artifacts = observed.artifacts();
+        let handle = if views && !artifacts.is_empty() {
+            match keep(&*self.store, name, artifacts).await {
+                Ok(handle) => Some((handle, artifacts.len())),
+                Err(error) => {
+                    tracing::error!(%error, tool = name, "the artifacts of a call could not be kept for its view");
+                    None
+                }
+            }
+        } else {
+            None
+        };
         ModelReply::new(observed.wire().clone(), handle)
     }
 
@@ -257,14 +280,14 @@ impl McpToolServer {
         let call = self.next_call(&request.name, request.arguments.as_ref());
         let mut question = match self.service.question(&scope, SOURCE, call).await {
             Ok(question) => question,
-            Err(refused) => return self.complete(&request.name, &refused, views),
+            Err(refused) => return self.complete(&request.name, &refused, views).await,
         };
         if self.session_approved(&request.name) {
             let ran = self
                 .service
                 .run_approved_earlier(&scope, SOURCE, question)
                 .await;
-            return self.complete(&request.name, &ran, views);
+            return self.complete(&request.name, &ran, views).await;
         }
         let mut why = None;
         for forms in 1.. {
@@ -283,7 +306,7 @@ impl McpToolServer {
                 self.approve_for_session(&request.name);
             }
             match self.service.answer(&scope, SOURCE, question, choice).await {
-                Ok(observed) => return self.complete(&request.name, &observed, views),
+                Ok(observed) => return self.complete(&request.name, &observed, views).await,
                 Err(again) => {
                     why = again.why().map(str::to_owned);
                     question = again.into_question();
@@ -294,7 +317,8 @@ impl McpToolServer {
     }
 
     /// A writer's call from a stateless client: the first request gets the form as an input
-    /// request, kept under its `requestState`; the retry with the user's answer decides it.
+    /// request, kept under its `requestState` in the store; the retry with the user's answer,
+    /// on whichever instance, decides it.
     async fn approved_statelessly(
         &self,
         request: &CallToolRequestParams,
@@ -302,34 +326,62 @@ impl McpToolServer {
         views: bool,
     ) -> CallToolResponse {
         let arguments = arguments_text(request.arguments.as_ref());
-        let waiting = request
-            .request_state
-            .as_deref()
-            .and_then(|state| self.questions.take(state, &request.name, &arguments));
+        let waiting = match request.request_state.as_deref() {
+            Some(state) => take_waiting(&*self.store, state, &request.name, &arguments).await,
+            None => Ok(None),
+        };
+        let waiting = match waiting {
+            Ok(waiting) => waiting,
+            Err(error) => return store_unavailable(&error),
+        };
         let Some(waiting) = waiting else {
             let call = self.next_call(&request.name, request.arguments.as_ref());
             return match self.service.question(scope, SOURCE, call).await {
-                Ok(question) => self.ask_later(request, &arguments, question, 1, None),
-                Err(refused) => self.complete(&request.name, &refused, views),
+                Ok(question) => {
+                    self.ask_later(request, &arguments, &question, 1, None)
+                        .await
+                }
+                Err(refused) => self.complete(&request.name, &refused, views).await,
             };
         };
+        let shown = waiting.question.preview().map(str::to_owned);
+        let forms = waiting.forms;
+        let question = match self
+            .service
+            .question_again(scope, SOURCE, waiting.question)
+            .await
+        {
+            Ok(question) => question,
+            Err(refused) => return self.complete(&request.name, &refused, views).await,
+        };
+        if question.preview() != shown.as_deref() && forms < MAX_FORMS {
+            // What the call would do changed since the form was shown: the answer was to
+            // another question.
+            return self
+                .ask_later(request, &arguments, &question, forms + 1, None)
+                .await;
+        }
         let answer = request
             .input_responses
             .as_ref()
             .and_then(|responses| responses.get(INPUT_KEY))
             .and_then(|answer| serde_json::from_value(answer.clone()).ok());
-        let answer = if waiting.expired { None } else { answer };
-        let forms = waiting.forms;
+        let answer = if waiting.expired || question.preview() != shown.as_deref() {
+            None
+        } else {
+            answer
+        };
         let decided = self
             .service
-            .answer(scope, SOURCE, waiting.question, choice(answer, false))
+            .answer(scope, SOURCE, question, choice(answer, false))
             .await;
         match decided {
-            Ok(observed) => self.complete(&request.name, &observed, views),
+            Ok(observed) => self.complete(&request.name, &observed, views).await,
             Err(again) if forms < MAX_FORMS => {
                 let why = again.why().map(str::to_owned);
                 let next = again.into_question();
-                self.ask_later(request, &arguments, next, forms + 1, why.as_deref())
+                self.ask_later(request, &arguments, &next, forms + 1, why.as_deref())
+                    .await
             }
             // No more forms: the call is not approved.
             Err(again) => match self
@@ -337,35 +389,39 @@ impl McpToolServer {
                 .answer(scope, SOURCE, again.into_question(), None)
                 .await
             {
-                Ok(observed) => self.complete(&request.name, &observed, views),
+                Ok(observed) => self.complete(&request.name, &observed, views).await,
                 Err(_) => unreachable!("no answer decides the call: it is never asked again"),
             },
         }
     }
 
-    fn ask_later(
+    async fn ask_later(
         &self,
         request: &CallToolRequestParams,
         arguments: &str,
-        question: Question,
+        question: &Question,
         forms: usize,
         why: Option<&str>,
     ) -> CallToolResponse {
-        let asked = form(&question, false, why);
-        self.questions
-            .ask(
-                &request.name,
-                arguments,
-                question,
-                forms,
-                asked,
-                self.approval_timeout,
-            )
-            .into()
+        let asked = form(question, false, why);
+        let call = (&*request.name, arguments);
+        match ask_later(
+            &*self.store,
+            call,
+            question,
+            forms,
+            asked,
+            self.approval_timeout,
+        )
+        .await
+        {
+            Ok(input_required) => input_required.into(),
+            Err(error) => store_unavailable(&error),
+        }
     }
 
-    fn complete(&self, name: &str, observed: &ObservedCall, views: bool) -> CallToolResponse {
-        CallToolResult::from(self.model_reply(name, observed, views)).into()
+    async fn complete(&self, name: &str, observed: &ObservedCall, views: bool) -> CallToolResponse {
+        CallToolResult::from(self.model_reply(name, observed, views).await).into()
     }
 
     fn session_approved(&self, name: &str) -> bool {
@@ -387,7 +443,7 @@ impl McpToolServer {
     }
 
     /// The app-only tool's answer to a view: the artifacts its handle names, or why not.
-    fn artifacts_call(
+    async fn artifacts_call(
         &self,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
     ) -> CallToolResult {
@@ -399,18 +455,38 @@ impl McpToolServer {
                 "Error: invalid arguments for tool \"{ARTIFACTS_TOOL}\": `handle` (a string) is required."
             ))]);
         };
-        self.artifacts(handle).map_or_else(
-            || {
-                CallToolResult::error(vec![rmcp::model::ContentBlock::text(format!(
-                    "Error: no artifacts are kept under this handle (a call's artifacts are kept \
-                     for {} minutes, for the {} latest calls).",
-                    crate::views::HANDLE_LIFETIME.as_secs() / 60,
-                    crate::views::KEPT_CALLS
-                ))])
-            },
-            CallToolResult::from,
-        )
+        match self.artifacts(handle).await {
+            Ok(Some(reply)) => CallToolResult::from(reply),
+            Ok(None) => CallToolResult::error(vec![rmcp::model::ContentBlock::text(format!(
+                "Error: no artifacts are kept under this handle (a call's artifacts are kept \
+                 for {} minutes{}).",
+                crate::views::HANDLE_LIFETIME.as_secs() / 60,
+                if self.shared {
+                    String::new()
+                } else {
+                    format!(", for the {} latest calls", crate::views::KEPT_CALLS)
+                }
+            ))]),
+            Err(error) => {
+                tracing::error!(%error, "the artifacts of a handle could not be read");
+                CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                    "Error: the artifacts cannot be read now (the store that keeps them did \
+                     not answer). Try again later.",
+                )])
+            }
+        }
     }
+}
+
+/// What a stateless writer's call answers when the store that keeps its question does not: an
+/// error, and nothing asked or run.
+fn store_unavailable(error: &StoreError) -> CallToolResponse {
+    tracing::error!(%error, "the question of a call could not be kept or read");
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+        "Error: the call was not run: the store that keeps questions for approval did not \
+         answer. Try again later.",
+    )])
+    .into()
 }
 
 /// The capabilities of the client of this request: those in the request's `_meta`
@@ -502,7 +578,7 @@ impl ServerHandler for McpToolServer {
         let result = if !views {
             self.call(&request.name, arguments).await.into()
         } else if request.name == ARTIFACTS_TOOL {
-            self.artifacts_call(arguments)
+            self.artifacts_call(arguments).await
         } else {
             CallToolResult::from(self.call_for_views(&request.name, arguments).await)
         };
@@ -559,12 +635,16 @@ impl McpToolServer {
         // Hosts other than loopback are refused (DNS rebinding), and so is a browser page of
         // any other origin; clients that are not browsers send no Origin and pass.
         let bound = address.port();
-        let config = StreamableHttpServerConfig::default()
+        let mut config = StreamableHttpServerConfig::default()
             .with_allowed_origins([
                 format!("http://127.0.0.1:{bound}"),
                 format!("http://localhost:{bound}"),
             ])
             .enforce_origin_validation();
+        // A fleet's instances find each other's sessions in the shared store.
+        if self.shared {
+            config.session_store = Some(Arc::new(Sessions(Arc::clone(&self.store))));
+        }
         let http = StreamableHttpService::new(
             move || Ok(self.for_session()),
             Arc::new(LocalSessionManager::default()),
@@ -777,7 +857,11 @@ mod tests {
         );
         assert!(!model_side.contains("CANARY"));
 
-        let view_side = server.artifacts(&handle).expect("a live handle");
+        let view_side = server
+            .artifacts(&handle)
+            .await
+            .expect("memory answers")
+            .expect("a live handle");
         assert_eq!(view_side.tool(), "canary");
         assert_eq!(view_side.artifacts().len(), 2);
         let view_side = CallToolResult::from(view_side);
@@ -814,7 +898,7 @@ mod tests {
     #[tokio::test]
     async fn the_artifacts_tool_refuses_a_missing_or_unknown_handle_and_its_name_is_the_servers() {
         let server = canary_server();
-        let missing = server.artifacts_call(None);
+        let missing = server.artifacts_call(None).await;
         assert_eq!(missing.is_error, Some(true));
         assert_eq!(
             missing.content,
@@ -823,7 +907,7 @@ mod tests {
             )]
         );
         let arguments = json!({"handle": "0123456789abcdef0123456789abcdef"});
-        let unknown = server.artifacts_call(arguments.as_object());
+        let unknown = server.artifacts_call(arguments.as_object()).await;
         assert_eq!(unknown.is_error, Some(true));
         assert_eq!(
             unknown.content,
@@ -848,26 +932,31 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn handles_expire_and_only_the_latest_calls_are_kept() {
-        let kept = Kept::default();
-        let artifact = || vec![ToolArtifact::text("note", "kept")];
-        let first = kept.keep("canary", artifact());
+        let store = MemoryStore::default();
+        let artifact = [ToolArtifact::text("note", "kept")];
+        let live = async |handle: &str| {
+            kept(&store, handle)
+                .await
+                .expect("memory answers")
+                .is_some()
+        };
+        let first = keep(&store, "canary", &artifact).await.expect("kept");
         let second = Duration::from_secs(1);
         let almost = HANDLE_LIFETIME
             .checked_sub(second)
             .expect("longer than a second");
         tokio::time::advance(almost).await;
-        assert!(kept.reply(&first).is_some());
+        assert!(live(&first).await);
         tokio::time::advance(second).await;
-        assert!(kept.reply(&first).is_none());
+        assert!(!live(&first).await);
 
-        let handles: Vec<String> = (0..=KEPT_CALLS)
-            .map(|_| kept.keep("canary", artifact()))
-            .collect();
-        assert!(kept.reply(&handles[0]).is_none());
-        assert!(
-            handles[1..]
-                .iter()
-                .all(|handle| kept.reply(handle).is_some())
-        );
+        let mut handles = Vec::new();
+        for _ in 0..=KEPT_CALLS {
+            handles.push(keep(&store, "canary", &artifact).await.expect("kept"));
+        }
+        assert!(!live(&handles[0]).await);
+        for handle in &handles[1..] {
+            assert!(live(handle).await);
+        }
     }
 }

@@ -7,14 +7,15 @@
 //! model (a host that does otherwise is outside what a server can enforce). The view
 //! calls the app-only tool [`ARTIFACTS_TOOL`] with that handle and gets an [`ArtifactsReply`].
 //! The handle names one call's artifacts, is a random (version 4) UUID, 122 random bits, and is
-//! forgotten after [`HANDLE_LIFETIME`] or once [`KEPT_CALLS`] newer calls are kept; the seam
-//! bounds a call's artifacts to [`ARTIFACT_BUDGET`](toolkit::bound::ARTIFACT_BUDGET) bytes, so
-//! what is kept stays under that many bytes times [`KEPT_CALLS`]. Clients that did not declare
+//! forgotten after [`HANDLE_LIFETIME`]; the server's store (see [`store`](crate::store)) keeps
+//! them, in memory for one instance (where once [`KEPT_CALLS`] newer calls are kept, too: the
+//! seam bounds a call's artifacts to [`ARTIFACT_BUDGET`](toolkit::bound::ARTIFACT_BUDGET) bytes,
+//! so what is kept stays under that many bytes times [`KEPT_CALLS`]), or in the store a fleet of
+//! instances shares, so that any instance answers the view. Clients that did not declare
 //! the extension are not offered the tool and get no handle; their calls of the tool are
 //! answered as calls of a tool that is not there.
 
-use std::collections::VecDeque;
-use std::sync::{LazyLock, Mutex};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -23,8 +24,9 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
-use tokio::time::Instant;
 use toolkit::{ToolArtifact, WireString};
+
+use crate::store::{HANDLES, SharedStore, StoreError};
 
 /// The MCP Apps extension, as clients and servers name it in `capabilities.extensions`.
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -43,8 +45,9 @@ pub const HANDLE_META_KEY: &str = "toolkit/artifacts";
 /// How long a handle answers after its call.
 pub const HANDLE_LIFETIME: Duration = Duration::from_mins(30);
 
-/// How many calls' artifacts are kept at once; keeping one more forgets the oldest.
-pub const KEPT_CALLS: usize = 256;
+/// How many calls' artifacts one instance keeps in memory at once; keeping one more forgets
+/// the oldest.
+pub const KEPT_CALLS: usize = crate::store::MemoryStore::PER_KIND;
 
 /// The URI of the artifacts view, which every tool names (`_meta.ui.resourceUri`) for clients
 /// that show views: any tool's result may carry artifacts.
@@ -217,10 +220,10 @@ impl From<ModelReply> for CallToolResult {
 /// The reply of [`ARTIFACTS_TOOL`] to a view: the artifacts of the call a handle names, in
 /// `structuredContent` as `{"tool": .., "artifacts": [..]}` (each artifact as it serialises),
 /// and one text block that says what it is. Only the server makes one, from a handle it gave.
-#[derive(Debug)]
+#[derive(Debug, serde::Deserialize)]
 pub struct ArtifactsReply {
     tool: String,
-    artifacts: Vec<ToolArtifact>,
+    artifacts: Vec<Value>,
 }
 
 impl ArtifactsReply {
@@ -229,8 +232,8 @@ impl ArtifactsReply {
         &self.tool
     }
 
-    /// The artifacts, in the order the call made them.
-    pub fn artifacts(&self) -> &[ToolArtifact] {
+    /// The artifacts, in the order the call made them, each as it serialises.
+    pub fn artifacts(&self) -> &[Value] {
         &self.artifacts
     }
 }
@@ -249,64 +252,31 @@ impl From<ArtifactsReply> for CallToolResult {
     }
 }
 
-/// The artifacts of recent calls, by handle.
-#[derive(Debug, Default)]
-pub(crate) struct Kept {
-    calls: Mutex<VecDeque<KeptCall>>,
+/// Keeps a call's artifacts in `store`, as the view will get them: the handle to ask for them
+/// with.
+pub(crate) async fn keep(
+    store: &dyn SharedStore,
+    tool: &str,
+    artifacts: &[ToolArtifact],
+) -> Result<String, StoreError> {
+    let handle = uuid::Uuid::new_v4().simple().to_string();
+    let kept = serde_json::to_vec(&json!({"tool": tool, "artifacts": artifacts}))
+        .map_err(StoreError::new)?;
+    store.put(HANDLES, &handle, kept, HANDLE_LIFETIME).await?;
+    Ok(handle)
 }
 
-#[derive(Debug)]
-struct KeptCall {
-    handle: String,
-    tool: String,
-    artifacts: Vec<ToolArtifact>,
-    until: Instant,
-}
-
-impl KeptCall {
-    /// Whether its handle still answers at `now`.
-    fn live(&self, now: Instant) -> bool {
-        self.until > now
-    }
-}
-
-impl Kept {
-    /// Keeps a call's artifacts: the handle to ask for them with.
-    pub(crate) fn keep(&self, tool: &str, artifacts: Vec<ToolArtifact>) -> String {
-        let handle = uuid::Uuid::new_v4().simple().to_string();
-        let now = Instant::now();
-        let mut calls = self
-            .calls
-            .lock()
-            .expect("never poisoned: no panic while held");
-        calls.retain(|call| call.live(now));
-        while calls.len() >= KEPT_CALLS {
-            calls.pop_front();
-        }
-        calls.push_back(KeptCall {
-            handle: handle.clone(),
-            tool: tool.to_owned(),
-            artifacts,
-            until: now + HANDLE_LIFETIME,
-        });
-        handle
-    }
-
-    /// The artifacts a live handle names.
-    pub(crate) fn reply(&self, handle: &str) -> Option<ArtifactsReply> {
-        let now = Instant::now();
-        let calls = self
-            .calls
-            .lock()
-            .expect("never poisoned: no panic while held");
-        calls
-            .iter()
-            .find(|call| call.handle == handle && call.live(now))
-            .map(|call| ArtifactsReply {
-                tool: call.tool.clone(),
-                artifacts: call.artifacts.clone(),
-            })
-    }
+/// The artifacts a live handle names, from `store`.
+pub(crate) async fn kept(
+    store: &dyn SharedStore,
+    handle: &str,
+) -> Result<Option<ArtifactsReply>, StoreError> {
+    let Some(bytes) = store.get(HANDLES, handle).await? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(StoreError::new)
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! person decides with the same [`Choice`]s as an operator of a suspended run, and the call is
 //! recorded as a run of one call with the decisions.
 
+use serde::{Deserialize, Serialize};
+
 use crate::approval::{Choice, Then, decide};
 use crate::bound::echo;
 use crate::recording::{CallDecision, Decided, Decider, ObservedCall, RunStep};
@@ -40,6 +42,40 @@ impl Question {
     /// How many times the person edited the call's arguments before this question.
     pub fn edits(&self) -> usize {
         self.earlier.len()
+    }
+
+    /// What another process needs to ask this question again
+    /// ([`ToolLoopService::question_again`]): a server that keeps waiting questions in a store
+    /// several instances share keeps this.
+    pub fn keep(&self) -> KeptQuestion {
+        KeptQuestion {
+            call: self.call.clone(),
+            preview: self.preview.clone(),
+            earlier: self.earlier.clone(),
+        }
+    }
+}
+
+/// A [`Question`] as kept between requests, perhaps by another process: its call, the preview
+/// it was shown with and the earlier answers, as JSON. It is not a question:
+/// [`ToolLoopService::question_again`] checks its call again and computes its preview again
+/// before anyone can answer it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptQuestion {
+    call: ToolCall,
+    preview: Option<String>,
+    earlier: Vec<CallDecision>,
+}
+
+impl KeptQuestion {
+    /// The call asked about.
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+
+    /// The preview the person was shown when the question was kept.
+    pub fn preview(&self) -> Option<&str> {
+        self.preview.as_deref()
     }
 }
 
@@ -104,6 +140,22 @@ impl ToolLoopService {
             preview,
             earlier: Vec::new(),
         })
+    }
+
+    /// The question `kept` keeps, made again as [`question`](Self::question) makes one: its
+    /// call checked again (a refusal is the call's result, recorded), its preview computed
+    /// again, with the earlier answers. When the preview is not the one kept (what the call
+    /// would do changed meanwhile), the person has not seen this question: ask it, do not
+    /// apply an answer to the old one.
+    pub async fn question_again(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        kept: KeptQuestion,
+    ) -> Result<Question, ObservedCall> {
+        let mut question = self.question(scope, source, kept.call).await?;
+        question.earlier = kept.earlier;
+        Ok(question)
     }
 
     /// Answers `question` with the person's `choice` (`None`: no answer came) and, unless it

@@ -552,6 +552,111 @@ async fn a_failing_sink_does_not_stop_a_run_and_subscribers_hear_of_it() {
     );
 }
 
+/// A sink that cannot keep the events whose name `fails` says (the database went away), and
+/// counts how many times the tool `counted` ran.
+struct Refuses {
+    fails: fn(&str) -> bool,
+}
+
+static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its runs.
+#[tool]
+fn counted() -> ToolResult {
+    COUNTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    ToolResult::text("counted")
+}
+
+impl Sink for Refuses {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+        let name = name_of(event);
+        let fails = (self.fails)(&name);
+        Box::pin(async move {
+            if fails {
+                Err(SinkError::new(format!("cannot keep {name}")))
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_single_call_that_cannot_be_kept_is_never_reported_as_a_success() {
+    let ran = || COUNTED.load(std::sync::atomic::Ordering::SeqCst);
+    let call = ToolCall::new("1", "counted", "{}");
+    // Its start cannot be kept: the call does not run.
+    let service = service().with_sink(Arc::new(Refuses {
+        fails: |name| name == "run_started",
+    }));
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let before = ran();
+    let observed = service.call_observed(&scope, "test", &call).await;
+    assert_eq!(ran(), before, "not run");
+    assert!(observed.unkept() && observed.is_error());
+    assert_eq!(
+        observed.content(),
+        "Error: tool \"counted\" was not run: the record this service keeps of every call could \
+         not be written. Try again later."
+    );
+    // Its step cannot be kept: it ran, and its result is withheld.
+    let service = service_with(Refuses {
+        fails: |name| name.starts_with("tool_invoked"),
+    });
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let before = ran();
+    let observed = service.call_observed(&scope, "test", &call).await;
+    assert_eq!(ran(), before + 1, "ran once");
+    assert!(observed.unkept() && observed.is_error());
+    assert_eq!(
+        observed.content(),
+        "Error: tool \"counted\" ran, but the record this service keeps of every call could not \
+         be written, so its result is withheld."
+    );
+    // The record the sinks were given is the call's own.
+    assert_eq!(observed.record().expect("recorded").content(), "counted");
+    // Everything kept: the result itself.
+    let service = service_with(Refuses { fails: |_| false });
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let observed = service.call_observed(&scope, "test", &call).await;
+    assert!(!observed.unkept() && !observed.is_error());
+    assert_eq!(observed.content(), "counted");
+}
+
+#[tokio::test]
+async fn an_approved_call_whose_start_cannot_be_kept_does_not_run() {
+    let service = service_with(Refuses {
+        fails: |name| name == "run_started",
+    });
+    let scope = service
+        .seam()
+        .scope_offering(ToolContext::new(), ["guarded"])
+        .expect("a scope");
+    let question = service
+        .question(&scope, "test", ToolCall::new("1", "guarded", "{}"))
+        .await
+        .expect("asked");
+    let observed = service
+        .answer(
+            &scope,
+            "test",
+            question,
+            Some(toolkit::approval::Choice::Approve),
+        )
+        .await
+        .expect("decided");
+    assert!(observed.unkept() && observed.is_error());
+    assert_eq!(
+        observed.record().expect("recorded").content(),
+        "Error: tool \"guarded\" was not run: the record this service keeps of every call could \
+         not be written. Try again later."
+    );
+}
+
+fn service_with(sink: Refuses) -> ToolLoopService {
+    service().with_sink(Arc::new(sink))
+}
+
 #[tokio::test]
 async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
     let service = service();

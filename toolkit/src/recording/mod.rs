@@ -13,6 +13,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures_util::future::join_all;
@@ -115,12 +116,13 @@ impl Recorder {
     }
 
     /// Gives the event to every sink, then to subscribers; when nobody keeps or watches
-    /// events, the event is not made.
-    async fn emit(&self, event: impl FnOnce() -> RunEvent) {
+    /// events, the event is not made. Whether every sink kept it.
+    async fn emit(&self, event: impl FnOnce() -> RunEvent) -> bool {
         if !self.observed() {
-            return;
+            return true;
         }
         let event = Arc::new(event());
+        let mut kept = true;
         for sink in &self.sinks {
             if let Err(error) = sink.record(&event).await {
                 tracing::error!(run_id = %event.run_id(), %error, "a sink could not keep an event");
@@ -129,9 +131,11 @@ impl Recorder {
                     message: format!("a sink could not keep this run's event: {error}"),
                 };
                 self.events.send(Arc::new(report));
+                kept = false;
             }
         }
         self.events.send(event);
+        kept
     }
 
     /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
@@ -151,23 +155,27 @@ impl Recorder {
             return ObservedCall(Observed::Unrecorded(bounded));
         }
         // Boxed: a recording's state does not weigh on the future of an unobserved call.
-        let recorded = Box::pin(async {
+        Box::pin(async {
             let mut recording =
                 Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
-            let [invocation] = recording
-                .tools(&[(0, call)], |call| {
-                    seam.invoke(scope, &call.name, &call.arguments)
-                })
-                .await
-                .try_into()
-                .expect("one call, one record");
-            recording
-                .end(Termination::Answered, invocation.content())
-                .await;
-            invocation
+            let ran = recording.kept();
+            let invocation = if ran {
+                let [invocation] = recording
+                    .tools(&[(0, call)], |call| {
+                        seam.invoke(scope, &call.name, &call.arguments)
+                    })
+                    .await
+                    .try_into()
+                    .expect("one call, one record");
+                invocation
+            } else {
+                recording
+                    .answered(call, Seam::refuse(scope, not_run(call)))
+                    .await
+            };
+            recording.observed(scope, call, invocation, ran).await
         })
-        .await;
-        ObservedCall(Observed::Recorded(recorded))
+        .await
     }
 
     /// Runs or refuses one call a person decided outside a loop, as a run of one call under the
@@ -194,12 +202,14 @@ impl Recorder {
             };
             return ObservedCall(Observed::Unrecorded(bounded));
         }
-        let recorded = Box::pin(async {
+        Box::pin(async {
             let mut recording =
                 Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
             if let Some(step) = decisions {
                 recording.step(step).await;
             }
+            let ran = refusal.is_none() && recording.kept();
+            let refusal = refusal.or_else(|| (!ran).then(|| not_run(call)));
             let invocation = if let Some(text) = refusal {
                 recording.answered(call, Seam::refuse(scope, text)).await
             } else {
@@ -212,14 +222,30 @@ impl Recorder {
                     .expect("one call, one record");
                 invocation
             };
-            recording
-                .end(Termination::Answered, invocation.content())
-                .await;
-            invocation
+            recording.observed(scope, call, invocation, ran).await
         })
-        .await;
-        ObservedCall(Observed::Recorded(recorded))
+        .await
     }
+}
+
+/// What a call made outside a loop answers when its run's start could not be kept by a sink:
+/// it is not run, since nothing would keep what it did.
+fn not_run(call: &ToolCall) -> String {
+    format!(
+        "Error: tool \"{}\" was not run: the record this service keeps of every call could not \
+         be written. Try again later.",
+        crate::bound::echo(&call.name)
+    )
+}
+
+/// What a call made outside a loop answers when it ran but a sink could not keep its record:
+/// an error, never its result.
+fn not_kept(call: &ToolCall) -> String {
+    format!(
+        "Error: tool \"{}\" ran, but the record this service keeps of every call could not be \
+         written, so its result is withheld.",
+        crate::bound::echo(&call.name)
+    )
 }
 
 /// What [`ToolLoopService::call_observed`](crate::ToolLoopService::call_observed) gives back:
@@ -232,15 +258,27 @@ pub struct ObservedCall(Observed);
 enum Observed {
     Recorded(Arc<ToolInvocation>),
     Unrecorded(BoundedResult),
+    /// Recorded, but a sink could not keep every event of it: the caller gets an error.
+    Unkept {
+        record: Arc<ToolInvocation>,
+        reply: BoundedResult,
+    },
 }
 
 impl ObservedCall {
-    /// The seam's result, recorded or not.
+    /// The seam's result, recorded or not; an error when a sink could not keep the call.
     fn result(&self) -> &BoundedResult {
         match &self.0 {
             Observed::Recorded(invocation) => invocation.result(),
-            Observed::Unrecorded(bounded) => bounded,
+            Observed::Unrecorded(bounded) | Observed::Unkept { reply: bounded, .. } => bounded,
         }
+    }
+
+    /// Whether a sink (the audit copy) could not keep every event of this call. Then the call
+    /// did not run when its start could not be kept, and its result is an error either way:
+    /// a caller is never told a call succeeded that was not kept.
+    pub fn unkept(&self) -> bool {
+        matches!(self.0, Observed::Unkept { .. })
     }
 
     /// The wire content for the tool-result message (or an MCP reply).
@@ -269,18 +307,23 @@ impl ObservedCall {
     /// `await`, as around [`invoke`](crate::ToolLoopService::invoke).
     pub fn record(&self) -> Option<&Arc<ToolInvocation>> {
         match &self.0 {
-            Observed::Recorded(invocation) => Some(invocation),
+            Observed::Recorded(invocation)
+            | Observed::Unkept {
+                record: invocation, ..
+            } => Some(invocation),
             Observed::Unrecorded(_) => None,
         }
     }
 }
 
-/// One run being recorded: its id, the next step's index and its trace.
+/// One run being recorded: its id, the next step's index, its trace, and whether every sink
+/// kept every event so far.
 pub(crate) struct Recording<'r> {
     recorder: &'r Recorder,
     run_id: RunId,
     steps: Vec<RunStep>,
     next: usize,
+    kept: AtomicBool,
 }
 
 impl<'r> Recording<'r> {
@@ -291,7 +334,7 @@ impl<'r> Recording<'r> {
         kind: RunKind,
         title: &str,
     ) -> Self {
-        recorder
+        let kept = recorder
             .emit(|| RunEvent::run_started(&run_id, kind, title))
             .await;
         Self {
@@ -299,6 +342,7 @@ impl<'r> Recording<'r> {
             run_id,
             steps: Vec::new(),
             next: 0,
+            kept: AtomicBool::new(kept),
         }
     }
 
@@ -309,7 +353,42 @@ impl<'r> Recording<'r> {
             run_id,
             steps: Vec::new(),
             next,
+            kept: AtomicBool::new(true),
         }
+    }
+
+    /// Whether every sink kept every event of the run so far.
+    pub(crate) fn kept(&self) -> bool {
+        self.kept.load(Ordering::Relaxed)
+    }
+
+    /// Gives `event` to the recorder, noting a sink that could not keep it.
+    async fn emit(&self, event: impl FnOnce() -> RunEvent) {
+        if !self.recorder.emit(event).await {
+            self.kept.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Ends a run of one call made outside a loop (which `ran`, or was refused): what its caller
+    /// gets, an error when a sink could not keep the call.
+    async fn observed(
+        self,
+        scope: &RunScope,
+        call: &ToolCall,
+        invocation: Arc<ToolInvocation>,
+        ran: bool,
+    ) -> ObservedCall {
+        let run_id = &self.run_id;
+        self.emit(|| RunEvent::done(run_id, Termination::Answered, invocation.content()))
+            .await;
+        if self.kept() {
+            return ObservedCall(Observed::Recorded(invocation));
+        }
+        let text = if ran { not_kept(call) } else { not_run(call) };
+        ObservedCall(Observed::Unkept {
+            record: invocation,
+            reply: Seam::refuse(scope, text),
+        })
     }
 
     pub(crate) fn run_id(&self) -> &RunId {
@@ -326,8 +405,7 @@ impl<'r> Recording<'r> {
         let index = self.next;
         self.next += 1;
         let run_id = &self.run_id;
-        self.recorder
-            .emit(|| RunEvent::step_started(run_id, index, kind, tool))
+        self.emit(|| RunEvent::step_started(run_id, index, kind, tool))
             .await;
         index
     }
@@ -365,8 +443,7 @@ impl<'r> Recording<'r> {
 
     async fn announce_finished(&self, index: usize, step: &RunStep) {
         let run_id = &self.run_id;
-        self.recorder
-            .emit(|| RunEvent::step_finished(run_id, index, step))
+        self.emit(|| RunEvent::step_finished(run_id, index, step))
             .await;
     }
 
@@ -435,8 +512,7 @@ impl<'r> Recording<'r> {
     /// The run stopped: sinks and subscribers are told why; the trace is complete.
     pub(crate) async fn end(self, termination: Termination, content: &str) -> RunTrace {
         let run_id = &self.run_id;
-        self.recorder
-            .emit(|| RunEvent::done(run_id, termination, content))
+        self.emit(|| RunEvent::done(run_id, termination, content))
             .await;
         RunTrace::new(self.run_id, self.steps)
     }

@@ -268,7 +268,7 @@ impl ToolInvocation {
 }
 
 /// Who decided about a call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Decider {
@@ -286,7 +286,7 @@ pub enum Decider {
 }
 
 /// What was decided about a call, as the run records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Decided {
@@ -329,7 +329,7 @@ impl Decided {
 
 /// One call's decision as recorded: in a run's `resumed` step (the operator's decisions) or its
 /// `decided` step (a policy's, or an earlier approval for the run).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct CallDecision {
     /// The call.
