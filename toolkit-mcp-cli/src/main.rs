@@ -223,10 +223,10 @@ fn main() -> ExitCode {
         match options.port {
             None => mcp.serve_stdio().await,
             Some(port) => {
-                let instance = &options.instance_id;
+                eprintln!("toolkit-mcp: instance {}", options.instance_id);
                 mcp.serve_http(port, |address| {
                     eprintln!(
-                        "toolkit-mcp: serving on http://{address}{} (instance {instance})",
+                        "toolkit-mcp: serving on http://{address}{}",
                         toolkit_mcp::HTTP_PATH
                     );
                 })

@@ -234,3 +234,92 @@ fn server_user_folder(home: &Path) -> Result<PathBuf, String> {
     chown(&own)?;
     Ok(own.join("data"))
 }
+
+/// A PostgreSQL server of one test's own, to stop and start while instances use it: a data
+/// folder in a temporary folder, a free port of 127.0.0.1; stopped and removed when dropped.
+#[derive(Debug)]
+pub struct OwnServer {
+    server: Postgres,
+    data: PathBuf,
+    log: PathBuf,
+    folder: PathBuf,
+}
+
+/// A new server of the caller's own; `None` where [`postgres`] is `None`.
+pub fn own_server() -> Option<OwnServer> {
+    postgres()?;
+    let bin = binaries().expect("found by postgres()");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let folder = std::env::temp_dir().join(format!("toolkit-own-postgres-{port}"));
+    std::fs::create_dir_all(&folder).expect("a folder for the server");
+    let root = std::fs::metadata("/proc/self").is_ok_and(|process| process.uid() == 0);
+    if root {
+        let mut chown = Command::new("chown");
+        chown.arg("postgres:").arg(&folder);
+        run(chown, "chown of the data folder to the postgres user").expect("chowned");
+    }
+    let own = OwnServer {
+        server: Postgres { bin, port },
+        data: folder.join("data"),
+        log: folder.join("server.log"),
+        folder,
+    };
+    let mut initdb = as_server_user(&own.server.bin.join("initdb"));
+    initdb.arg("-D").arg(&own.data).args([
+        "-U",
+        "toolkit",
+        "--auth=trust",
+        "-E",
+        "UTF8",
+        "--no-locale",
+    ]);
+    run(initdb, "initdb").expect("a new cluster");
+    own.start();
+    Some(own)
+}
+
+impl OwnServer {
+    /// The server, to make databases and ask it.
+    pub fn server(&self) -> &Postgres {
+        &self.server
+    }
+
+    /// Starts it (again), waiting until it accepts connections.
+    pub fn start(&self) {
+        let mut pg_ctl = as_server_user(&self.server.bin.join("pg_ctl"));
+        pg_ctl
+            .arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(&self.log)
+            .args(["-w", "-t", "60", "-o"])
+            .arg(format!(
+                "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''",
+                self.server.port
+            ))
+            .arg("start");
+        run(pg_ctl, "pg_ctl start").expect("the server starts");
+    }
+
+    /// Stops it as an operator's restart does (`-m fast`: every connection cut).
+    pub fn stop(&self) {
+        let mut pg_ctl = as_server_user(&self.server.bin.join("pg_ctl"));
+        pg_ctl
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "fast", "-w", "stop"]);
+        run(pg_ctl, "pg_ctl stop").expect("the server stops");
+    }
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        if self.data.join("postmaster.pid").is_file() {
+            self.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}

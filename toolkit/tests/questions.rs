@@ -310,3 +310,71 @@ async fn a_tool_approved_earlier_runs_without_a_question_and_the_record_says_so(
         ]
     );
 }
+
+#[tokio::test]
+async fn a_kept_question_is_asked_again_elsewhere_with_its_earlier_answers() {
+    let (service, scope) = setup();
+    let mut events = service.subscribe();
+    let question = ask(&service, &scope, call("k1", "retire", "qk-1")).await;
+    let edit = Some(Choice::Edit {
+        arguments: r#"{"doc": "qk-2"}"#.to_owned(),
+    });
+    let question = service
+        .answer(&scope, "mcp", question, edit)
+        .await
+        .expect_err("asked again")
+        .into_question();
+
+    // Kept as JSON by one instance, read by another (its own service).
+    let kept = serde_json::to_string(&question.keep()).expect("JSON");
+    assert_eq!(
+        serde_json::from_str::<Value>(&kept).expect("JSON"),
+        json!({
+            "call": {"id": "k1", "name": "retire", "arguments": r#"{"doc": "qk-2"}"#},
+            "preview": "qk-2 would be retired",
+            "earlier": [{"call_id": "k1", "tool": "retire", "by": "operator",
+                         "decision": "edited", "original": r#"{"doc":"qk-1"}"#,
+                         "arguments": r#"{"doc": "qk-2"}"#}],
+        })
+    );
+    let (elsewhere, scope) = setup();
+    let mut events_elsewhere = elsewhere.subscribe();
+    let kept = serde_json::from_str(&kept).expect("a kept question");
+    let again = elsewhere
+        .question_again(&scope, "mcp", kept)
+        .await
+        .expect("asked again");
+    assert_eq!(again.call().arguments, r#"{"doc": "qk-2"}"#);
+    assert_eq!(again.preview(), Some("qk-2 would be retired"));
+    assert_eq!(again.edits(), 1);
+    let ran = done(
+        elsewhere
+            .answer(&scope, "mcp", again, Some(Choice::Approve))
+            .await,
+    );
+    assert_eq!(ran.content(), "retired qk-2");
+    assert_eq!(done_with("qk-"), ["retire:qk-2"]);
+    assert_eq!(summary(&mut events), Vec::<Value>::new());
+    assert_eq!(
+        summary(&mut events_elsewhere)[0],
+        json!({"kind": "resumed", "decisions": [
+            {"call_id": "k1", "tool": "retire", "by": "operator", "decision": "edited",
+             "original": r#"{"doc":"qk-1"}"#, "arguments": r#"{"doc": "qk-2"}"#},
+            {"call_id": "k1", "tool": "retire", "by": "operator", "decision": "approved"},
+        ]})
+    );
+
+    // A kept call that could not run any more is refused, as a new question's would be.
+    let kept = serde_json::from_value(json!({
+        "call": {"id": "k2", "name": "retire", "arguments": "{}"},
+        "preview": null,
+        "earlier": [],
+    }))
+    .expect("a kept question");
+    let refused = elsewhere
+        .question_again(&scope, "mcp", kept)
+        .await
+        .expect_err("refused");
+    assert!(refused.is_error());
+    assert_eq!(done_with("qk-"), ["retire:qk-2"]);
+}
