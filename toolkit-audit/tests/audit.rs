@@ -521,9 +521,9 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
             name,
             "SELECT version FROM toolkit_audit_migrations ORDER BY version"
         ),
-        Ok("1".to_owned())
+        Ok("1\n2".to_owned())
     );
-    assert_eq!(PostgresAudit::schema_version(), 1);
+    assert_eq!(PostgresAudit::schema_version(), 2);
     // Claims delete expired tokens by their expiry: an index, not a scan.
     assert_eq!(
         server.psql(
@@ -546,7 +546,85 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
         .expect_err("a newer schema");
     assert_eq!(
         refused.to_string(),
-        "audit copy: the database's schema is at version 7; this build knows versions up to 1"
+        "audit copy: the database's schema is at version 7; this build knows versions up to 2"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let url = server.database("shared");
+    let one = PostgresAudit::connect(&url, Privacy::Metadata)
+        .await
+        .expect("connects");
+    let other = PostgresAudit::connect(&url, Privacy::Metadata)
+        .await
+        .expect("connects");
+    let minute = Duration::from_secs(60);
+    one.put_shared("handles", "h1", b"artifacts\0bytes", minute)
+        .await
+        .expect("kept");
+    // Any instance reads it, as often as it likes; another kind or key is another value.
+    for _ in 0..2 {
+        assert_eq!(
+            other.get_shared("handles", "h1").await.expect("read"),
+            Some(b"artifacts\0bytes".to_vec())
+        );
+    }
+    assert_eq!(
+        other.get_shared("questions", "h1").await.expect("read"),
+        None
+    );
+    assert_eq!(other.get_shared("handles", "h2").await.expect("read"), None);
+    // A put replaces.
+    one.put_shared("handles", "h1", b"again", minute)
+        .await
+        .expect("kept");
+    assert_eq!(
+        other.get_shared("handles", "h1").await.expect("read"),
+        Some(b"again".to_vec())
+    );
+
+    // Eight takes at once, on two instances: one gets the value.
+    one.put_shared("questions", "q1", b"question", minute)
+        .await
+        .expect("kept");
+    let takes: Vec<_> = (0..8)
+        .map(|number| {
+            let audit = if number % 2 == 0 {
+                one.clone()
+            } else {
+                other.clone()
+            };
+            tokio::spawn(async move { audit.take_shared("questions", "q1").await })
+        })
+        .collect();
+    let mut taken = Vec::new();
+    for take in takes {
+        if let Some(value) = take.await.expect("ends").expect("answered") {
+            taken.push(value);
+        }
+    }
+    assert_eq!(taken, [(b"question".to_vec(), true)]);
+
+    // Past its lifetime: not read, and a take says it expired.
+    one.put_shared("questions", "q2", b"late", Duration::from_millis(1))
+        .await
+        .expect("kept");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        other.get_shared("questions", "q2").await.expect("read"),
+        None
+    );
+    assert_eq!(
+        other.take_shared("questions", "q2").await.expect("taken"),
+        Some((b"late".to_vec(), false))
+    );
+    assert_eq!(
+        other.take_shared("questions", "q2").await.expect("taken"),
+        None
     );
 }
 
