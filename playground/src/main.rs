@@ -531,6 +531,11 @@ fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
         })
         .map_err(|error| Failure::runtime(error.to_string()))?
         .with_approval_timeout(Duration::from_secs(args.approval_timeout));
+    // On PostgreSQL, instances share what a later request needs, as `toolkit-mcp` does.
+    let mcp = match &*kept.audit {
+        Audit::Postgres(database) => mcp.with_shared_store(Arc::new(database.clone())),
+        _ => mcp,
+    };
     let served = runtime.block_on(async {
         let served = match args.http {
             None => mcp.serve_stdio().await,

@@ -15,6 +15,7 @@ use toolkit::{
     RunEvent, Sink,
     recording::{SinkError, SinkFuture},
     seal::{ReplayError, ReplayFuture, ReplayStore},
+    shared::{SharedStore, StoreError, StoreFuture},
 };
 
 use crate::privacy::Privacy;
@@ -380,6 +381,36 @@ impl PostgresAudit {
             )
             .await?;
         Ok(row.map(|row| (row.get(0), row.get(1))))
+    }
+}
+
+/// The store a fleet's instances share: their values in this database (see
+/// [`put_shared`](PostgresAudit::put_shared)).
+impl SharedStore for PostgresAudit {
+    fn put<'a>(
+        &'a self,
+        kind: &'static str,
+        key: &'a str,
+        value: Vec<u8>,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.put_shared(kind, key, &value, lifetime)
+                .await
+                .map_err(StoreError::new)
+        })
+    }
+
+    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        Box::pin(async move { self.get_shared(kind, key).await.map_err(StoreError::new) })
+    }
+
+    fn take<'a>(
+        &'a self,
+        kind: &'static str,
+        key: &'a str,
+    ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>> {
+        Box::pin(async move { self.take_shared(kind, key).await.map_err(StoreError::new) })
     }
 }
 

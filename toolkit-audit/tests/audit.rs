@@ -562,7 +562,7 @@ async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
     let other = PostgresAudit::connect(&url, Privacy::Metadata)
         .await
         .expect("connects");
-    let minute = Duration::from_secs(60);
+    let minute = Duration::from_mins(1);
     one.put_shared("handles", "h1", b"artifacts\0bytes", minute)
         .await
         .expect("kept");
@@ -591,7 +591,7 @@ async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
     one.put_shared("questions", "q1", b"question", minute)
         .await
         .expect("kept");
-    let takes: Vec<_> = (0..8)
+    let attempts: Vec<_> = (0..8)
         .map(|number| {
             let audit = if number % 2 == 0 {
                 one.clone()
@@ -602,8 +602,8 @@ async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
         })
         .collect();
     let mut taken = Vec::new();
-    for take in takes {
-        if let Some(value) = take.await.expect("ends").expect("answered") {
+    for attempt in attempts {
+        if let Some(value) = attempt.await.expect("ends").expect("answered") {
             taken.push(value);
         }
     }

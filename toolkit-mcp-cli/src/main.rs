@@ -25,7 +25,7 @@ use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 use toolkit_mcp::McpToolServer;
-use toolkit_mcp::store::{SharedStore, StoreError, StoreFuture};
+use toolkit_mcp::store::SharedStore;
 
 const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets] [--writers] [--approval-timeout SECONDS] [--instance-id ID]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets. With --writers, the tools\nthat change files and records are offered to hosts that answer form elicitation: each call\nasks the host's user first (the tool, its arguments, its preview), who has --approval-timeout\nseconds (default 300) to answer; no answer is no approval. With a PostgreSQL --audit, instances\nshare what a later request needs (artifacts for views, waiting questions, sessions), so any\ninstance behind a load balancer answers any request; --instance-id names this instance in its\ntraces (service.instance.id; default a random UUID).";
 
@@ -183,7 +183,7 @@ fn main() -> ExitCode {
         match runtime.block_on(Audit::open(location, options.privacy)) {
             Ok(audit) => {
                 if let Audit::Postgres(database) = &audit {
-                    shared = Some(Arc::new(Shared(database.clone())) as Arc<dyn SharedStore>);
+                    shared = Some(Arc::new(database.clone()) as Arc<dyn SharedStore>);
                 }
                 let audit = Arc::new(audit);
                 service = service.with_sink(audit.clone()).with_replay_store(audit);
@@ -265,36 +265,4 @@ fn mcp_server(
         mcp = mcp.with_writers()?;
     }
     Ok(mcp.with_approval_timeout(approval_timeout))
-}
-
-/// The PostgreSQL audit copy as the store a fleet's instances share.
-struct Shared(toolkit_audit::PostgresAudit);
-
-impl SharedStore for Shared {
-    fn put<'a>(
-        &'a self,
-        kind: &'static str,
-        key: &'a str,
-        value: Vec<u8>,
-        lifetime: Duration,
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            self.0
-                .put_shared(kind, key, &value, lifetime)
-                .await
-                .map_err(StoreError::new)
-        })
-    }
-
-    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(async move { self.0.get_shared(kind, key).await.map_err(StoreError::new) })
-    }
-
-    fn take<'a>(
-        &'a self,
-        kind: &'static str,
-        key: &'a str,
-    ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>> {
-        Box::pin(async move { self.0.take_shared(kind, key).await.map_err(StoreError::new) })
-    }
 }

@@ -125,6 +125,9 @@ pub mod run;
 pub mod seal;
 #[cfg(feature = "loop")]
 mod service;
+#[cfg(feature = "loop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
+pub mod shared;
 
 #[doc(hidden)]
 #[path = "private.rs"]
