@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use tokio::sync::{OnceCell, watch};
+use tokio::sync::{OnceCell, mpsc, oneshot, watch};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, NoTls, Row};
 use toolkit::{
@@ -92,7 +92,9 @@ const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
 /// The audit copy in PostgreSQL, and a [`Sink`] and [`ReplayStore`] for a service's recorder.
 ///
 /// Several instances (processes, machines) can share one database: steps are committed before
-/// the recorder shows them, a token is claimed with one `INSERT` on its unique key, and
+/// the recorder shows them (the writes of the runs going on at once share a transaction and
+/// its commit, so that a busy instance does not pay one commit per write), a token is claimed
+/// with one `INSERT` on its unique key, and
 /// [`changes`](Self::changes) follows what every instance commits. Texts keep every byte, a NUL
 /// included (arguments and contents are stored as bytes); in the searchable columns (a run's
 /// title, a tool's name) a NUL becomes U+FFFD, since PostgreSQL's text cannot hold one.
@@ -102,6 +104,8 @@ const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
 #[derive(Clone)]
 pub struct PostgresAudit {
     pool: Pool,
+    /// Where records go to be committed together ([`commit_together`]).
+    committer: mpsc::UnboundedSender<Waiting>,
     config: Arc<tokio_postgres::Config>,
     privacy: Privacy,
     listener: Arc<OnceCell<watch::Receiver<u64>>>,
@@ -146,8 +150,11 @@ impl PostgresAudit {
             .max_size(connections.max(1))
             .build()
             .map_err(|error| AuditError::Location(format!("connection pool: {error}")))?;
+        let (committer, waiting) = mpsc::unbounded_channel();
+        tokio::spawn(commit_together(pool.clone(), privacy, waiting));
         let audit = Self {
             pool,
+            committer,
             config: Arc::new(config),
             privacy,
             listener: Arc::new(OnceCell::new()),
@@ -529,9 +536,70 @@ fn searchable(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }
 
-/// Makes `write` in PostgreSQL; each statement commits on its own.
-async fn apply(pool: &Pool, write: Write, privacy: Privacy) -> Result<(), AuditError> {
-    let client = pool.get().await?;
+/// At most this many writes are committed in one transaction.
+const BATCH: usize = 256;
+
+/// A write waiting to be committed, and whom to tell when it is.
+type Waiting = (Write, oneshot::Sender<Result<(), Arc<AuditError>>>);
+
+/// Commits the writes of every run together (group commit): while one transaction commits,
+/// the writes that come in wait and go in the next, and each writer is told once its write is
+/// committed. One commit (one flush of the log, one announcement) serves every write waiting,
+/// where a commit each made PostgreSQL the fleet's bottleneck. A transaction that fails is made
+/// again one write at a time, so that a write that cannot be made fails alone. It ends when the
+/// last handle of the audit copy is dropped.
+async fn commit_together(
+    pool: Pool,
+    privacy: Privacy,
+    mut waiting: mpsc::UnboundedReceiver<Waiting>,
+) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while waiting.recv_many(&mut batch, BATCH).await > 0 {
+        let together = commit(&pool, privacy, batch.iter().map(|(write, _)| write)).await;
+        match together {
+            Ok(()) => {
+                for (_, committed) in batch.drain(..) {
+                    let _ = committed.send(Ok(()));
+                }
+            }
+            Err(_) if batch.len() > 1 => {
+                for (write, committed) in batch.drain(..) {
+                    let alone = commit(&pool, privacy, std::iter::once(&write)).await;
+                    let _ = committed.send(alone.map_err(Arc::new));
+                }
+            }
+            Err(error) => {
+                let error = Arc::new(error);
+                for (_, committed) in batch.drain(..) {
+                    let _ = committed.send(Err(Arc::clone(&error)));
+                }
+            }
+        }
+    }
+}
+
+/// Makes `writes` in one transaction.
+async fn commit<'w>(
+    pool: &Pool,
+    privacy: Privacy,
+    writes: impl Iterator<Item = &'w Write>,
+) -> Result<(), AuditError> {
+    let mut client = pool.get().await?;
+    let transaction = client.transaction().await?;
+    // Sent one after the other without waiting for each answer: the connection pipelines them.
+    futures_util::future::try_join_all(writes.map(|write| apply(&transaction, write, privacy)))
+        .await?;
+    transaction.commit().await?;
+    Ok(())
+}
+
+/// Makes `write` in `transaction`. The statements are prepared once per connection (every call
+/// writes the same three).
+async fn apply(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    write: &Write,
+    privacy: Privacy,
+) -> Result<(), AuditError> {
     match write {
         Write::Begin {
             run_id,
@@ -539,20 +607,22 @@ async fn apply(pool: &Pool, write: Write, privacy: Privacy) -> Result<(), AuditE
             title,
         } => {
             let title = title.as_deref().map(searchable);
-            client
-                .execute(
+            let statement = transaction
+                .prepare_cached(
                     "INSERT INTO runs (run_id, kind, title, privacy) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (run_id) DO NOTHING",
-                    &[&run_id, &kind, &title, &privacy.as_str()],
                 )
+                .await?;
+            transaction
+                .execute(&statement, &[run_id, kind, &title, &privacy.as_str()])
                 .await?;
         }
         Write::Step { run_id, index, row } => {
             let name = row.name.as_deref().map(searchable);
             let count = |value: usize| i64::try_from(value).unwrap_or(i64::MAX);
             let parameters: [&(dyn ToSql + Sync); 12] = [
-                &run_id,
-                &count(index),
+                run_id,
+                &count(*index),
                 &row.kind,
                 &name,
                 &row.duration_ms,
@@ -564,24 +634,24 @@ async fn apply(pool: &Pool, write: Write, privacy: Privacy) -> Result<(), AuditE
                 &row.artifact_types,
                 &row.artifacts,
             ];
-            client
-                .execute(
+            let statement = transaction
+                .prepare_cached(
                     "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, \
                      artifacts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-                    &parameters,
                 )
                 .await?;
+            transaction.execute(&statement, &parameters).await?;
         }
         Write::Finish {
             run_id,
             termination,
         } => {
-            client
-                .execute(
-                    "UPDATE runs SET termination = $2 WHERE run_id = $1",
-                    &[&run_id, &termination],
-                )
+            let statement = transaction
+                .prepare_cached("UPDATE runs SET termination = $2 WHERE run_id = $1")
+                .await?;
+            transaction
+                .execute(&statement, &[run_id, termination])
                 .await?;
         }
     }
@@ -589,16 +659,19 @@ async fn apply(pool: &Pool, write: Write, privacy: Privacy) -> Result<(), AuditE
 }
 
 impl Sink for PostgresAudit {
-    /// Keeps run starts, finished steps and run ends; each is committed before the recorder
-    /// shows the event to anyone.
+    /// Keeps run starts, finished steps and run ends; each is committed (with the writes of
+    /// other runs that wait at the same time) before the recorder shows the event to anyone.
     fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
         Box::pin(async move {
             let Some(write) = write_for(self.privacy, event).map_err(SinkError::new)? else {
                 return Ok(());
             };
-            apply(&self.pool, write, self.privacy)
-                .await
-                .map_err(SinkError::new)
+            let (committed, answer) = oneshot::channel();
+            let stopped = || SinkError::new("the audit copy's committer stopped");
+            self.committer
+                .send((write, committed))
+                .map_err(|_| stopped())?;
+            answer.await.map_err(|_| stopped())?.map_err(SinkError::new)
         })
     }
 }

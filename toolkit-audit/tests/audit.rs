@@ -712,3 +712,77 @@ async fn postgres_listens_again_after_its_connection_is_cut() {
     commit_elsewhere_and_see_it_announced(&url, &mut changes).await;
     assert!(*changes.borrow() > after_reconnect);
 }
+
+/// Echoes its text (the committer test's tool).
+#[tool]
+fn echo_text(
+    /// What to echo.
+    text: String,
+) -> String {
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_committed_together_fail_alone_when_one_cannot_be_made() {
+    let Some(server) = postgres::postgres() else {
+        return;
+    };
+    let url = server.database("together");
+    let audit = Arc::new(
+        PostgresAudit::connect(&url, Privacy::Full)
+            .await
+            .expect("connects"),
+    );
+    // The database refuses the steps of calls whose text is "poison".
+    let name = url.rsplit('/').next().unwrap();
+    server
+        .psql(
+            name,
+            "ALTER TABLE steps ADD CONSTRAINT no_poison \
+             CHECK (arguments IS NULL OR position('poison' in convert_from(arguments, 'UTF8')) = 0)",
+        )
+        .unwrap();
+    let service = Arc::new(
+        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(audit),
+    );
+    let scope = Arc::new(service.scope(ToolContext::new()).expect("a scope"));
+    // 64 calls at once, every eighth poisoned: their writes wait together and share commits.
+    let calls: Vec<_> = (0..64)
+        .map(|number| {
+            let (service, scope) = (Arc::clone(&service), Arc::clone(&scope));
+            let text = if number % 8 == 0 {
+                format!("poison {number}")
+            } else {
+                format!("fine {number}")
+            };
+            tokio::spawn(async move {
+                let call = ToolCall::new("1", "echo_text", json!({"text": text}).to_string());
+                let observed = service.call_observed(&scope, "test", &call).await;
+                (text, observed.is_error(), observed.content().to_owned())
+            })
+        })
+        .collect();
+    let mut answered = Vec::new();
+    for call in calls {
+        answered.push(call.await.expect("ends"));
+    }
+    for (text, is_error, content) in &answered {
+        if text.starts_with("poison") {
+            assert!(*is_error, "{text}: {content}");
+            assert_eq!(
+                content,
+                "Error: tool \"echo_text\" ran, but the record this service keeps of every call \
+                 could not be written, so its result is withheld."
+            );
+        } else {
+            assert_eq!((*is_error, content), (false, text), "{text}");
+        }
+    }
+    let kept = server
+        .psql(
+            name,
+            "SELECT count(*) FROM steps WHERE kind = 'tool' AND NOT is_error",
+        )
+        .unwrap();
+    assert_eq!(kept, "56");
+}

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::serve::ListenerExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
@@ -651,6 +652,14 @@ impl McpToolServer {
             config,
         );
         let app = axum::Router::new().nest_service(HTTP_PATH, http);
+        // A reply goes out in several writes (an event stream's headers, then its events):
+        // without TCP_NODELAY the later ones wait for the client's delayed acknowledgement,
+        // some 40 ms each.
+        let listener = listener.tap_io(|connection| {
+            if let Err(error) = connection.set_nodelay(true) {
+                tracing::debug!(%error, "TCP_NODELAY could not be set on a connection");
+            }
+        });
         axum::serve(listener, app).await
     }
 }
