@@ -408,6 +408,64 @@ async fn load(url: String, clients: usize, stop: Arc<AtomicBool>) -> Arc<Tally> 
     tally
 }
 
+/// What 16 clients saw through `balancer` while `fault` happened, two seconds into the load
+/// (and three seconds after it), checked against the audit copy at `url`: no wrong answer, and
+/// every right answer's step kept. Said on stderr; the errors the clients were given.
+fn under_load(
+    (server, url): (&Postgres, &str),
+    balancer: &Balancer,
+    what: &str,
+    fault: impl FnOnce(),
+) -> Vec<String> {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let stop = Arc::new(AtomicBool::new(false));
+    let loaded = runtime.spawn(load(balancer.url(), 16, Arc::clone(&stop)));
+    std::thread::sleep(Duration::from_secs(2));
+    fault();
+    std::thread::sleep(Duration::from_secs(3));
+    stop.store(true, Ordering::Relaxed);
+    let tally = runtime.block_on(loaded).expect("the load ends");
+    let right = tally.right.lock().expect("done").clone();
+    let errors = tally.errors.lock().expect("done").clone();
+    let wrong = tally.wrong.load(Ordering::Relaxed);
+    let kept = kept_texts(server, url);
+    let lost: Vec<&String> = right.iter().filter(|text| !kept.contains(text)).collect();
+    eprintln!(
+        "{what}: {} answered right, {} failed, {wrong} wrong, {} steps kept, {} answered but \
+         not kept; errors: {:?}",
+        right.len(),
+        tally.failed.load(Ordering::Relaxed),
+        kept.len(),
+        lost.len(),
+        errors.iter().take(3).collect::<Vec<_>>()
+    );
+    assert_eq!(wrong, 0, "never a wrong answer");
+    assert!(
+        lost.is_empty(),
+        "a success the audit copy does not have: {lost:?}"
+    );
+    assert!(right.len() > 100, "the fleet kept serving: {}", right.len());
+    errors
+}
+
+/// One `hash_text` call through `url`, answered right.
+fn answers_right(url: &str, what: &str) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let arguments = json!({"arguments": {"text": what}});
+        let answered = call(
+            &reqwest::Client::new(),
+            url,
+            "hash_text",
+            arguments,
+            &json!({}),
+        )
+        .await
+        .expect("answered");
+        assert_eq!(text(&answered), sha256(what), "{answered}");
+    });
+}
+
 #[test]
 fn an_instance_killed_under_load_loses_no_answered_step_and_rejoins() {
     let Some((server, haproxy)) = needs() else {
@@ -415,58 +473,13 @@ fn an_instance_killed_under_load_loses_no_answered_step_and_rejoins() {
     };
     let url = server.database("fleet_kill");
     let (mut instances, balancer) = fleet(&haproxy, 2, &url, &[]);
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let stop = Arc::new(AtomicBool::new(false));
-    let loaded = runtime.spawn(load(balancer.url(), 16, Arc::clone(&stop)));
-    std::thread::sleep(Duration::from_secs(2));
-    instances[0].kill();
-    std::thread::sleep(Duration::from_secs(2));
-    instances[0].restart();
-    std::thread::sleep(Duration::from_secs(2));
-    stop.store(true, Ordering::Relaxed);
-    let tally = runtime.block_on(loaded).expect("the load ends");
-
-    let right = tally.right.lock().expect("done").clone();
-    let failed = tally.failed.load(Ordering::Relaxed);
-    let kept = kept_texts(server, &url);
-    let lost: Vec<&String> = right.iter().filter(|text| !kept.contains(text)).collect();
-    eprintln!(
-        "kill -9 under load: {} answered right, {failed} failed, {} wrong, {} steps kept, \
-         {} answered but not kept; errors: {:?}",
-        right.len(),
-        tally.wrong.load(Ordering::Relaxed),
-        kept.len(),
-        lost.len(),
-        tally
-            .errors
-            .lock()
-            .expect("done")
-            .iter()
-            .take(3)
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(
-        tally.wrong.load(Ordering::Relaxed),
-        0,
-        "never a wrong answer"
-    );
-    assert!(lost.is_empty(), "answered but not kept: {lost:?}");
-    assert!(right.len() > 100, "the fleet kept serving: {}", right.len());
-    // The killed instance serves again, directly and through the balancer.
-    runtime.block_on(async {
-        let client = reqwest::Client::new();
-        let arguments = json!({"arguments": {"text": "back"}});
-        let back = call(
-            &client,
-            &instances[0].url(),
-            "hash_text",
-            arguments,
-            &json!({}),
-        )
-        .await
-        .expect("it serves again");
-        assert_eq!(text(&back), sha256("back"));
+    under_load((server, &url), &balancer, "kill -9 under load", || {
+        instances[0].kill();
+        std::thread::sleep(Duration::from_secs(2));
+        instances[0].restart();
     });
+    // The killed instance serves again.
+    answers_right(&instances[0].url(), "back");
 }
 
 #[test]
@@ -480,55 +493,24 @@ fn postgres_restarted_under_load_is_reported_as_errors_never_as_success() {
     let server = own.server();
     let url = server.database("fleet_restart");
     let (_instances, balancer) = fleet(&haproxy, 2, &url, &[]);
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let stop = Arc::new(AtomicBool::new(false));
-    let loaded = runtime.spawn(load(balancer.url(), 16, Arc::clone(&stop)));
-    std::thread::sleep(Duration::from_secs(2));
-    // The operator restarts PostgreSQL: every connection cut, none taken for two seconds.
-    own.stop();
-    std::thread::sleep(Duration::from_secs(2));
-    own.start();
-    std::thread::sleep(Duration::from_secs(3));
-    stop.store(true, Ordering::Relaxed);
-    let tally = runtime.block_on(loaded).expect("the load ends");
-
-    let right = tally.right.lock().expect("done").clone();
-    let failed = tally.failed.load(Ordering::Relaxed);
-    let kept = kept_texts(server, &url);
-    let lost: Vec<&String> = right.iter().filter(|text| !kept.contains(text)).collect();
-    let errors = tally.errors.lock().expect("done").clone();
-    eprintln!(
-        "PostgreSQL restarted under load: {} answered right, {failed} failed, {} wrong, {} steps \
-         kept, {} answered but not kept; errors: {:?}",
-        right.len(),
-        tally.wrong.load(Ordering::Relaxed),
-        kept.len(),
-        lost.len(),
-        errors.iter().take(3).collect::<Vec<_>>()
-    );
-    assert_eq!(tally.wrong.load(Ordering::Relaxed), 0);
-    assert!(
-        lost.is_empty(),
-        "a success the audit copy does not have: {lost:?}"
-    );
-    assert!(failed > 0, "the outage was reported");
+    let what = "PostgreSQL restarted under load";
+    let errors = under_load((server, &url), &balancer, what, || {
+        // Every connection cut, none taken for two seconds.
+        own.stop();
+        std::thread::sleep(Duration::from_secs(2));
+        own.start();
+    });
+    assert!(!errors.is_empty(), "the outage was reported");
     assert!(
         errors
             .iter()
             .all(|error| error.contains("could not be written")),
         "{errors:?}"
     );
-    // The instances reconnected on their own: the last calls were answered and kept.
-    runtime.block_on(async {
-        let client = reqwest::Client::new();
-        for _ in 0..4 {
-            let arguments = json!({"arguments": {"text": "after"}});
-            let after = call(&client, &balancer.url(), "hash_text", arguments, &json!({}))
-                .await
-                .expect("answered");
-            assert_eq!(text(&after), sha256("after"), "{after}");
-        }
-    });
+    // The instances reconnected on their own: later calls are answered and kept.
+    for _ in 0..4 {
+        answers_right(&balancer.url(), "after");
+    }
 }
 
 #[test]

@@ -135,6 +135,16 @@ fn as_server_user(program: &Path) -> Command {
     }
 }
 
+/// `initdb` of a cluster in `data`: the `toolkit` user, trusted, UTF-8.
+fn initdb(bin: &Path, data: &Path) -> Command {
+    let mut initdb = as_server_user(&bin.join("initdb"));
+    initdb
+        .arg("-D")
+        .arg(data)
+        .args(["-U", "toolkit", "--auth=trust", "-E", "UTF8", "--no-locale"]);
+    initdb
+}
+
 fn run(mut command: Command, what: &str) -> Result<(), String> {
     let output = command
         .output()
@@ -176,16 +186,7 @@ fn start() -> Result<Postgres, String> {
     std::fs::write(home.join("data-path"), data.as_os_str().as_encoded_bytes())
         .map_err(|error| format!("{}: {error}", home.display()))?;
     if !data.join("PG_VERSION").is_file() {
-        let mut initdb = as_server_user(&server.bin.join("initdb"));
-        initdb.arg("-D").arg(&data).args([
-            "-U",
-            "toolkit",
-            "--auth=trust",
-            "-E",
-            "UTF8",
-            "--no-locale",
-        ]);
-        run(initdb, "initdb")?;
+        run(initdb(&server.bin, &data), "initdb")?;
     }
     let mut pg_ctl = as_server_user(&server.bin.join("pg_ctl"));
     pg_ctl
@@ -267,16 +268,7 @@ pub fn own_server() -> Option<OwnServer> {
         log: folder.join("server.log"),
         folder,
     };
-    let mut initdb = as_server_user(&own.server.bin.join("initdb"));
-    initdb.arg("-D").arg(&own.data).args([
-        "-U",
-        "toolkit",
-        "--auth=trust",
-        "-E",
-        "UTF8",
-        "--no-locale",
-    ]);
-    run(initdb, "initdb").expect("a new cluster");
+    run(initdb(&own.server.bin, &own.data), "initdb").expect("a new cluster");
     own.start();
     Some(own)
 }

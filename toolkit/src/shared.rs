@@ -131,3 +131,65 @@ impl SharedStore for MemoryStore {
         Box::pin(async { Ok(taken) })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn get(store: &MemoryStore, kind: &'static str, key: &str) -> Option<Vec<u8>> {
+        store.get(kind, key).await.expect("memory answers")
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn values_live_for_their_lifetime_are_taken_once_and_each_kind_keeps_its_latest() {
+        let store = MemoryStore::default();
+        let minute = Duration::from_mins(1);
+        store
+            .put("a", "k", b"one".to_vec(), minute)
+            .await
+            .expect("kept");
+        store
+            .put("a", "k", b"two".to_vec(), minute)
+            .await
+            .expect("kept");
+        assert_eq!(get(&store, "a", "k").await, Some(b"two".to_vec()));
+        assert_eq!(get(&store, "b", "k").await, None, "another kind");
+        assert_eq!(get(&store, "a", "j").await, None, "another key");
+
+        tokio::time::advance(minute).await;
+        assert_eq!(get(&store, "a", "k").await, None, "past its lifetime");
+        // A take still finds it, and says it expired; then it is gone.
+        assert_eq!(
+            store.take("a", "k").await.expect("memory answers"),
+            Some((b"two".to_vec(), false))
+        );
+        assert_eq!(store.take("a", "k").await.expect("memory answers"), None);
+
+        store
+            .put("a", "live", b"x".to_vec(), minute)
+            .await
+            .expect("kept");
+        assert_eq!(
+            store.take("a", "live").await.expect("memory answers"),
+            Some((b"x".to_vec(), true))
+        );
+
+        // One more than a kind keeps forgets its oldest, and no other kind's.
+        store
+            .put("b", "other", b"b".to_vec(), minute)
+            .await
+            .expect("kept");
+        for number in 0..=MemoryStore::PER_KIND {
+            let key = number.to_string();
+            store
+                .put("a", &key, b"v".to_vec(), minute)
+                .await
+                .expect("kept");
+        }
+        assert_eq!(get(&store, "a", "0").await, None);
+        assert_eq!(get(&store, "a", "1").await, Some(b"v".to_vec()));
+        let last = MemoryStore::PER_KIND.to_string();
+        assert_eq!(get(&store, "a", &last).await, Some(b"v".to_vec()));
+        assert_eq!(get(&store, "b", "other").await, Some(b"b".to_vec()));
+    }
+}
