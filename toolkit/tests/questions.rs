@@ -339,7 +339,9 @@ async fn a_kept_question_is_asked_again_elsewhere_with_its_earlier_answers() {
     );
     let (elsewhere, scope) = setup();
     let mut events_elsewhere = elsewhere.subscribe();
-    let kept = serde_json::from_str(&kept).expect("a kept question");
+    let kept: toolkit::question::KeptQuestion = serde_json::from_str(&kept).expect("kept");
+    assert_eq!(kept.preview(), Some("qk-2 would be retired"));
+    assert_eq!(kept.call().arguments, r#"{"doc": "qk-2"}"#);
     let again = elsewhere
         .question_again(&scope, "mcp", kept)
         .await
