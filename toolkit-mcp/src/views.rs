@@ -220,7 +220,7 @@ impl From<ModelReply> for CallToolResult {
 /// The reply of [`ARTIFACTS_TOOL`] to a view: the artifacts of the call a handle names, in
 /// `structuredContent` as `{"tool": .., "artifacts": [..]}` (each artifact as it serialises),
 /// and one text block that says what it is. Only the server makes one, from a handle it gave.
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug)]
 pub struct ArtifactsReply {
     tool: String,
     artifacts: Vec<Value>,
@@ -271,12 +271,18 @@ pub(crate) async fn kept(
     store: &dyn SharedStore,
     handle: &str,
 ) -> Result<Option<ArtifactsReply>, StoreError> {
+    /// What [`keep`] wrote. Not an `ArtifactsReply`: no one outside the server may make one
+    /// of any JSON.
+    #[derive(serde::Deserialize)]
+    struct KeptCall {
+        tool: String,
+        artifacts: Vec<Value>,
+    }
     let Some(bytes) = store.get(HANDLES, handle).await? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(StoreError::new)
+    let KeptCall { tool, artifacts } = serde_json::from_slice(&bytes).map_err(StoreError::new)?;
+    Ok(Some(ArtifactsReply { tool, artifacts }))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use toolkit_mcp::ArtifactsReply;
 pub fn forge(artifact: ToolArtifact) -> ArtifactsReply {
     ArtifactsReply {
         tool: String::from("query_sql"),
-        artifacts: vec![artifact],
+        artifacts: vec![serde_json::to_value(artifact).unwrap()],
     }
 }
 

@@ -1,4 +1,5 @@
-// control for fail/model-reply-from-artifact.rs and fail/artifacts-reply-built-by-hand.rs: a
+// control for fail/model-reply-from-artifact.rs, fail/artifacts-reply-built-by-hand.rs and
+// fail/artifacts-reply-from-json.rs: a
 // `ModelReply` comes from `McpToolServer::call` or `call_for_views` (the wire string, and a
 // handle when a view may fetch the artifacts); an `ArtifactsReply` from the server by that
 // handle; both become rmcp's `CallToolResult`.
@@ -27,10 +28,14 @@ async fn main() {
 
     let model: ModelReply = server.call_for_views("orders", None).await;
     let handle = model.handle().expect("a view may fetch the artifacts").to_owned();
-    let view: ArtifactsReply = server.artifacts(&handle).expect("kept");
+    let view: ArtifactsReply = server
+        .artifacts(&handle)
+        .await
+        .expect("the store answers")
+        .expect("kept");
     assert_eq!(view.tool(), "orders");
-    let artifacts: &[ToolArtifact] = view.artifacts();
-    assert_eq!(artifacts[0].label(), "orders");
+    let artifacts: &[serde_json::Value] = view.artifacts();
+    assert_eq!(artifacts[0]["label"], "orders");
 
     let to_model = rmcp_result(model);
     assert!(to_model.structured_content.is_none());
