@@ -186,6 +186,8 @@ impl ToolLoopService {
     ///
     /// Gives the bounded result: its [`wire`](ObservedCall::wire) content for whoever asked, its
     /// artifacts for people only, and the [`record`](ObservedCall::record) the events carried.
+    /// When a sink cannot keep the call, it is not run (its start was not kept) or its result
+    /// is withheld for an error ([`unkept`](ObservedCall::unkept)).
     ///
     /// ```
     /// use toolkit::{RunEvent, ToolCall, ToolContext, ToolLoopService, ToolRegistry};

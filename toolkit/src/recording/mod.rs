@@ -39,8 +39,12 @@ use events::Channel;
 ///
 /// The recorder gives every event of every run to each sink, in the run's order, and waits for
 /// the sink before subscribers see the event: a step a sink keeps is committed before it is
-/// shown. A sink that fails does not stop the run; its error is logged and reported to
-/// subscribers as [`RunEvent::Error`].
+/// shown. A sink that fails does not stop a loop's run; its error is logged and reported to
+/// subscribers as [`RunEvent::Error`]. A call made outside a loop
+/// ([`ToolLoopService::call_observed`](crate::ToolLoopService::call_observed), an answered
+/// question) is never answered as a success that a sink did not keep: it does not run when its
+/// start cannot be kept, and answers an error when a later event cannot
+/// ([`ObservedCall::unkept`]).
 pub trait Sink: Send + Sync {
     /// Keeps what `event` reports (or ignores it).
     fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a>;
