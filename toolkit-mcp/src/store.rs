@@ -48,3 +48,32 @@ impl SessionStore for Sessions {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_session_stored_by_one_instance_is_loaded_by_another_until_deleted() {
+        let shared: Arc<dyn SharedStore> = Arc::new(MemoryStore::default());
+        let (one, other) = (Sessions(Arc::clone(&shared)), Sessions(shared));
+        let state: SessionState = serde_json::from_value(serde_json::json!({
+            "initialize_params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "fleet", "version": "1"},
+            }
+        }))
+        .expect("a session's state");
+        assert!(other.load("s1").await.expect("answered").is_none());
+        one.store("s1", &state).await.expect("stored");
+        let loaded = other.load("s1").await.expect("answered").expect("stored");
+        assert_eq!(
+            serde_json::to_value(&loaded).expect("JSON"),
+            serde_json::to_value(&state).expect("JSON")
+        );
+        assert!(other.load("s2").await.expect("answered").is_none());
+        other.delete("s1").await.expect("deleted");
+        assert!(one.load("s1").await.expect("answered").is_none());
+    }
+}
