@@ -345,36 +345,16 @@ impl McpToolServer {
                 Err(refused) => self.complete(&request.name, &refused, views).await,
             };
         };
-        let shown = waiting.question.preview().map(str::to_owned);
         let forms = waiting.forms;
-        let question = match self
-            .service
-            .question_again(scope, SOURCE, waiting.question)
-            .await
-        {
-            Ok(question) => question,
-            Err(refused) => return self.complete(&request.name, &refused, views).await,
-        };
-        if question.preview() != shown.as_deref() && forms < MAX_FORMS {
-            // What the call would do changed since the form was shown: the answer was to
-            // another question.
-            return self
-                .ask_later(request, &arguments, &question, forms + 1, None)
-                .await;
-        }
         let answer = request
             .input_responses
             .as_ref()
             .and_then(|responses| responses.get(INPUT_KEY))
             .and_then(|answer| serde_json::from_value(answer.clone()).ok());
-        let answer = if waiting.expired || question.preview() != shown.as_deref() {
-            None
-        } else {
-            answer
-        };
+        let answer = if waiting.expired { None } else { answer };
         let decided = self
             .service
-            .answer(scope, SOURCE, question, choice(answer, false))
+            .answer_kept(scope, SOURCE, waiting.question, choice(answer, false))
             .await;
         match decided {
             Ok(observed) => self.complete(&request.name, &observed, views).await,

@@ -44,8 +44,8 @@ impl Question {
         self.earlier.len()
     }
 
-    /// What another process needs to ask this question again
-    /// ([`ToolLoopService::question_again`]): a server that keeps waiting questions in a store
+    /// What another process needs to answer this question
+    /// ([`ToolLoopService::answer_kept`]): a server that keeps waiting questions in a store
     /// several instances share keeps this.
     pub fn keep(&self) -> KeptQuestion {
         KeptQuestion {
@@ -58,8 +58,8 @@ impl Question {
 
 /// A [`Question`] as kept between requests, perhaps by another process: its call, the preview
 /// it was shown with and the earlier answers, as JSON. It is not a question:
-/// [`ToolLoopService::question_again`] checks its call again and computes its preview again
-/// before anyone can answer it.
+/// [`ToolLoopService::answer_kept`] checks its call again and computes its preview again
+/// before it applies an answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeptQuestion {
     call: ToolCall,
@@ -142,20 +142,37 @@ impl ToolLoopService {
         })
     }
 
-    /// The question `kept` keeps, made again as [`question`](Self::question) makes one: its
-    /// call checked again (a refusal is the call's result, recorded), its preview computed
-    /// again, with the earlier answers. When the preview is not the one kept (what the call
-    /// would do changed meanwhile), the person has not seen this question: ask it, do not
-    /// apply an answer to the old one.
-    pub async fn question_again(
+    /// Answers the question `kept` keeps (perhaps kept by another process) as
+    /// [`answer`](Self::answer) answers a question, once it is made again as
+    /// [`question`](Self::question) makes one: its call checked again (a refusal is the call's
+    /// result, recorded), its preview computed again, with the earlier answers. When the preview
+    /// is not the one the person was shown (what the call would do changed meanwhile), their
+    /// choice was about another call: nothing runs, and the question is asked again with the new
+    /// preview.
+    pub async fn answer_kept(
         &self,
         scope: &RunScope,
         source: &str,
         kept: KeptQuestion,
-    ) -> Result<Question, ObservedCall> {
-        let mut question = self.question(scope, source, kept.call).await?;
-        question.earlier = kept.earlier;
-        Ok(question)
+        choice: Option<Choice>,
+    ) -> Result<ObservedCall, AskAgain> {
+        let KeptQuestion {
+            call,
+            preview: shown,
+            earlier,
+        } = kept;
+        let mut question = match self.question(scope, source, call).await {
+            Ok(question) => question,
+            Err(refused) => return Ok(refused),
+        };
+        question.earlier = earlier;
+        if question.preview != shown {
+            return Err(AskAgain {
+                question,
+                why: None,
+            });
+        }
+        self.answer(scope, source, question, choice).await
     }
 
     /// Answers `question` with the person's `choice` (`None`: no answer came) and, unless it

@@ -312,7 +312,7 @@ async fn a_tool_approved_earlier_runs_without_a_question_and_the_record_says_so(
 }
 
 #[tokio::test]
-async fn a_kept_question_is_asked_again_elsewhere_with_its_earlier_answers() {
+async fn a_kept_question_is_answered_elsewhere_only_as_it_was_shown() {
     let (service, scope) = setup();
     let mut events = service.subscribe();
     let question = ask(&service, &scope, call("k1", "retire", "qk-1")).await;
@@ -342,16 +342,28 @@ async fn a_kept_question_is_asked_again_elsewhere_with_its_earlier_answers() {
     let kept: toolkit::question::KeptQuestion = serde_json::from_str(&kept).expect("kept");
     assert_eq!(kept.preview(), Some("qk-2 would be retired"));
     assert_eq!(kept.call().arguments, r#"{"doc": "qk-2"}"#);
+
+    // Shown another preview than the call would show now: the approval was of another call, so
+    // nothing runs and the question is asked again, with the new preview and the earlier edit.
+    let mut stale = serde_json::to_value(&kept).expect("JSON");
+    stale["preview"] = json!("qk-2 as it was");
+    let stale = serde_json::from_value(stale).expect("a kept question");
     let again = elsewhere
-        .question_again(&scope, "mcp", kept)
+        .answer_kept(&scope, "mcp", stale, Some(Choice::Approve))
         .await
-        .expect("asked again");
+        .expect_err("asked again");
+    assert_eq!(again.why(), None);
+    let again = again.into_question();
     assert_eq!(again.call().arguments, r#"{"doc": "qk-2"}"#);
     assert_eq!(again.preview(), Some("qk-2 would be retired"));
     assert_eq!(again.edits(), 1);
+    assert_eq!(done_with("qk-"), Vec::<String>::new());
+    assert_eq!(summary(&mut events_elsewhere), Vec::<Value>::new());
+
+    // As it was shown: the answer decides it.
     let ran = done(
         elsewhere
-            .answer(&scope, "mcp", again, Some(Choice::Approve))
+            .answer_kept(&scope, "mcp", again.keep(), Some(Choice::Approve))
             .await,
     );
     assert_eq!(ran.content(), "retired qk-2");
@@ -373,10 +385,11 @@ async fn a_kept_question_is_asked_again_elsewhere_with_its_earlier_answers() {
         "earlier": [],
     }))
     .expect("a kept question");
-    let refused = elsewhere
-        .question_again(&scope, "mcp", kept)
-        .await
-        .expect_err("refused");
+    let refused = done(
+        elsewhere
+            .answer_kept(&scope, "mcp", kept, Some(Choice::Approve))
+            .await,
+    );
     assert!(refused.is_error());
     assert_eq!(done_with("qk-"), ["retire:qk-2"]);
 }
