@@ -3,7 +3,7 @@
 //! wait for a person's answer, its sessions). One process keeps them in memory
 //! ([`MemoryStore`]); a fleet shares a database (toolkit-audit's PostgreSQL audit copy is one).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -54,7 +54,7 @@ pub trait SharedStore: Send + Sync + 'static {
 /// forgets the oldest), forgotten after their lifetime.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    values: Mutex<Vec<(&'static str, VecDeque<Kept>)>>,
+    values: Mutex<HashMap<&'static str, VecDeque<Kept>>>,
 }
 
 #[derive(Debug)]
@@ -73,14 +73,7 @@ impl MemoryStore {
             .values
             .lock()
             .expect("never poisoned: no panic while held");
-        let position = values
-            .iter()
-            .position(|(known, _)| *known == kind)
-            .unwrap_or_else(|| {
-                values.push((kind, VecDeque::new()));
-                values.len() - 1
-            });
-        work(&mut values[position].1)
+        work(values.entry(kind).or_default())
     }
 }
 
