@@ -324,75 +324,11 @@ impl PostgresAudit {
     }
 }
 
-/// What several instances of a server share besides the audit copy: values a later request may
-/// need, whichever instance it reaches (an MCP server's artifact handles, the questions waiting
-/// for a person's answer, its sessions). Each value has a kind, a key and an expiry; an expired
-/// value is never read (a take says it expired), and is deleted by a write of its kind an hour
-/// after it expired.
-impl PostgresAudit {
-    /// Keeps `value` under `kind` and `key` until `lifetime` has passed, replacing what was
-    /// there.
-    pub async fn put_shared(
-        &self,
-        kind: &str,
-        key: &str,
-        value: &[u8],
-        lifetime: Duration,
-    ) -> Result<(), AuditError> {
-        let client = self.pool.get().await?;
-        client
-            .execute(
-                "DELETE FROM shared_state WHERE kind = $1 \
-                 AND expires_at < clock_timestamp() - interval '1 hour'",
-                &[&kind],
-            )
-            .await?;
-        client
-            .execute(
-                "INSERT INTO shared_state (kind, key, value, expires_at) \
-                 VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4)) \
-                 ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value, \
-                 expires_at = EXCLUDED.expires_at",
-                &[&kind, &key, &value, &lifetime.as_secs_f64()],
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// The value kept under `kind` and `key`, unless it expired.
-    pub async fn get_shared(&self, kind: &str, key: &str) -> Result<Option<Vec<u8>>, AuditError> {
-        let client = self.pool.get().await?;
-        let row = client
-            .query_opt(
-                "SELECT value FROM shared_state WHERE kind = $1 AND key = $2 \
-                 AND expires_at > clock_timestamp()",
-                &[&kind, &key],
-            )
-            .await?;
-        Ok(row.map(|row| row.get(0)))
-    }
-
-    /// The value kept under `kind` and `key` taken out, and whether it is still live (it may
-    /// have expired within the hour): of several instances taking it at once, one gets it.
-    pub async fn take_shared(
-        &self,
-        kind: &str,
-        key: &str,
-    ) -> Result<Option<(Vec<u8>, bool)>, AuditError> {
-        let client = self.pool.get().await?;
-        let row = client
-            .query_opt(
-                "DELETE FROM shared_state WHERE kind = $1 AND key = $2 \
-                 RETURNING value, expires_at > clock_timestamp()",
-                &[&kind, &key],
-            )
-            .await?;
-        Ok(row.map(|row| (row.get(0), row.get(1))))
-    }
-}
-
-/// The store a fleet's instances share: their values in this database (see
-/// [`put_shared`](PostgresAudit::put_shared)).
+/// The store a fleet's instances share, in this database: what a later request may need,
+/// whichever instance it reaches (an MCP server's artifact handles, the questions waiting for a
+/// person's answer, its sessions). Each value has a kind, a key and an expiry; an expired value
+/// is never read (a take says it expired), and is deleted by a write of its kind an hour after
+/// it expired.
 impl SharedStore for PostgresAudit {
     fn put<'a>(
         &'a self,
@@ -402,22 +338,62 @@ impl SharedStore for PostgresAudit {
         lifetime: Duration,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            self.put_shared(kind, key, &value, lifetime)
+            let client = self.pool.get().await.map_err(StoreError::new)?;
+            client
+                .execute(
+                    "DELETE FROM shared_state WHERE kind = $1 \
+                     AND expires_at < clock_timestamp() - interval '1 hour'",
+                    &[&kind],
+                )
                 .await
-                .map_err(StoreError::new)
+                .map_err(StoreError::new)?;
+            client
+                .execute(
+                    "INSERT INTO shared_state (kind, key, value, expires_at) \
+                     VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4)) \
+                     ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value, \
+                     expires_at = EXCLUDED.expires_at",
+                    &[&kind, &key, &value, &lifetime.as_secs_f64()],
+                )
+                .await
+                .map_err(StoreError::new)?;
+            Ok(())
         })
     }
 
     fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(async move { self.get_shared(kind, key).await.map_err(StoreError::new) })
+        Box::pin(async move {
+            let client = self.pool.get().await.map_err(StoreError::new)?;
+            let row = client
+                .query_opt(
+                    "SELECT value FROM shared_state WHERE kind = $1 AND key = $2 \
+                     AND expires_at > clock_timestamp()",
+                    &[&kind, &key],
+                )
+                .await
+                .map_err(StoreError::new)?;
+            Ok(row.map(|row| row.get(0)))
+        })
     }
 
+    /// Of several instances taking a value at once, one gets it: one `DELETE … RETURNING`.
     fn take<'a>(
         &'a self,
         kind: &'static str,
         key: &'a str,
     ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>> {
-        Box::pin(async move { self.take_shared(kind, key).await.map_err(StoreError::new) })
+        Box::pin(async move {
+            let client = self.pool.get().await.map_err(StoreError::new)?;
+            let row = client
+                .query_opt(
+                    "DELETE FROM shared_state WHERE kind = $1 AND key = $2 \
+                     RETURNING value, expires_at > clock_timestamp()",
+                    &[&kind, &key],
+                )
+                .await
+                .map_err(StoreError::new)?;
+            Ok(row.map(|row| (row.get(0), row.get(1))))
+        })
     }
 }
 

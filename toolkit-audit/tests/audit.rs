@@ -11,7 +11,7 @@ use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
     RunEvent, RunRequest, Table, ToolArtifact, ToolCall, ToolContext, ToolLoopService,
-    ToolRegistry, ToolResult, tool,
+    ToolRegistry, ToolResult, shared::SharedStore, tool,
 };
 use toolkit_audit::{Audit, PostgresAudit, Privacy, StepRow};
 
@@ -563,32 +563,29 @@ async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
         .await
         .expect("connects");
     let minute = Duration::from_mins(1);
-    one.put_shared("handles", "h1", b"artifacts\0bytes", minute)
+    one.put("handles", "h1", b"artifacts\0bytes".to_vec(), minute)
         .await
         .expect("kept");
     // Any instance reads it, as often as it likes; another kind or key is another value.
     for _ in 0..2 {
         assert_eq!(
-            other.get_shared("handles", "h1").await.expect("read"),
+            other.get("handles", "h1").await.expect("read"),
             Some(b"artifacts\0bytes".to_vec())
         );
     }
-    assert_eq!(
-        other.get_shared("questions", "h1").await.expect("read"),
-        None
-    );
-    assert_eq!(other.get_shared("handles", "h2").await.expect("read"), None);
+    assert_eq!(other.get("questions", "h1").await.expect("read"), None);
+    assert_eq!(other.get("handles", "h2").await.expect("read"), None);
     // A put replaces.
-    one.put_shared("handles", "h1", b"again", minute)
+    one.put("handles", "h1", b"again".to_vec(), minute)
         .await
         .expect("kept");
     assert_eq!(
-        other.get_shared("handles", "h1").await.expect("read"),
+        other.get("handles", "h1").await.expect("read"),
         Some(b"again".to_vec())
     );
 
     // Eight takes at once, on two instances: one gets the value.
-    one.put_shared("questions", "q1", b"question", minute)
+    one.put("questions", "q1", b"question".to_vec(), minute)
         .await
         .expect("kept");
     let attempts: Vec<_> = (0..8)
@@ -598,7 +595,7 @@ async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
             } else {
                 other.clone()
             };
-            tokio::spawn(async move { audit.take_shared("questions", "q1").await })
+            tokio::spawn(async move { audit.take("questions", "q1").await })
         })
         .collect();
     let mut taken = Vec::new();
@@ -610,22 +607,21 @@ async fn shared_values_are_read_by_any_instance_expire_and_are_taken_once() {
     assert_eq!(taken, [(b"question".to_vec(), true)]);
 
     // Past its lifetime: not read, and a take says it expired.
-    one.put_shared("questions", "q2", b"late", Duration::from_millis(1))
-        .await
-        .expect("kept");
+    one.put(
+        "questions",
+        "q2",
+        b"late".to_vec(),
+        Duration::from_millis(1),
+    )
+    .await
+    .expect("kept");
     tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(other.get("questions", "q2").await.expect("read"), None);
     assert_eq!(
-        other.get_shared("questions", "q2").await.expect("read"),
-        None
-    );
-    assert_eq!(
-        other.take_shared("questions", "q2").await.expect("taken"),
+        other.take("questions", "q2").await.expect("taken"),
         Some((b"late".to_vec(), false))
     );
-    assert_eq!(
-        other.take_shared("questions", "q2").await.expect("taken"),
-        None
-    );
+    assert_eq!(other.take("questions", "q2").await.expect("taken"), None);
 }
 
 /// Another instance (its own pool) records one call, a run row, a step and the run's end; `changes`
