@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use toolkit_testing::haproxy::{Balancer, free_port, haproxy};
+use toolkit_testing::mcp::{modern_meta, post};
 use toolkit_testing::postgres::{Postgres, own_server, postgres};
 
 /// One `toolkit-mcp --http` process; killed when dropped.
@@ -99,51 +100,6 @@ fn fleet(haproxy: &Path, count: usize, audit: &str, more: &[&str]) -> (Vec<Insta
     (instances, balancer)
 }
 
-/// What a 2026-07-28 request carries in its `_meta`.
-fn meta(capabilities: &Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "fleet-test", "version": "1"},
-    })
-}
-
-/// POSTs one JSON-RPC message: the status, the session id the server gave, and the answer
-/// (plain JSON or an event's `data:`); `Err` when no HTTP answer came.
-async fn post(
-    client: &reqwest::Client,
-    url: &str,
-    headers: &[(&str, &str)],
-    message: &Value,
-) -> Result<(u16, Option<String>, Value), String> {
-    let mut request = client
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(message.to_string());
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.map_err(|error| error.to_string())?;
-    let status = response.status().as_u16();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned);
-    let body = response.text().await.map_err(|error| error.to_string())?;
-    let answer = body
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|data| !data.is_empty())
-        .map_or_else(
-            || serde_json::from_str(&body).unwrap_or(Value::String(body.clone())),
-            |data| serde_json::from_str(data).unwrap_or(Value::String(data.to_owned())),
-        );
-    Ok((status, session, answer))
-}
-
 /// A 2026-07-28 `tools/call` of `name`: the result (or the error) the server answered.
 async fn call(
     client: &reqwest::Client,
@@ -154,7 +110,7 @@ async fn call(
 ) -> Result<Value, String> {
     let mut params = params;
     params["name"] = json!(name);
-    params["_meta"] = meta(capabilities);
+    params["_meta"] = modern_meta(capabilities);
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let headers = [
         ("mcp-protocol-version", "2026-07-28"),

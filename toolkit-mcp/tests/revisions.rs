@@ -6,8 +6,8 @@
 mod support;
 
 use serde_json::json;
-use support::{modern_meta, post, serve, service};
-use toolkit_testing::mcp::{python, reply, run_client};
+use support::{post, serve, service};
+use toolkit_testing::mcp::{modern_meta, python, reply, run_client};
 
 #[test]
 fn the_python_client_gets_the_same_tools_and_replies_over_either_revision() {

@@ -8,7 +8,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{modern_meta, post, serve, service};
+use support::{post, serve, service};
+use toolkit_testing::mcp::modern_meta;
 
 /// The capabilities of a client that shows MCP Apps views.
 fn with_views() -> Value {

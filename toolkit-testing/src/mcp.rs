@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::venv;
 
@@ -92,4 +92,53 @@ pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// A path for a scratch file of this test process.
 pub fn temp_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("toolkit-mcp-{}-{name}", std::process::id()))
+}
+
+/// What a 2026-07-28 request carries in its `_meta`: the revision, the client's capabilities
+/// and who it is.
+pub fn modern_meta(capabilities: &Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "toolkit-tests", "version": "1"},
+    })
+}
+
+/// POSTs one JSON-RPC message with these headers, as an MCP client does over streamable HTTP:
+/// the status, the session id the server gave (if any), and the JSON-RPC answer from the body
+/// (plain JSON, else the body as a string, or the `data:` of an event). `Err` when no HTTP
+/// answer came, or an event's data is not JSON.
+pub async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &[(&str, &str)],
+    message: &Value,
+) -> Result<(u16, Option<String>, Value), String> {
+    let mut request = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.map_err(|error| error.to_string())?;
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let body = response.text().await.map_err(|error| error.to_string())?;
+    let event = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|data| !data.is_empty());
+    let answer = match event {
+        Some(data) => serde_json::from_str(data)
+            .map_err(|error| format!("an event's data is not JSON ({error}): {data}"))?,
+        None => serde_json::from_str(&body).unwrap_or(Value::String(body)),
+    };
+    Ok((status, session, answer))
 }

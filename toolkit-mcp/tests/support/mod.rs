@@ -70,46 +70,14 @@ pub fn serve(runtime: &tokio::runtime::Runtime, service: &Arc<ToolLoopService>) 
     format!("http://{address}{}", toolkit_mcp::HTTP_PATH)
 }
 
-/// What a 2026-07-28 request carries in its `_meta`: the revision, the client's capabilities
-/// and who it is.
-pub fn modern_meta(capabilities: &Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "revisions-test", "version": "1"},
-    })
-}
-
-/// POSTs one JSON-RPC message with these headers: the status, the session id the server gave
-/// (if any), and the JSON-RPC answer from the body (plain JSON or the `data:` of an event).
+/// POSTs one JSON-RPC message with these headers (`toolkit_testing::mcp::post`): the status, the
+/// session id the server gave (if any), and the JSON-RPC answer.
 pub async fn post(
     url: &str,
     headers: &[(&str, &str)],
     message: &Value,
 ) -> (u16, Option<String>, Value) {
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(message.to_string());
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.expect("the server answers");
-    let status = response.status().as_u16();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|value| value.to_str().expect("ASCII").to_owned());
-    let body = response.text().await.expect("a body");
-    let answer = body
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|data| !data.is_empty())
-        .map_or_else(
-            || serde_json::from_str(&body).unwrap_or(Value::String(body.clone())),
-            |data| serde_json::from_str(data).expect("an event's data is JSON"),
-        );
-    (status, session, answer)
+    toolkit_testing::mcp::post(&reqwest::Client::new(), url, headers, message)
+        .await
+        .expect("the server answers")
 }
