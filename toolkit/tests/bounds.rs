@@ -139,8 +139,10 @@ fn check_keeps_as_much_as_fits(
     }
     let kept_len = json_len(kept);
     if kept_len > ROOM {
+        // What the bound's own meter says of the same list tells a miscount from a wrong cut.
+        let metered = artifacts_len(kept, usize::MAX);
         return Err(format!(
-            "the kept artifacts take {kept_len} bytes, past the room"
+            "the kept artifacts take {kept_len} bytes, past the room (the meter counts {metered:?})"
         ));
     }
     let grown_len = json_len(&grown);
