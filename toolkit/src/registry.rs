@@ -185,7 +185,12 @@ impl ToolRegistry {
     /// `#[tools]` block come with an instance: [`register_instance`](Self::register_instance)).
     pub fn linked() -> Result<Self, RegistryError> {
         let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS.iter().copied().collect();
-        linked.sort_by(|a, b| a.spec().name().cmp(b.spec().name()));
+        // By name, then by place: the linker's order depends on how the build splits code into
+        // units, so it never decides which of two tools of one name is called the first.
+        linked.sort_by(|a, b| {
+            let (a, b) = (a.spec(), b.spec());
+            (a.name(), a.place()).cmp(&(b.name(), b.place()))
+        });
         let mut registry = Self::new();
         registry.insert_all(linked.into_iter().map(Handle::Linked))?;
         Ok(registry)
@@ -230,7 +235,12 @@ impl ToolRegistry {
                     crate_name: name.to_owned(),
                 });
             }
-            if let Some(set) = sets.find(|set| !self.instances.contains(&(set.type_id)())) {
+            // The linker orders the slice as the build splits code into units: the type named
+            // is the first by name, the same whatever the build.
+            let missing = sets
+                .filter(|set| !self.instances.contains(&(set.type_id)()))
+                .min_by_key(|set| (set.written, set.place));
+            if let Some(set) = missing {
                 return Err(RegistryError::InstanceMissing {
                     type_name: set.written.to_owned(),
                     crate_name: name.to_owned(),

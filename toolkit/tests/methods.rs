@@ -71,6 +71,22 @@ impl Shop {
     }
 }
 
+/// A second `#[tools]` type of this crate, after `Shop` in the source and before it by name: of
+/// two types without an instance, an error names the first by name, never the first the linker
+/// happened to place.
+struct Depot {
+    address: &'static str,
+}
+
+#[tools]
+impl Depot {
+    /// Where the goods are kept.
+    #[tool]
+    fn address(&self) -> String {
+        self.address.to_owned()
+    }
+}
+
 fn shop(calls: &Arc<AtomicUsize>) -> Shop {
     Shop {
         stock: vec![("tea", 12), ("cake", 3)],
@@ -196,7 +212,7 @@ fn a_tools_type_without_a_registered_instance_is_named_with_the_fix() {
     };
     assert_eq!(
         (type_name.as_str(), crate_name.as_str()),
-        ("Shop", "methods")
+        ("Depot", "methods")
     );
     assert!(
         place.starts_with("methods (toolkit/tests/methods.rs:"),
@@ -205,7 +221,7 @@ fn a_tools_type_without_a_registered_instance_is_named_with_the_fix() {
     assert_eq!(
         error.to_string(),
         format!(
-            "the `#[tools]` type `Shop` of crate `methods` (defined at {place}) has no instance \
+            "the `#[tools]` type `Depot` of crate `methods` (defined at {place}) has no instance \
              registered, so its tools are missing: add one with `registry.register_instance(..)`, \
              then check with `registry.check_crates(&[\"methods\"])` (`linked_expecting` checks \
              before any instance can be registered)"
@@ -213,6 +229,16 @@ fn a_tools_type_without_a_registered_instance_is_named_with_the_fix() {
     );
     let mut registry = ToolRegistry::linked().expect("no duplicates");
     assert!(registry.check_crates(&["methods"]).is_err());
+    registry
+        .register_instance(Depot {
+            address: "1 Dock Road",
+        })
+        .expect("new names");
+    let Err(RegistryError::InstanceMissing { type_name, .. }) = registry.check_crates(&["methods"])
+    else {
+        panic!("the shop has no instance yet");
+    };
+    assert_eq!(type_name, "Shop");
     registry
         .register_instance(shop(&Arc::new(AtomicUsize::new(0))))
         .expect("new names");
