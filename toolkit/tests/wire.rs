@@ -445,6 +445,43 @@ async fn busy_and_failing_servers_are_retried_honouring_retry_after() {
 }
 
 #[tokio::test]
+async fn a_retry_after_longer_than_a_duration_holds_waits_max_backoff_and_never_panics() {
+    // Past about 1.8e19 seconds a `Duration` cannot hold the wait: a client error carrying it
+    // still ends the run with the error, and a busy answer is retried after `max_backoff`.
+    let server = Server::start(vec![
+        (
+            429,
+            vec![("retry-after", "1e20".to_owned())],
+            json!({"error": "slow down"}),
+        ),
+        openai_turn(&[], Some("after the wait")),
+        (
+            400,
+            vec![("retry-after", "99999999999999999999".to_owned())],
+            json!({"error": "bad request"}),
+        ),
+    ])
+    .await;
+    let provider = OpenAiProvider::from_env_var(
+        KEY_VARIABLE,
+        &format!("{}/v1", server.url),
+        "test-model",
+        options().with_max_backoff(Duration::from_millis(30)),
+    )
+    .unwrap();
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.content, "after the wait");
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.termination, Termination::ProviderError);
+    assert_eq!(
+        result.content,
+        "the provider answered HTTP 400: {\"error\":\"bad request\"}"
+    );
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[tokio::test]
 async fn a_client_error_is_not_retried_and_ends_the_run() {
     let server = Server::start(vec![(401, Vec::new(), json!({"error": "bad key"}))]).await;
     let provider = provider(Adapter::OPENAI, &server.url);

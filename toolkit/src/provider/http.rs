@@ -284,7 +284,10 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
         .to_str()
         .ok()?;
     let seconds: f64 = value.trim().parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+    // A wait longer than a `Duration` holds (`1e20`) is the longest wait; the caller caps it at
+    // `max_backoff` like any other.
+    (seconds.is_finite() && seconds >= 0.0)
+        .then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 /// The model's arguments as JSON for formats that need an object; text that is not JSON is
