@@ -61,7 +61,14 @@ pub struct MemoryStore {
 struct Kept {
     key: String,
     value: Vec<u8>,
-    until: Instant,
+    /// `None`: a lifetime past what an `Instant` can count, which never ends in this process.
+    until: Option<Instant>,
+}
+
+impl Kept {
+    fn alive(&self, now: Instant) -> bool {
+        self.until.is_none_or(|until| until > now)
+    }
 }
 
 impl MemoryStore {
@@ -94,7 +101,7 @@ impl SharedStore for MemoryStore {
             kept.push_back(Kept {
                 key: key.to_owned(),
                 value,
-                until: now + lifetime,
+                until: now.checked_add(lifetime),
             });
         });
         Box::pin(async { Ok(()) })
@@ -104,7 +111,7 @@ impl SharedStore for MemoryStore {
         let now = Instant::now();
         let value = self.with_kind(kind, |kept| {
             kept.iter()
-                .find(|entry| entry.key == key && entry.until > now)
+                .find(|entry| entry.key == key && entry.alive(now))
                 .map(|entry| entry.value.clone())
         });
         Box::pin(async { Ok(value) })
@@ -119,7 +126,8 @@ impl SharedStore for MemoryStore {
         let taken = self.with_kind(kind, |kept| {
             let position = kept.iter().position(|entry| entry.key == key)?;
             let entry = kept.remove(position)?;
-            Some((entry.value, entry.until > now))
+            let alive = entry.alive(now);
+            Some((entry.value, alive))
         });
         Box::pin(async { Ok(taken) })
     }
@@ -184,5 +192,27 @@ mod tests {
         let last = MemoryStore::PER_KIND.to_string();
         assert_eq!(get(&store, "a", &last).await, Some(b"v".to_vec()));
         assert_eq!(get(&store, "b", "other").await, Some(b"b".to_vec()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lifetime_past_what_an_instant_counts_never_ends_and_the_store_goes_on() {
+        // `--approval-timeout 18446744073709551615` gives such a lifetime: it once overflowed
+        // `Instant + Duration` while the store's lock was held, which poisoned it for good.
+        let store = MemoryStore::default();
+        store
+            .put("a", "k", b"v".to_vec(), Duration::MAX)
+            .await
+            .expect("kept");
+        tokio::time::advance(Duration::from_hours(24 * 365)).await;
+        assert_eq!(get(&store, "a", "k").await, Some(b"v".to_vec()));
+        assert_eq!(
+            store.take("a", "k").await.expect("memory answers"),
+            Some((b"v".to_vec(), true))
+        );
+        store
+            .put("a", "j", b"w".to_vec(), Duration::from_mins(1))
+            .await
+            .expect("kept");
+        assert_eq!(get(&store, "a", "j").await, Some(b"w".to_vec()));
     }
 }
