@@ -223,6 +223,10 @@ struct Column {
     sum: f64,
     numeric_min: Option<f64>,
     numeric_max: Option<f64>,
+    /// While every value is a whole number: the least and greatest exactly (an `f64` holds
+    /// whole numbers exactly only up to 2^53, and ids are often longer).
+    integer_min: Option<i64>,
+    integer_max: Option<i64>,
     text_min: Option<String>,
     text_max: Option<String>,
 }
@@ -248,7 +252,14 @@ impl Column {
         if self.distinct.len() < self.distinct_limit {
             self.distinct.insert(cell.to_owned());
         }
-        self.all_integer &= cell.parse::<i64>().is_ok();
+        match cell.parse::<i64>() {
+            Ok(value) if self.all_integer => {
+                self.integer_min = Some(self.integer_min.map_or(value, |min| min.min(value)));
+                self.integer_max = Some(self.integer_max.map_or(value, |max| max.max(value)));
+            }
+            Ok(_) => {}
+            Err(_) => self.all_integer = false,
+        }
         self.all_boolean &= cell.eq_ignore_ascii_case("true") || cell.eq_ignore_ascii_case("false");
         match cell.parse::<f64>() {
             Ok(value) if value.is_finite() => {
@@ -287,9 +298,17 @@ impl Column {
         let (min, max, mean) = if numeric {
             #[allow(clippy::cast_precision_loss)] // a mean of at most millions of values
             let mean = self.sum / self.values as f64;
+            let (min, max) = if kind == Kind::Integer {
+                (
+                    self.integer_min.map(|min| min.to_string()),
+                    self.integer_max.map(|max| max.to_string()),
+                )
+            } else {
+                (self.numeric_min.map(number), self.numeric_max.map(number))
+            };
             (
-                self.numeric_min.map(number).unwrap_or_default(),
-                self.numeric_max.map(number).unwrap_or_default(),
+                min.unwrap_or_default(),
+                max.unwrap_or_default(),
                 number(mean),
             )
         } else {

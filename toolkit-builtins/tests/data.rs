@@ -149,6 +149,25 @@ async fn csv_stats_describes_each_column_in_content_and_table() {
             strings(["note", "empty", "0", "3", "0", "", "", ""]),
         ]
     );
+    // Whole numbers past 2^53 (ids) keep every digit as their least and greatest.
+    let outcome = fixture
+        .call(
+            "csv_stats",
+            json!({"text": "id\n9007199254740993\n-9223372036854775808\n9223372036854775807\n"}),
+        )
+        .await;
+    assert_eq!(
+        outcome.table().1[0][..7],
+        strings([
+            "id",
+            "integer",
+            "3",
+            "0",
+            "3",
+            "-9223372036854775808",
+            "9223372036854775807"
+        ])
+    );
 }
 
 #[tokio::test]
