@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use toolkit::approval::Choice;
 use toolkit::bound::echo;
-use toolkit::question::{KeptQuestion, Question};
+use toolkit::question::{AskAgain, KeptQuestion, Question};
 
 use crate::store::{QUESTIONS, SharedStore, StoreError};
 
@@ -50,23 +50,36 @@ pub(crate) fn answers_forms(capabilities: &ClientCapabilities) -> bool {
         .is_some_and(|modes| modes.form.is_some() || modes.url.is_none())
 }
 
+/// What a form that asks again says first: why the last arguments were not taken, or that the
+/// call's preview changed after it was shown, so the approval given did not run it.
+pub(crate) fn asked_again(again: &AskAgain) -> Option<String> {
+    if again.preview_changed() {
+        return Some(
+            "What this call would do changed after you were shown it, so it was not run. \
+             This is what it would do now."
+                .to_owned(),
+        );
+    }
+    again
+        .why()
+        .map(|why| format!("Those arguments were not taken: {why}"))
+}
+
 /// The form that asks about `question`; `session` offers approval of the tool for the rest of
-/// the session, `why` says why the last arguments were not taken.
-pub(crate) fn form(question: &Question, session: bool, why: Option<&str>) -> ElicitRequestParams {
+/// the session, `note` (see [`asked_again`]) says why it is asked again.
+pub(crate) fn form(question: &Question, session: bool, note: Option<&str>) -> ElicitRequestParams {
     let call = question.call();
     let tool = echo(&call.name);
     let arguments = serde_json::from_str::<Value>(&call.arguments)
         .ok()
         .and_then(|value| serde_json::to_string_pretty(&value).ok())
         .unwrap_or_else(|| call.arguments.clone());
-    let not_taken = why.map_or_else(String::new, |why| {
-        format!("Those arguments were not taken: {why}\n\n")
-    });
+    let note = note.map_or_else(String::new, |note| format!("{note}\n\n"));
     let preview = question.preview().map_or_else(String::new, |preview| {
         format!("\nWhat it would do:\n{preview}\n")
     });
     let message = format!(
-        "{not_taken}Approve this call of tool \"{tool}\"?\n\nArguments:\n{arguments}\n{preview}"
+        "{note}Approve this call of tool \"{tool}\"?\n\nArguments:\n{arguments}\n{preview}"
     );
     let mut choices = vec![
         json!({"const": APPROVE, "title": "Approve this call"}),
@@ -358,7 +371,11 @@ mod tests {
             message,
             requested_schema,
             ..
-        } = form(&asked, true, Some("Error: bad."))
+        } = form(
+            &asked,
+            true,
+            Some("Those arguments were not taken: Error: bad."),
+        )
         else {
             panic!("a form");
         };

@@ -22,7 +22,8 @@ use toolkit::recording::ObservedCall;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use crate::approvals::{
-    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, answers_forms, ask_later, choice, form, take_waiting,
+    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, answers_forms, ask_later, asked_again, choice, form,
+    take_waiting,
 };
 use crate::store::{MemoryStore, Sessions, SharedStore, StoreError};
 use crate::views::{
@@ -283,19 +284,26 @@ impl McpToolServer {
             Ok(question) => question,
             Err(refused) => return self.complete(&request.name, &refused, views).await,
         };
+        let mut note = None;
         if self.session_approved(&request.name) {
-            let ran = self
+            match self
                 .service
                 .run_approved_earlier(&scope, SOURCE, question)
-                .await;
-            return self.complete(&request.name, &ran, views).await;
+                .await
+            {
+                Ok(ran) => return self.complete(&request.name, &ran, views).await,
+                // What it would do changed since the call came: the person is asked.
+                Err(again) => {
+                    note = asked_again(&again);
+                    question = again.into_question();
+                }
+            }
         }
-        let mut why = None;
         for forms in 1.. {
             let answer = if forms > MAX_FORMS {
                 None
             } else {
-                let asked = form(&question, true, why.as_deref());
+                let asked = form(&question, true, note.as_deref());
                 context
                     .peer
                     .create_elicitation_with_timeout(asked, Some(self.approval_timeout))
@@ -309,7 +317,7 @@ impl McpToolServer {
             match self.service.answer(&scope, SOURCE, question, choice).await {
                 Ok(observed) => return self.complete(&request.name, &observed, views).await,
                 Err(again) => {
-                    why = again.why().map(str::to_owned);
+                    note = asked_again(&again);
                     question = again.into_question();
                 }
             }
@@ -359,9 +367,9 @@ impl McpToolServer {
         match decided {
             Ok(observed) => self.complete(&request.name, &observed, views).await,
             Err(again) if forms < MAX_FORMS => {
-                let why = again.why().map(str::to_owned);
+                let note = asked_again(&again);
                 let next = again.into_question();
-                self.ask_later(request, &arguments, &next, forms + 1, why.as_deref())
+                self.ask_later(request, &arguments, &next, forms + 1, note.as_deref())
                     .await
             }
             // No more forms: the call is not approved.
@@ -382,9 +390,9 @@ impl McpToolServer {
         arguments: &str,
         question: &Question,
         forms: usize,
-        why: Option<&str>,
+        note: Option<&str>,
     ) -> CallToolResponse {
-        let asked = form(question, false, why);
+        let asked = form(question, false, note);
         let call = (&*request.name, arguments);
         match ask_later(
             &*self.store,

@@ -162,6 +162,11 @@ pub struct PendingCall<'a> {
     pub call: &'a ToolCall,
     /// The tool's declaration.
     pub spec: &'a ToolSpec,
+    /// What the call would do, when its tool names a preview (see
+    /// [`ToolSpec::with_preview`]): the preview tool's content. An approval runs the call only
+    /// while its preview, computed again just before it runs, still says this; otherwise the
+    /// call waits for the operator with the new preview.
+    pub preview: Option<&'a str>,
     /// What the tools of the run see.
     pub context: &'a ToolContext,
 }

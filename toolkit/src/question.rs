@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::approval::{Choice, Then, decide};
 use crate::bound::echo;
 use crate::recording::{CallDecision, Decided, Decider, ObservedCall, RunStep};
-use crate::seam::RunScope;
+use crate::seam::{RunScope, Shown};
 use crate::service::ToolLoopService;
 use crate::wire::ToolCall;
 
@@ -22,8 +22,8 @@ use crate::wire::ToolCall;
 pub struct Question {
     call: ToolCall,
     preview: Option<String>,
-    /// The person's earlier answers about this call (edits of a previewed tool's arguments),
-    /// recorded with the last one.
+    /// The person's earlier answers about this call (edits of a previewed tool's arguments,
+    /// approvals that did not run because the preview changed), recorded with the last one.
     earlier: Vec<CallDecision>,
 }
 
@@ -41,7 +41,10 @@ impl Question {
 
     /// How many times the person edited the call's arguments before this question.
     pub fn edits(&self) -> usize {
-        self.earlier.len()
+        self.earlier
+            .iter()
+            .filter(|earlier| matches!(earlier.decided, Decided::Edited { .. }))
+            .count()
     }
 
     /// What another process needs to answer this question
@@ -58,8 +61,8 @@ impl Question {
 
 /// A [`Question`] as kept between requests, perhaps by another process: its call, the preview
 /// it was shown with and the earlier answers, as JSON. It is not a question:
-/// [`ToolLoopService::answer_kept`] checks its call again and computes its preview again
-/// before it applies an answer.
+/// [`ToolLoopService::answer_kept`] checks its call again before it applies an answer, and an
+/// approval runs the call only while its preview is still the one kept here.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeptQuestion {
     call: ToolCall,
@@ -81,11 +84,14 @@ impl KeptQuestion {
 
 /// A question to put to the person again, instead of a result: they changed the arguments of a
 /// tool that shows a preview (asked again with the new preview, so that nothing runs that they
-/// have not seen), or gave arguments that fail the tool's checks (asked again, saying why).
+/// have not seen), gave arguments that fail the tool's checks (asked again, saying why), or
+/// approved a call whose preview changed since they were shown it (asked again with the preview
+/// as it is now: see [`preview_changed`](Self::preview_changed)).
 #[derive(Debug)]
 pub struct AskAgain {
     question: Question,
     why: Option<String>,
+    preview_changed: bool,
 }
 
 impl AskAgain {
@@ -97,6 +103,13 @@ impl AskAgain {
     /// Why the arguments given were not taken (the text the call would get), if they were not.
     pub fn why(&self) -> Option<&str> {
         self.why.as_deref()
+    }
+
+    /// Whether the person approved, but what the call would do changed after they were shown
+    /// it (its preview, computed again just before it would have run, was another): nothing
+    /// ran, and the question shows the preview as it is now.
+    pub fn preview_changed(&self) -> bool {
+        self.preview_changed
     }
 
     /// The question, to answer.
@@ -116,22 +129,7 @@ impl ToolLoopService {
         source: &str,
         call: ToolCall,
     ) -> Result<Question, ObservedCall> {
-        let refusal = self
-            .seam()
-            .refusal(scope, &call.name, &call.arguments)
-            .or_else(|| {
-                (!self.seam().needs_approval(scope, &call.name)).then(|| {
-                    format!(
-                        "Error: tool \"{}\" needs no approval; it is called, not asked about.",
-                        echo(&call.name)
-                    )
-                })
-            });
-        if let Some(refusal) = refusal {
-            let refused = self
-                .recorder()
-                .decided(self.seam(), scope, source, &call, None, Some(refusal))
-                .await;
+        if let Some(refused) = self.refuse_to_ask(scope, source, &call).await {
             return Err(refused);
         }
         let preview = self.seam().preview(scope, &call).await;
@@ -142,13 +140,38 @@ impl ToolLoopService {
         })
     }
 
+    /// The refusal of a call nobody should be asked about (one that could not run, or needs no
+    /// approval), recorded as a run of one call of `source`; `None` when it may be asked about.
+    async fn refuse_to_ask(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+    ) -> Option<ObservedCall> {
+        let refusal = self
+            .seam()
+            .refusal(scope, &call.name, &call.arguments)
+            .or_else(|| {
+                (!self.seam().needs_approval(scope, &call.name)).then(|| {
+                    format!(
+                        "Error: tool \"{}\" needs no approval; it is called, not asked about.",
+                        echo(&call.name)
+                    )
+                })
+            })?;
+        Some(
+            self.recorder()
+                .decided(self.seam(), scope, source, call, None, Err(refusal))
+                .await,
+        )
+    }
+
     /// Answers the question `kept` keeps (perhaps kept by another process) as
-    /// [`answer`](Self::answer) answers a question, once it is made again as
-    /// [`question`](Self::question) makes one: its call checked again (a refusal is the call's
-    /// result, recorded), its preview computed again, with the earlier answers. When the preview
-    /// is not the one the person was shown (what the call would do changed meanwhile), their
-    /// choice was about another call: nothing runs, and the question is asked again with the new
-    /// preview.
+    /// [`answer`](Self::answer) answers a question, once its call is checked again as
+    /// [`question`](Self::question) checks one (a refusal is the call's result, recorded). The
+    /// preview the person was shown is the one kept: when the call's preview is another by now
+    /// (what the call would do changed meanwhile), their approval was about another call,
+    /// so nothing runs and the question is asked again with the new preview.
     pub async fn answer_kept(
         &self,
         scope: &RunScope,
@@ -158,20 +181,17 @@ impl ToolLoopService {
     ) -> Result<ObservedCall, AskAgain> {
         let KeptQuestion {
             call,
-            preview: shown,
+            preview,
             earlier,
         } = kept;
-        let mut question = match self.question(scope, source, call).await {
-            Ok(question) => question,
-            Err(refused) => return Ok(refused),
-        };
-        question.earlier = earlier;
-        if question.preview != shown {
-            return Err(AskAgain {
-                question,
-                why: None,
-            });
+        if let Some(refused) = self.refuse_to_ask(scope, source, &call).await {
+            return Ok(refused);
         }
+        let question = Question {
+            call,
+            preview,
+            earlier,
+        };
         self.answer(scope, source, question, choice).await
     }
 
@@ -181,7 +201,9 @@ impl ToolLoopService {
     /// step.
     ///
     /// Approve runs the call, and so does approve-for-run (keeping the tool's approval for
-    /// later calls is the caller's: see [`run_approved_earlier`](Self::run_approved_earlier)).
+    /// later calls is the caller's: see [`run_approved_earlier`](Self::run_approved_earlier)),
+    /// as long as its preview, computed again just before it runs, is the one the question
+    /// showed: otherwise nothing runs and the question is asked again with the new preview.
     /// Deny gives the model the reason, or that the operator denied the call; no answer gives
     /// it that the approval was not given. An edit is checked as a call of the tool would be:
     /// arguments that fail ask again with why; changed arguments of a tool that names a preview
@@ -201,6 +223,7 @@ impl ToolLoopService {
                         return Err(AskAgain {
                             question,
                             why: Some(why),
+                            preview_changed: false,
                         });
                     }
                 }
@@ -208,7 +231,9 @@ impl ToolLoopService {
             _ => None,
         };
         let Question {
-            call, mut earlier, ..
+            call,
+            preview: shown,
+            mut earlier,
         } = question;
         let previewed = self
             .registry()
@@ -216,12 +241,35 @@ impl ToolLoopService {
             .and_then(|tool| tool.spec().preview())
             .is_some();
         let (decided, then) = decide(&call, choice.as_ref(), edit.as_ref(), previewed);
-        earlier.push(CallDecision::new(&call, Decider::Operator, decided));
-        let call = edit.map_or(call, |edit| edit.call().clone());
-        let refusal = match then {
-            Then::Run => None,
-            Then::Refuse(text) => Some(text),
+        let asked = call;
+        let call = edit.map_or_else(|| asked.clone(), |edit| edit.call().clone());
+        let outcome = match then {
+            Then::Run => match self
+                .seam()
+                .approve(scope, &call, &Shown::of(shown.as_deref()))
+                .await
+            {
+                Ok(approval) => Ok(approval),
+                Err(now) => {
+                    earlier.push(CallDecision::new(
+                        &asked,
+                        Decider::Operator,
+                        Decided::PreviewChanged,
+                    ));
+                    return Err(AskAgain {
+                        question: Question {
+                            call,
+                            preview: now,
+                            earlier,
+                        },
+                        why: None,
+                        preview_changed: true,
+                    });
+                }
+            },
+            Then::Refuse(text) => Err(text),
             Then::Wait => {
+                earlier.push(CallDecision::new(&asked, Decider::Operator, decided));
                 let preview = self.seam().preview(scope, &call).await;
                 return Err(AskAgain {
                     question: Question {
@@ -230,36 +278,74 @@ impl ToolLoopService {
                         earlier,
                     },
                     why: None,
+                    preview_changed: false,
                 });
             }
         };
+        earlier.push(CallDecision::new(&asked, Decider::Operator, decided));
         let decisions = RunStep::Resumed { decisions: earlier };
         Ok(self
             .recorder()
-            .decided(self.seam(), scope, source, &call, Some(decisions), refusal)
+            .decided(self.seam(), scope, source, &call, Some(decisions), outcome)
             .await)
     }
 
     /// Runs `question`'s call without asking, because the person approved its tool earlier
     /// (for the run, or an MCP session): recorded as a run of one call of `source`, with a
-    /// `decided` step that says so.
+    /// `decided` step that says so. Like any approval, it runs the call only while its preview
+    /// is the one the question was made with; otherwise nothing runs and the person is asked,
+    /// with the new preview.
     pub async fn run_approved_earlier(
         &self,
         scope: &RunScope,
         source: &str,
         question: Question,
-    ) -> ObservedCall {
+    ) -> Result<ObservedCall, AskAgain> {
         let Question {
-            call, mut earlier, ..
+            call,
+            preview,
+            mut earlier,
         } = question;
-        earlier.push(CallDecision::new(
-            &call,
-            Decider::ApprovedForRun,
-            Decided::Approved,
-        ));
-        let decisions = RunStep::Decided { decisions: earlier };
-        self.recorder()
-            .decided(self.seam(), scope, source, &call, Some(decisions), None)
+        match self
+            .seam()
+            .approve(scope, &call, &Shown::of(preview.as_deref()))
             .await
+        {
+            Ok(approval) => {
+                earlier.push(CallDecision::new(
+                    &call,
+                    Decider::ApprovedForRun,
+                    Decided::Approved,
+                ));
+                let decisions = RunStep::Decided { decisions: earlier };
+                Ok(self
+                    .recorder()
+                    .decided(
+                        self.seam(),
+                        scope,
+                        source,
+                        &call,
+                        Some(decisions),
+                        Ok(approval),
+                    )
+                    .await)
+            }
+            Err(now) => {
+                earlier.push(CallDecision::new(
+                    &call,
+                    Decider::ApprovedForRun,
+                    Decided::PreviewChanged,
+                ));
+                Err(AskAgain {
+                    question: Question {
+                        call,
+                        preview: now,
+                        earlier,
+                    },
+                    why: None,
+                    preview_changed: true,
+                })
+            }
+        }
     }
 }

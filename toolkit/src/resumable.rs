@@ -3,6 +3,7 @@
 
 use crate::provider::Usage;
 use crate::recording::RunId;
+use crate::seam::Shown;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 pub(crate) mod sealed {
@@ -38,6 +39,7 @@ resumable!(
     WireString,
     Usage,
     RunId,
+    Shown,
 );
 impl<T: Resumable> sealed::Sealed for Vec<T> {}
 impl<T: Resumable> Resumable for Vec<T> {}

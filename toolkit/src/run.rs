@@ -21,7 +21,7 @@ use crate::recording::{
 };
 pub use crate::request::{CancelSignal, DEFAULT_MAX_ITERATIONS, RunOptions, RunRequest};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall};
-use crate::seam::{Approval, CheckedEdit, RunScope, ScopeError, Seam};
+use crate::seam::{CheckedEdit, RunScope, ScopeError, Seam, Shown};
 use crate::service::ToolLoopService;
 use crate::spec::ToolSpec;
 use crate::wire::{ChatMessage, ToolCall, WireString};
@@ -230,7 +230,7 @@ impl ToolLoopService {
         };
         let mut records = Vec::new();
         let mut plans = Vec::with_capacity(turn.len());
-        for TurnCall { call, result } in &mut turn {
+        for TurnCall { call, result, .. } in &mut turn {
             if result.is_some() {
                 // It ran before the run stopped.
                 plans.push(None);
@@ -254,11 +254,27 @@ impl ToolLoopService {
             .await;
         let mut outcomes = Vec::with_capacity(turn.len());
         let mut to_run = Vec::new();
-        for (position, (TurnCall { call, result }, then)) in turn.iter().zip(plans).enumerate() {
+        for (
+            position,
+            (
+                TurnCall {
+                    call,
+                    result,
+                    shown,
+                },
+                then,
+            ),
+        ) in turn.iter().zip(plans).enumerate()
+        {
             outcomes.push(match then {
                 None => result.clone(),
                 Some(Then::Run) => {
-                    to_run.push((position, call));
+                    to_run.push(Approved {
+                        position,
+                        call,
+                        by: Decider::Operator,
+                        shown: shown.clone(),
+                    });
                     None
                 }
                 Some(Then::Wait) => None,
@@ -271,10 +287,11 @@ impl ToolLoopService {
                 ),
             });
         }
-        run.execute_approved(&to_run, &mut outcomes).await;
+        run.execute_approved(to_run, &mut outcomes).await;
         let calls: Vec<ToolCall> = turn.into_iter().map(|turn| turn.call).collect();
         if outcomes.iter().any(Option::is_none) {
-            // An edited call whose tool has a preview waits again, with the new preview.
+            // An edited call whose tool has a preview waits again, with the new preview, and so
+            // does an approved call whose preview changed since the operator saw it.
             return Ok(Box::pin(run.suspend(calls, outcomes)).await);
         }
         for (call, outcome) in calls.iter().zip(outcomes) {
@@ -397,6 +414,15 @@ struct Run<'s> {
     cancel: Option<CancelSignal>,
 }
 
+/// A call approved and not run yet: its place in the turn, who approved it, and what they were
+/// shown of it.
+struct Approved<'c> {
+    position: usize,
+    call: &'c ToolCall,
+    by: Decider,
+    shown: Shown,
+}
+
 enum Turn {
     Response(ProviderResponse, Duration),
     Failed(String, Duration),
@@ -516,14 +542,28 @@ impl<'s> Run<'s> {
             } else if let Some(text) = self.seam.refusal(&self.scope, &call.name, &call.arguments) {
                 // Nobody is asked to approve a call that could not run.
                 refusals.push((position, text));
-            } else if let Some((by, outcome)) = self.decide_unasked(call) {
-                match &outcome {
-                    Decided::Denied { reason } => {
-                        refusals.push((position, reason.clone().unwrap_or_default()));
+            } else {
+                // What the call would do, when an approval without a question may come: the
+                // policy decides on it, and the call runs only while it still says that.
+                let preview = if self.may_decide_unasked(call) {
+                    self.seam.preview(&self.scope, call).await
+                } else {
+                    None
+                };
+                if let Some((by, outcome)) = self.decide_unasked(call, preview.as_deref()) {
+                    match &outcome {
+                        Decided::Denied { reason } => {
+                            refusals.push((position, reason.clone().unwrap_or_default()));
+                        }
+                        _ => approved.push(Approved {
+                            position,
+                            call,
+                            by: by.clone(),
+                            shown: Shown::of(preview.as_deref()),
+                        }),
                     }
-                    _ => approved.push((position, call)),
+                    decided.push(CallDecision::new(call, by, outcome));
                 }
-                decided.push(CallDecision::new(call, by, outcome));
             }
         }
         if !decided.is_empty() {
@@ -537,7 +577,7 @@ impl<'s> Run<'s> {
             outcomes[position] = Some(answered.wire().clone());
         }
         self.execute(&to_run, &mut outcomes).await;
-        self.execute_approved(&approved, &mut outcomes).await;
+        self.execute_approved(approved, &mut outcomes).await;
         outcomes
     }
 
@@ -584,9 +624,16 @@ impl<'s> Run<'s> {
         self.seam.needs_approval(&self.scope, &call.name)
     }
 
+    /// Whether a call that needs approval may be decided without asking the operator: its
+    /// tool is approved for the run, or a policy may answer.
+    fn may_decide_unasked(&self, call: &ToolCall) -> bool {
+        self.progress.approved_tools.contains(&call.name) || !self.policies.is_empty()
+    }
+
     /// A decision about a call that needs approval without asking the operator: an earlier
-    /// approval of its tool for the run, else the first policy's answer other than `Ask`.
-    fn decide_unasked(&self, call: &ToolCall) -> Option<(Decider, Decided)> {
+    /// approval of its tool for the run, else the first policy's answer other than `Ask`
+    /// (policies see `preview`, what the call would do, when its tool names a preview).
+    fn decide_unasked(&self, call: &ToolCall, preview: Option<&str>) -> Option<(Decider, Decided)> {
         if self.progress.approved_tools.contains(&call.name) {
             return Some((Decider::ApprovedForRun, Decided::Approved));
         }
@@ -595,6 +642,7 @@ impl<'s> Run<'s> {
             run_id: self.recording.run_id(),
             call,
             spec,
+            preview,
             context: self.scope.context(),
         };
         let (policy, answer) = ask_policies(self.policies, &pending)?;
@@ -645,33 +693,80 @@ impl<'s> Run<'s> {
     async fn execute(&mut self, calls: &[(usize, &ToolCall)], answers: &mut [Option<WireString>]) {
         let seam = self.seam;
         let scope = &self.scope;
-        let invocations = self
-            .recording
-            .tools(calls, |call| {
-                seam.invoke(scope, &call.name, &call.arguments)
-            })
-            .await;
+        let executions = calls
+            .iter()
+            .map(|&(_, call)| (call, seam.invoke(scope, &call.name, &call.arguments)))
+            .collect();
+        let invocations = self.recording.tools(executions).await;
         for (&(position, _), invocation) in calls.iter().zip(invocations) {
             answers[position] = Some(invocation.wire().clone());
         }
     }
 
-    /// Runs calls an operator approved, each with the proof of its approval.
+    /// Runs approved calls, each with the proof of its approval, which the seam gives only
+    /// while what the call would do is what its approver was shown ([`Seam::approve`]). The
+    /// calls whose tool names no preview run concurrently; then each previewed call is checked
+    /// just before it runs, one after another, so that no approved call of the turn changes
+    /// what another's preview said between that one's check and its run. A call whose preview
+    /// changed does not run: a `decided` step records it, and its slot stays `None`, so it
+    /// waits for the operator with its new preview.
     async fn execute_approved(
         &mut self,
-        calls: &[(usize, &ToolCall)],
+        calls: Vec<Approved<'_>>,
         answers: &mut [Option<WireString>],
     ) {
         let seam = self.seam;
+        let (previewed, plain): (Vec<_>, Vec<_>) = calls
+            .into_iter()
+            .partition(|approved| self.preview_tool(&approved.call.name).is_some());
+        let mut changed = Vec::new();
+        let mut ready = Vec::with_capacity(plain.len());
+        for approved in plain {
+            match seam
+                .approve(&self.scope, approved.call, &approved.shown)
+                .await
+            {
+                Ok(approval) => ready.push((approved.position, approved.call, approval)),
+                Err(_) => changed.push(approved),
+            }
+        }
         let scope = &self.scope;
-        let invocations = self
-            .recording
-            .tools(calls, |call| {
-                seam.invoke_approved(scope, call, Approval::granted(call))
+        let (positions, executions): (Vec<usize>, Vec<_>) = ready
+            .into_iter()
+            .map(|(position, call, approval)| {
+                (
+                    position,
+                    (call, seam.invoke_approved(scope, call, approval)),
+                )
             })
-            .await;
-        for (&(position, _), invocation) in calls.iter().zip(invocations) {
+            .unzip();
+        let invocations = self.recording.tools(executions).await;
+        for (position, invocation) in positions.into_iter().zip(invocations) {
             answers[position] = Some(invocation.wire().clone());
+        }
+        for approved in previewed {
+            match seam
+                .approve(&self.scope, approved.call, &approved.shown)
+                .await
+            {
+                Ok(approval) => {
+                    let execution = seam.invoke_approved(&self.scope, approved.call, approval);
+                    let invocations = self.recording.tools(vec![(approved.call, execution)]).await;
+                    answers[approved.position] = invocations
+                        .first()
+                        .map(|invocation| invocation.wire().clone());
+                }
+                Err(_) => changed.push(approved),
+            }
+        }
+        if !changed.is_empty() {
+            let decisions = changed
+                .into_iter()
+                .map(|approved| {
+                    CallDecision::new(approved.call, approved.by, Decided::PreviewChanged)
+                })
+                .collect();
+            self.recording.step(RunStep::Decided { decisions }).await;
         }
     }
 
@@ -697,10 +792,24 @@ impl<'s> Run<'s> {
                 pending: pending.clone(),
             })
             .await;
+        // What the operator will be shown of each waiting call, sealed with it: an approval
+        // runs the call only while its preview still says that.
+        let previews = self.previews(&pending).await;
         self.progress.turn = calls
             .into_iter()
             .zip(results)
-            .map(|(call, result)| TurnCall { call, result })
+            .map(|(call, result)| {
+                let shown = previews
+                    .iter()
+                    .find(|preview| preview.call_id == call.id)
+                    .map(|preview| preview.text.as_str());
+                let shown = Shown::of(shown);
+                TurnCall {
+                    call,
+                    result,
+                    shown,
+                }
+            })
             .collect();
         self.progress.remote_used = self.scope.remote_calls_used();
         self.progress.offered = self.scope.offered().map(str::to_owned).collect();
@@ -715,7 +824,6 @@ impl<'s> Run<'s> {
         };
         let token = state.seal(self.seal_key);
         self.progress = state.progress;
-        let previews = self.previews(&pending).await;
         self.end(
             Termination::Suspended,
             String::new(),

@@ -14,6 +14,7 @@ pub use crate::replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStor
 use crate::request::RunOptions;
 pub use crate::resumable::Resumable;
 use crate::resumable::resumable_state;
+use crate::seam::Shown;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -127,6 +128,10 @@ resumable_state! {
         pub(crate) call: ToolCall,
         #[serde(with = "result_mirror")]
         pub(crate) result: Option<WireString>,
+        /// What the operator is shown of the call while it waits (its preview's digest): an
+        /// approval runs it only while its preview still says that.
+        #[serde(default)]
+        pub(crate) shown: Shown,
     }
 }
 
@@ -422,6 +427,7 @@ mod tests {
                 turn: vec![TurnCall {
                     call: ToolCall::new("call_1", "writer", "{}"),
                     result: None,
+                    shown: Shown::of(Some("what it would do")),
                 }],
                 iteration: 1,
                 offered: vec!["writer".to_owned()],
@@ -444,6 +450,11 @@ mod tests {
                 .map(|call| call.id.as_str())
                 .collect::<Vec<_>>(),
             ["call_1"]
+        );
+        // What the operator is shown of the waiting call is sealed with it.
+        assert_eq!(
+            opened.progress.turn[0].shown,
+            Shown::of(Some("what it would do"))
         );
     }
 
@@ -479,6 +490,7 @@ mod tests {
         state.progress.turn.push(TurnCall {
             call: ToolCall::new("c1", "reader", "{}"),
             result: Some(oversized),
+            shown: Shown::default(),
         });
         let opened = SuspendedRunState::open(&state.seal(&key), &key).expect("opens");
         let ChatMessage::ToolResult(message) = opened.progress.messages.last().unwrap() else {

@@ -54,10 +54,14 @@ pub struct Seam {
     filter: Option<Arc<dyn ContentFilter>>,
 }
 
-/// Proof that an operator approved one exact call: its id, its tool and its argument bytes.
+/// Proof that one exact call was approved as it was shown: its id, its tool, its argument
+/// bytes, and, when its tool names a preview, a preview computed again just before the call
+/// runs that is the one the approver was shown.
 ///
-/// Only toolkit makes one, from an operator's decision on a verified, unused token of a
-/// suspended run; [`Seam::invoke_approved`] spends it. A tool that
+/// Only toolkit makes one ([`Seam::approve`], the one place that checks the preview), from an
+/// operator's decision on a verified, unused token of a suspended run, a person's answer to a
+/// [`Question`](crate::question::Question), an approval of the tool for the run or a policy's;
+/// [`Seam::invoke_approved`] spends it. A tool that
 /// [requires approval](crate::spec::ToolFlags::requires_approval) runs with nothing less.
 #[derive(Debug)]
 pub struct Approval {
@@ -66,17 +70,36 @@ pub struct Approval {
     arguments: String,
 }
 
-impl Approval {
-    /// The operator's approval of `call`, as a resumed run's verified token lists it.
-    #[cfg(feature = "loop")]
-    pub(crate) fn granted(call: &ToolCall) -> Self {
-        Self {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            arguments: call.arguments.clone(),
-        }
-    }
+/// What an approver was shown of a call: a digest (SHA-256) of its preview, or that its tool
+/// names none. A suspended run's sealed token carries it for each pending call, so the preview
+/// itself need not travel.
+#[cfg(feature = "loop")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Shown(String);
 
+#[cfg(feature = "loop")]
+impl Shown {
+    /// What showing `preview` (`None`: the tool names no preview) comes to.
+    pub(crate) fn of(preview: Option<&str>) -> Self {
+        use sha2::Digest as _;
+        use std::fmt::Write as _;
+        let Some(preview) = preview else {
+            return Self::default();
+        };
+        let digest = sha2::Sha256::digest(preview.as_bytes());
+        Self(
+            digest
+                .iter()
+                .fold(String::with_capacity(64), |mut hex, byte| {
+                    let _ = write!(hex, "{byte:02x}");
+                    hex
+                }),
+        )
+    }
+}
+
+impl Approval {
     /// The id of the call it approves.
     pub fn call_id(&self) -> &str {
         &self.call_id
@@ -271,6 +294,33 @@ impl Seam {
             .read_only();
         let answer = self.invoke(&scope, preview, &call.arguments).await;
         Some(answer.content().to_owned())
+    }
+
+    /// The approval of `call`, decided by an approver who was `shown` what its preview said,
+    /// if that is still what the preview says: the preview is computed again now, just before
+    /// the call runs. When it differs, what the call would do changed since it was shown (a
+    /// file it edits was written meanwhile), so the approval was about another call: the error
+    /// is the preview now (`None` when it can no longer be made), to ask again with. A call
+    /// whose tool names no preview is approved as it is.
+    ///
+    /// Every approved call is checked here, whoever approved it: an operator resuming a run,
+    /// a person answering a question, an approval of the tool for the run, a policy.
+    #[cfg(feature = "loop")]
+    pub(crate) async fn approve(
+        &self,
+        scope: &RunScope,
+        call: &ToolCall,
+        shown: &Shown,
+    ) -> Result<Approval, Option<String>> {
+        let now = self.preview(scope, call).await;
+        if Shown::of(now.as_deref()) != *shown {
+            return Err(now);
+        }
+        Ok(Approval {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        })
     }
 
     /// Whether a call of `name` in `scope` waits for an operator: a tool this seam has, offered
@@ -961,14 +1011,17 @@ mod tests {
         let (counted, seam) = guarded();
         let scope = seam.scope(ToolContext::new()).unwrap();
         let call = ToolCall::new("c1", "guarded", r#"{"a":1}"#);
+        let approve = || async {
+            seam.approve(&scope, &call, &Shown::default())
+                .await
+                .expect("a tool without a preview shows nothing that can change")
+        };
         for other in [
             ToolCall::new("c2", "guarded", r#"{"a":1}"#),
             ToolCall::new("c1", "other", r#"{"a":1}"#),
             ToolCall::new("c1", "guarded", r#"{"a": 1}"#),
         ] {
-            let refused = seam
-                .invoke_approved(&scope, &other, Approval::granted(&call))
-                .await;
+            let refused = seam.invoke_approved(&scope, &other, approve().await).await;
             assert!(refused.is_error());
             assert_eq!(
                 refused.content(),
@@ -979,11 +1032,23 @@ mod tests {
             );
         }
         assert_eq!(counted.runs(), 0);
-        let approval = Approval::granted(&call);
+        let approval = approve().await;
         assert_eq!(approval.call_id(), "c1");
         let ran = seam.invoke_approved(&scope, &call, approval).await;
         assert_eq!(ran.content(), "ran");
         assert_eq!(counted.runs(), 1);
+    }
+
+    #[cfg(feature = "loop")]
+    #[test]
+    fn what_was_shown_is_the_sha256_of_the_preview_or_nothing() {
+        assert_eq!(
+            Shown::of(Some("abc")),
+            Shown("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".to_owned())
+        );
+        // No preview, and the field missing from a token sealed before it existed, are alike.
+        assert_eq!(Shown::of(None), Shown::default());
+        assert_ne!(Shown::of(Some("")), Shown::of(None));
     }
 
     #[cfg(feature = "loop")]
@@ -992,8 +1057,9 @@ mod tests {
         let (counted, seam) = guarded();
         let scope = seam.scope(ToolContext::new()).unwrap().read_only();
         let call = ToolCall::new("c1", "guarded", "{}");
+        let approval = seam.approve(&scope, &call, &Shown::default()).await;
         let refused = seam
-            .invoke_approved(&scope, &call, Approval::granted(&call))
+            .invoke_approved(&scope, &call, approval.expect("no preview to change"))
             .await;
         assert_eq!(
             (refused.content(), refused.is_error()),

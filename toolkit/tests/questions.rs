@@ -297,7 +297,10 @@ async fn a_tool_approved_earlier_runs_without_a_question_and_the_record_says_so(
     let (service, scope) = setup();
     let mut events = service.subscribe();
     let question = ask(&service, &scope, call("a1", "stamp", "qa2-1")).await;
-    let ran = service.run_approved_earlier(&scope, "mcp", question).await;
+    let ran = service
+        .run_approved_earlier(&scope, "mcp", question)
+        .await
+        .expect("no preview to change");
     assert_eq!(ran.content(), "stamped qa2-1");
     assert_eq!(
         summary(&mut events),
@@ -353,6 +356,7 @@ async fn a_kept_question_is_answered_elsewhere_only_as_it_was_shown() {
         .await
         .expect_err("asked again");
     assert_eq!(again.why(), None);
+    assert!(again.preview_changed());
     let again = again.into_question();
     assert_eq!(again.call().arguments, r#"{"doc": "qk-2"}"#);
     assert_eq!(again.preview(), Some("qk-2 would be retired"));
@@ -374,6 +378,7 @@ async fn a_kept_question_is_answered_elsewhere_only_as_it_was_shown() {
         json!({"kind": "resumed", "decisions": [
             {"call_id": "k1", "tool": "retire", "by": "operator", "decision": "edited",
              "original": r#"{"doc":"qk-1"}"#, "arguments": r#"{"doc": "qk-2"}"#},
+            {"call_id": "k1", "tool": "retire", "by": "operator", "decision": "preview_changed"},
             {"call_id": "k1", "tool": "retire", "by": "operator", "decision": "approved"},
         ]})
     );

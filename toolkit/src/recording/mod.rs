@@ -164,10 +164,9 @@ impl Recorder {
                 Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
             let ran = recording.kept();
             let invocation = if ran {
+                let execution = seam.invoke(scope, &call.name, &call.arguments);
                 let [invocation] = recording
-                    .tools(&[(0, call)], |call| {
-                        seam.invoke(scope, &call.name, &call.arguments)
-                    })
+                    .tools(vec![(call, execution)])
                     .await
                     .try_into()
                     .expect("one call, one record");
@@ -184,9 +183,9 @@ impl Recorder {
 
     /// Runs or refuses one call a person decided outside a loop, as a run of one call under the
     /// run id `SOURCE_<uuid>`: the step that records the decisions (none when the call could
-    /// not be asked about), then the call's tool step. With no `refusal` the call runs through
-    /// `seam` with the approval of exactly this call; with one, the model reads it and nothing
-    /// runs. When nobody observes, nothing is recorded.
+    /// not be asked about), then the call's tool step. With an `Ok` approval (of exactly this
+    /// call, its preview checked) the call runs through `seam`; with an `Err` refusal, the
+    /// model reads it and nothing runs. When nobody observes, nothing is recorded.
     pub(crate) async fn decided(
         &self,
         seam: &Seam,
@@ -194,15 +193,12 @@ impl Recorder {
         source: &str,
         call: &ToolCall,
         decisions: Option<RunStep>,
-        refusal: Option<String>,
+        outcome: Result<Approval, String>,
     ) -> ObservedCall {
         if !self.observed() {
-            let bounded = match refusal {
-                Some(text) => Seam::refuse(scope, text),
-                None => {
-                    seam.invoke_approved(scope, call, Approval::granted(call))
-                        .await
-                }
+            let bounded = match outcome {
+                Err(text) => Seam::refuse(scope, text),
+                Ok(approval) => seam.invoke_approved(scope, call, approval).await,
             };
             return ObservedCall(Observed::Unrecorded(bounded));
         }
@@ -212,19 +208,24 @@ impl Recorder {
             if let Some(step) = decisions {
                 recording.step(step).await;
             }
-            let ran = refusal.is_none() && recording.kept();
-            let refusal = refusal.or_else(|| (!ran).then(|| not_run(call)));
-            let invocation = if let Some(text) = refusal {
-                recording.answered(call, Seam::refuse(scope, text)).await
-            } else {
-                let [invocation] = recording
-                    .tools(&[(0, call)], |call| {
-                        seam.invoke_approved(scope, call, Approval::granted(call))
-                    })
-                    .await
-                    .try_into()
-                    .expect("one call, one record");
-                invocation
+            let kept = recording.kept();
+            let ran = outcome.is_ok() && kept;
+            let invocation = match outcome {
+                Ok(approval) if kept => {
+                    let execution = seam.invoke_approved(scope, call, approval);
+                    let [invocation] = recording
+                        .tools(vec![(call, execution)])
+                        .await
+                        .try_into()
+                        .expect("one call, one record");
+                    invocation
+                }
+                Ok(_) => {
+                    recording
+                        .answered(call, Seam::refuse(scope, not_run(call)))
+                        .await
+                }
+                Err(text) => recording.answered(call, Seam::refuse(scope, text)).await,
             };
             recording.observed(scope, call, invocation, ran).await
         })
@@ -462,28 +463,28 @@ impl<'r> Recording<'r> {
         invocation
     }
 
-    /// Runs `calls` concurrently through `execute` (the seam), each timed; each is shown as it
-    /// finishes, and the trace keeps them in the calls' order. Gives their records in that
-    /// order.
-    pub(crate) async fn tools<'c, F, Fut>(
+    /// Runs `calls` concurrently, each with its execution through the seam, each timed; each is
+    /// shown as it finishes, and the trace keeps them in the calls' order. Gives their records
+    /// in that order.
+    pub(crate) async fn tools<Fut>(
         &mut self,
-        calls: &[(usize, &'c ToolCall)],
-        execute: F,
+        calls: Vec<(&ToolCall, Fut)>,
     ) -> Vec<Arc<ToolInvocation>>
     where
-        F: Fn(&'c ToolCall) -> Fut,
         Fut: Future<Output = BoundedResult>,
     {
         let mut indices = Vec::with_capacity(calls.len());
-        for (_, call) in calls {
+        // The calls alone: a borrow of the executions across an await would need them `Sync`.
+        let started: Vec<&ToolCall> = calls.iter().map(|&(call, _)| call).collect();
+        for call in started {
             indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
         }
         let this = &*self;
         let invocations = join_all(
             calls
-                .iter()
+                .into_iter()
                 .zip(indices)
-                .map(|(&(_, call), index)| this.tool(call, index, &execute)),
+                .map(|((call, execution), index)| this.tool(call, index, execution)),
         )
         .await;
         self.steps.extend(
@@ -495,18 +496,14 @@ impl<'r> Recording<'r> {
     }
 
     /// One call of a turn, begun as step `index`: run, timed and shown as it finishes.
-    async fn tool<'c, F, Fut>(
+    async fn tool(
         &self,
-        call: &'c ToolCall,
+        call: &ToolCall,
         index: usize,
-        execute: &F,
-    ) -> Arc<ToolInvocation>
-    where
-        F: Fn(&'c ToolCall) -> Fut,
-        Fut: Future<Output = BoundedResult>,
-    {
+        execution: impl Future<Output = BoundedResult>,
+    ) -> Arc<ToolInvocation> {
         let started = Instant::now();
-        let bounded = execute(call).await;
+        let bounded = execution.await;
         let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
         self.announce_finished(index, &RunStep::Tool(Arc::clone(&invocation)))
             .await;

@@ -311,10 +311,15 @@ pub enum Decided {
     NotDecided,
     /// The run was stopped: the call does not run.
     Aborted,
+    /// Approved, but what the call would do changed after it was shown: its preview, computed
+    /// again just before it would have run, was not the one the approver saw. It did not run,
+    /// and is asked about again with the new preview.
+    PreviewChanged,
 }
 
 impl Decided {
-    /// `approved`, `approved_for_run`, `denied`, `edited`, `not_decided` or `aborted`.
+    /// `approved`, `approved_for_run`, `denied`, `edited`, `not_decided`, `aborted` or
+    /// `preview_changed`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Decided::Approved => "approved",
@@ -323,6 +328,7 @@ impl Decided {
             Decided::Edited { .. } => "edited",
             Decided::NotDecided => "not_decided",
             Decided::Aborted => "aborted",
+            Decided::PreviewChanged => "preview_changed",
         }
     }
 }
