@@ -878,18 +878,20 @@ function argumentEditor(call, box) {
 }
 
 // One pending call: what it asks, its preview, and the operator's choice with a reason (deny)
-// or the edited arguments (edit).
-function pendingRow(call, previews) {
+// or the edited arguments (edit). `shown` is the server's rendering of the call: its arguments
+// as sent and its preview with every character a person could not see written out as
+// ⟨U+XXXX⟩, and a warning when there was any, so that what you approve is what runs.
+function pendingRow(call, shown) {
   const row = testId(el('div', 'pending-call'), 'pending-' + call.id);
   const title = el('div');
   title.append(val('strong', null, call.name), el('span', 'meta', ' call '), val('code', null, call.id));
-  let args = call.arguments;
-  try { args = pretty(JSON.parse(call.arguments)); } catch (error) { /* raw */ }
-  row.append(title, testId(val('pre', null, args), 'pending-arguments'));
+  row.append(title);
+  if (shown.warning) row.append(testId(val('p', 'error', shown.warning), 'pending-warning'));
+  row.append(testId(val('pre', null, shown.arguments), 'pending-arguments'));
   // What the tool's preview says the call would do (an edit's diff): for you, not the model.
-  const previewed = previews.filter((item) => item && item.call_id === call.id);
-  for (const preview of previewed) {
-    row.append(el('div', 'meta', 'Preview'), testId(val('pre', 'preview', preview.text), 'pending-preview'));
+  const previewed = typeof shown.preview === 'string';
+  if (previewed) {
+    row.append(el('div', 'meta', 'Preview'), testId(val('pre', 'preview', shown.preview), 'pending-preview'));
   }
   const choice = el('div', 'decision');
   const buttons = CHOICES.map(([kind, label]) => {
@@ -908,7 +910,7 @@ function pendingRow(call, previews) {
   reasonBox.append(el('span', 'meta', 'Reason the model reads '), reason);
   const editBox = testId(el('div', 'edit'), 'edit-form-' + call.id);
   editBox.hidden = true;
-  editBox.append(el('p', 'meta', previewed.length > 0
+  editBox.append(el('p', 'meta', previewed
     ? 'The edited call waits again, with the preview of the new arguments, before it runs.'
     : 'The edited call runs with these arguments once they pass the tool\'s checks.'));
   const editor = argumentEditor(call, editBox);
@@ -957,8 +959,8 @@ function approvalBox(event, steps, status, settings) {
   head.append(el('strong', null, 'Waiting for your approval'), el('span', 'meta', plural(event.pending.length, 'call', 'calls') + ' · the token opens once, within an hour'));
   box.append(head);
   const body = el('div', 'step-body');
-  const previews = Array.isArray(event.previews) ? event.previews : [];
-  const rows = event.pending.map((call) => pendingRow(call, previews));
+  const shown = Array.isArray(event.shown) ? event.shown : [];
+  const rows = event.pending.map((call) => pendingRow(call, shown.find((item) => item && item.call_id === call.id) || { arguments: call.arguments }));
   for (const { row } of rows) body.append(row);
   const go = testId(el('button', null, 'Continue the run'), 'resume');
   go.type = 'button';
@@ -995,6 +997,7 @@ function describeDecision(decision) {
   else if (decision.by === 'approved_for_run') line += ': its tool is approved for this run';
   else if (decision.decision === 'denied' && decision.reason) line += ': ' + decision.reason;
   if (decision.decision === 'edited') line += ': ' + decision.original + ' → ' + decision.arguments;
+  if (decision.decision === 'preview_changed') line += ': what it would do changed after it was shown, so it did not run and is asked again';
   return line;
 }
 

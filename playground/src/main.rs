@@ -28,7 +28,7 @@ use playground::defaults::{
     sample_context, seal_key, service,
 };
 use playground::server::{
-    AppState, Line, Notice, Resolution, not_offered, stream_resume, stream_run,
+    AppState, Line, Notice, Resolution, ShownCall, not_offered, stream_resume, stream_run,
 };
 use playground::terminal;
 use std::io::Write as _;
@@ -38,7 +38,6 @@ use toolkit::{
     RunEvent, RunOptions, RunRequest, ToolCall, ToolLoopService, ToolRegistry,
     approval::Decision,
     recording::{CallDecision, Decided, Decider, RunStep, Termination},
-    run::Preview,
 };
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::policies::WritesUnder; // and links the builtin tools
@@ -889,10 +888,10 @@ impl Printer {
             Line::Notice(Notice::Suspended {
                 token,
                 pending,
-                previews,
+                shown,
                 ..
             }) => {
-                self.suspended(token, pending, previews);
+                self.suspended(token, pending, shown);
                 return;
             }
         };
@@ -978,23 +977,27 @@ impl Printer {
         }
     }
 
-    fn suspended(&mut self, token: &str, pending: &[ToolCall], previews: &[Preview]) {
+    fn suspended(&mut self, token: &str, pending: &[ToolCall], shown: &[ShownCall]) {
         self.end_stream();
         let text = |value: &str| terminal::inert(value, false);
         println!(
             "== suspended: {} for your approval",
             plural(pending.len(), "call waits", "calls wait")
         );
-        for call in pending {
+        // What runs, every character shown: the hidden ones written out as ⟨U+XXXX⟩.
+        for (call, shown) in pending.iter().zip(shown) {
+            if let Some(warning) = shown.warning {
+                println!("  {warning}");
+            }
             println!(
                 "  {}  {}  {}",
                 text(&call.id),
                 text(&call.name),
-                text(&call.arguments)
+                shown.arguments
             );
-            for preview in previews.iter().filter(|preview| preview.call_id == call.id) {
+            if let Some(preview) = &shown.preview {
                 println!("  preview of {}:", text(&call.id));
-                for line in terminal::inert(&preview.text, true).lines() {
+                for line in preview.lines() {
                     println!("    {line}");
                 }
             }

@@ -31,7 +31,7 @@ use toolkit::provider::Provider;
 use toolkit::{
     RunError, RunEvent, RunOptions, RunRequest, ToolArtifact, ToolCall, ToolContext,
     ToolLoopResult, ToolLoopService, ToolRegistry,
-    approval::Decision,
+    approval::{Decision, HIDDEN_WARNING, hides_characters, visible},
     recording::{RunId, ToolInvocation},
     registry::RegistryError,
     run::Preview,
@@ -559,7 +559,42 @@ pub enum Notice {
         pending: Vec<ToolCall>,
         /// What the tools' previews say about them (an edit's diff), for the operator.
         previews: Vec<Preview>,
+        /// What the page shows of each waiting call: its arguments and preview with every
+        /// character a person could not see written out.
+        shown: Vec<ShownCall>,
     },
+}
+
+/// One waiting call as the page shows it to the operator: its arguments as sent and its
+/// preview, with every character a person could not see (a direction override, a zero-width
+/// space, a line separator) written out as `⟨U+XXXX⟩` ([`toolkit::approval::visible`]), and
+/// the warning to show above them when there was any.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShownCall {
+    /// The call.
+    pub call_id: String,
+    /// Its arguments.
+    pub arguments: String,
+    /// Its preview, when its tool names one.
+    pub preview: Option<String>,
+    /// [`HIDDEN_WARNING`] when the arguments or the preview hold such characters.
+    pub warning: Option<&'static str>,
+}
+
+impl ShownCall {
+    fn of(call: &ToolCall, previews: &[Preview]) -> Self {
+        let preview = previews
+            .iter()
+            .find(|preview| preview.call_id == call.id)
+            .map(|preview| preview.text.as_str());
+        let hidden = hides_characters(&call.arguments) || preview.is_some_and(hides_characters);
+        Self {
+            call_id: call.id.clone(),
+            arguments: visible(&call.arguments).into_owned(),
+            preview: preview.map(|preview| visible(preview).into_owned()),
+            warning: hidden.then_some(HIDDEN_WARNING),
+        }
+    }
 }
 
 /// A line as NDJSON: the one place lines become text.
@@ -675,11 +710,17 @@ fn stream(
         match work.await {
             Ok(result) => {
                 if let Some(suspension) = result.suspension {
+                    let shown = suspension
+                        .pending
+                        .iter()
+                        .map(|call| ShownCall::of(call, &suspension.previews))
+                        .collect();
                     let _ = sender.send(Line::Notice(Notice::Suspended {
                         run_id,
                         token: suspension.token,
                         pending: suspension.pending,
                         previews: suspension.previews,
+                        shown,
                     }));
                 }
             }

@@ -11,32 +11,21 @@ pub const COLUMN_WIDTH: usize = 40;
 /// Most rows printed per table.
 pub const ROW_LIMIT: usize = 50;
 
-/// `text` with control characters (but newlines and tabs, when `keep_lines`), bidirectional
-/// overrides and isolates, and invisible characters escaped as `\u{..}`: a value can neither
-/// move the cursor nor reorder or hide what is printed around it.
+/// `text` with every character a person could not see or that reorders text around it (the
+/// set an approval shows written out: [`toolkit::approval::is_hidden`]; newlines and tabs too
+/// unless `keep_lines`) escaped as `\u{..}`: a value can neither move the cursor nor reorder or
+/// hide what is printed around it.
 pub fn inert(text: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for character in text.chars() {
-        let allowed = keep_lines && (character == '\n' || character == '\t');
-        if (character.is_control() || is_invisible(character)) && !allowed {
+        let line = character == '\n' || character == '\t';
+        if toolkit::approval::is_hidden(character) || (line && !keep_lines) {
             let _ = write!(out, "\\u{{{:x}}}", u32::from(character));
         } else {
             out.push(character);
         }
     }
     out
-}
-
-/// Bidirectional controls (embeddings, overrides, isolates, marks) and zero-width characters.
-fn is_invisible(character: char) -> bool {
-    matches!(
-        character,
-        '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{061c}'
-            | '\u{feff}'
-    )
 }
 
 fn cell(text: &str) -> String {

@@ -9,6 +9,8 @@
 //! `input_required`, holding the question under an opaque `requestState`, and the client retries
 //! the call with the user's answer.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -19,7 +21,7 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
-use toolkit::approval::Choice;
+use toolkit::approval::{Choice, HIDDEN_WARNING, escaped_json, hides_characters, visible};
 use toolkit::bound::echo;
 use toolkit::question::{AskAgain, KeptQuestion, Question};
 
@@ -31,6 +33,86 @@ pub const APPROVAL_TIMEOUT: Duration = Duration::from_mins(5);
 /// How many forms one call may take (an edit of a previewed tool, or arguments that did not
 /// pass, asks again); past that, the call is not approved.
 pub const MAX_FORMS: usize = 8;
+
+/// How many calls of one session (2025-11-25, or stdio) may wait for the person's answer at
+/// once; past it, a call is refused at once with an error that says so.
+pub const MAX_WAITING_PER_SESSION: usize = 8;
+
+/// How many calls may wait for the person's answer at once on one server, all its sessions
+/// together; past it, a call is refused at once with an error that says so.
+pub const MAX_WAITING: usize = 64;
+
+/// The largest form sent, in bytes of JSON (its message and its schema): a form shows the whole
+/// call (arguments, preview, the arguments again to edit), and a larger call is refused rather
+/// than shown in part. Hosts bound what they read too (the official Python SDK reads no event
+/// over 1 MiB).
+pub const FORM_LIMIT: usize = 512 * 1024;
+
+/// The calls of one session waiting for the person's answer, and those of the whole server.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WaitingCalls {
+    session: Arc<AtomicUsize>,
+    server: Arc<AtomicUsize>,
+}
+
+/// One call's place among the waiting calls, given back when dropped.
+#[derive(Debug)]
+pub(crate) struct WaitingCall(WaitingCalls);
+
+impl WaitingCalls {
+    /// The count of a new session of the same server.
+    pub(crate) fn for_session(&self) -> Self {
+        Self {
+            session: Arc::default(),
+            server: Arc::clone(&self.server),
+        }
+    }
+
+    /// A place for one more call of `tool` to wait, or the error it gets when there is none.
+    pub(crate) fn enter(&self, tool: &str) -> Result<WaitingCall, String> {
+        let taken = |count: &AtomicUsize, most: usize| {
+            count
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                    (now < most).then_some(now + 1)
+                })
+                .is_ok()
+        };
+        if !taken(&self.session, MAX_WAITING_PER_SESSION) {
+            return Err(format!(
+                "Error: {MAX_WAITING_PER_SESSION} calls of this session already wait for the \
+                 person's answer; this call of tool \"{}\" was not asked about and did not run. \
+                 Call it again once they are answered.",
+                echo(tool)
+            ));
+        }
+        if !taken(&self.server, MAX_WAITING) {
+            self.session.fetch_sub(1, Ordering::AcqRel);
+            return Err(format!(
+                "Error: {MAX_WAITING} calls already wait for an answer on this server; this call \
+                 of tool \"{}\" was not asked about and did not run. Call it again later.",
+                echo(tool)
+            ));
+        }
+        Ok(WaitingCall(self.clone()))
+    }
+}
+
+impl Drop for WaitingCall {
+    fn drop(&mut self) {
+        self.0.session.fetch_sub(1, Ordering::AcqRel);
+        self.0.server.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The error of a call of `tool` whose form takes `bytes` bytes, more than [`FORM_LIMIT`].
+fn too_large(tool: &str, bytes: usize) -> String {
+    format!(
+        "Error: this call of tool \"{}\" is too large to show in a form ({bytes} bytes, at most \
+         {FORM_LIMIT}): it was not asked about and did not run. Make the change in smaller \
+         calls.",
+        echo(tool)
+    )
+}
 
 /// The key of the form among a stateless reply's `inputRequests`.
 pub(crate) const INPUT_KEY: &str = "approval";
@@ -66,20 +148,35 @@ pub(crate) fn asked_again(again: &AskAgain) -> Option<String> {
 }
 
 /// The form that asks about `question`; `session` offers approval of the tool for the rest of
-/// the session, `note` (see [`asked_again`]) says why it is asked again.
-pub(crate) fn form(question: &Question, session: bool, note: Option<&str>) -> ElicitRequestParams {
+/// the session, `note` (see [`asked_again`]) says why it is asked again. A form that would take
+/// more than [`FORM_LIMIT`] bytes is not made: the error is what the call gets instead (its
+/// arguments alone say so before anything is built).
+pub(crate) fn form(
+    question: &Question,
+    session: bool,
+    note: Option<&str>,
+) -> Result<ElicitRequestParams, String> {
     let call = question.call();
+    if call.arguments.len() > FORM_LIMIT {
+        return Err(too_large(&call.name, call.arguments.len()));
+    }
     let tool = echo(&call.name);
-    let arguments = serde_json::from_str::<Value>(&call.arguments)
-        .ok()
-        .and_then(|value| serde_json::to_string_pretty(&value).ok())
-        .unwrap_or_else(|| call.arguments.clone());
+    // The arguments as sent, not re-serialised (which could write a number otherwise), every
+    // character a person could not see written out, as in the preview.
+    let arguments = visible(&call.arguments);
     let note = note.map_or_else(String::new, |note| format!("{note}\n\n"));
+    let hidden =
+        hides_characters(&call.arguments) || question.preview().is_some_and(hides_characters);
+    let warning = if hidden {
+        format!("{HIDDEN_WARNING}\n\n")
+    } else {
+        String::new()
+    };
     let preview = question.preview().map_or_else(String::new, |preview| {
-        format!("\nWhat it would do:\n{preview}\n")
+        format!("\nWhat it would do:\n{}\n", visible(preview))
     });
     let message = format!(
-        "{note}Approve this call of tool \"{tool}\"?\n\nArguments:\n{arguments}\n{preview}"
+        "{note}{warning}Approve this call of tool \"{tool}\"?\n\nArguments:\n{arguments}\n{preview}"
     );
     let mut choices = vec![
         json!({"const": APPROVE, "title": "Approve this call"}),
@@ -101,44 +198,93 @@ pub(crate) fn form(question: &Question, session: bool, note: Option<&str>) -> El
                 "title": "Reason",
                 "description": "For a denial: what the model is told instead of the result.",
             },
-            "arguments": {
-                "type": "string",
-                "title": "Arguments",
-                "description": "For an edit: the arguments to run it with, as JSON.",
-                "default": call.arguments,
-            },
+            "arguments": arguments_field(&call.arguments),
         },
         "required": ["decision"],
     });
     let requested_schema: ElicitationSchema =
         serde_json::from_value(schema).expect("a schema of primitive properties");
-    ElicitRequestParams::FormElicitationParams {
+    let form = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,
         requested_schema,
+    };
+    let bytes = serde_json::to_vec(&form).map_or(usize::MAX, |json| json.len());
+    if bytes > FORM_LIMIT {
+        return Err(too_large(&call.name, bytes));
     }
+    Ok(form)
 }
 
-/// What a person's answer comes to: `None` when none came (in time) or it chose nothing this
-/// form offers. Declining or cancelling the form denies the call.
-pub(crate) fn choice(answer: Option<ElicitResult>, session: bool) -> Option<Choice> {
-    let answer = answer?;
+/// The form's field for an edit's arguments. It starts from the call's own arguments, every
+/// hidden character escaped (it shows them all, and sent back as it is, it is the same call),
+/// when they are at most [`EDIT_DEFAULT_LIMIT`] bytes; longer ones are in the message already,
+/// and a second copy in every waiting form would only hold memory.
+fn arguments_field(arguments: &str) -> Value {
+    let mut field = json!({
+        "type": "string",
+        "title": "Arguments",
+        "description": "For an edit: the arguments to run it with, as JSON.",
+    });
+    if arguments.len() <= EDIT_DEFAULT_LIMIT {
+        field["default"] = Value::from(escaped_json(arguments));
+    }
+    field
+}
+
+/// The longest arguments a form's edit field starts from, in bytes.
+pub const EDIT_DEFAULT_LIMIT: usize = 16 * 1024;
+
+/// What a person's answer comes to: `Ok(None)` when none came (in time), or the choice made.
+/// Declining or cancelling the form denies the call. An answer the form does not ask for (a
+/// decision it does not offer, written in another case or as a number, a field it does not
+/// have) is `Err` with why: it decides nothing, and the form is sent again saying so.
+pub(crate) fn choice(
+    answer: Option<ElicitResult>,
+    session: bool,
+) -> Result<Option<Choice>, String> {
+    let Some(answer) = answer else {
+        return Ok(None);
+    };
     // Declining, cancelling, and whatever else a later revision adds, is no approval.
     if answer.action != ElicitationAction::Accept {
-        return Some(Choice::Deny { reason: None });
+        return Ok(Some(Choice::Deny { reason: None }));
     }
-    let content = answer.content.unwrap_or(Value::Null);
-    let text = |key: &str| content.get(key).and_then(Value::as_str).map(str::to_owned);
-    match text("decision")?.as_str() {
-        APPROVE => Some(Choice::Approve),
-        APPROVE_FOR_SESSION if session => Some(Choice::ApproveForRun),
-        DENY => Some(Choice::Deny {
-            reason: text("reason"),
-        }),
-        EDIT => Some(Choice::Edit {
-            arguments: text("arguments").unwrap_or_default(),
-        }),
-        _ => None,
+    let Some(Value::Object(fields)) = answer.content else {
+        return Err("it has no decision".to_owned());
+    };
+    if let Some(unknown) = fields
+        .keys()
+        .find(|field| !matches!(field.as_str(), "decision" | "reason" | "arguments"))
+    {
+        return Err(format!("the form has no field \"{}\"", echo(unknown)));
+    }
+    let text = |key: &str| match fields.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(format!("\"{key}\" is not a text")),
+    };
+    let decision = text("decision")?.ok_or("it has no decision")?;
+    match decision.as_str() {
+        APPROVE => Ok(Some(Choice::Approve)),
+        APPROVE_FOR_SESSION if session => Ok(Some(Choice::ApproveForRun)),
+        DENY => Ok(Some(Choice::Deny {
+            reason: text("reason")?,
+        })),
+        EDIT => Ok(Some(Choice::Edit {
+            arguments: text("arguments")?.unwrap_or_default(),
+        })),
+        other => {
+            let session = if session {
+                ", \"approve_for_session\""
+            } else {
+                ""
+            };
+            Err(format!(
+                "\"{}\" is not a decision this form offers (\"approve\", \"deny\", \"edit\"{session})",
+                echo(other)
+            ))
+        }
     }
 }
 
@@ -227,52 +373,92 @@ mod tests {
         let accept = |content: Value| Some(answered(ElicitationAction::Accept, Some(content)));
         assert_eq!(
             choice(accept(json!({"decision": "approve"})), false),
-            Some(Choice::Approve)
+            Ok(Some(Choice::Approve))
+        );
+        // The form's other fields come along with any decision (a client sends their defaults).
+        assert_eq!(
+            choice(
+                accept(json!({"decision": "approve", "reason": "", "arguments": "{}"})),
+                false
+            ),
+            Ok(Some(Choice::Approve))
         );
         assert_eq!(
             choice(accept(json!({"decision": "deny", "reason": "no"})), false),
-            Some(Choice::Deny {
+            Ok(Some(Choice::Deny {
                 reason: Some("no".to_owned())
-            })
+            }))
         );
         assert_eq!(
             choice(
                 accept(json!({"decision": "edit", "arguments": "{}"})),
                 false
             ),
-            Some(Choice::Edit {
+            Ok(Some(Choice::Edit {
                 arguments: "{}".to_owned()
-            })
+            }))
         );
         // An edit without arguments is an edit of none: the tool's checks say what is wrong.
         assert_eq!(
             choice(accept(json!({"decision": "edit"})), false),
-            Some(Choice::Edit {
+            Ok(Some(Choice::Edit {
                 arguments: String::new()
-            })
+            }))
         );
         // Approval for the session only where the form offered it.
         let session = json!({"decision": "approve_for_session"});
         assert_eq!(
             choice(accept(session.clone()), true),
-            Some(Choice::ApproveForRun)
+            Ok(Some(Choice::ApproveForRun))
         );
-        assert_eq!(choice(accept(session), false), None);
-        // Nothing chosen, or something not offered, is no decision; no answer neither.
-        assert_eq!(choice(accept(json!({})), true), None);
-        assert_eq!(choice(accept(json!({"decision": "yes"})), true), None);
+        assert_eq!(
+            choice(accept(session), false),
+            Err(
+                "\"approve_for_session\" is not a decision this form offers (\"approve\", \"deny\", \"edit\")"
+                    .to_owned()
+            )
+        );
+        // An answer the form does not ask for decides nothing, and says why.
+        let refused = [
+            (json!({}), "it has no decision"),
+            (
+                json!({"decision": "yes"}),
+                "\"yes\" is not a decision this form offers (\"approve\", \"deny\", \"edit\", \"approve_for_session\")",
+            ),
+            (
+                json!({"decision": "Approve"}),
+                "\"Approve\" is not a decision this form offers (\"approve\", \"deny\", \"edit\", \"approve_for_session\")",
+            ),
+            (json!({"decision": 0}), "\"decision\" is not a text"),
+            (
+                json!({"decision": "deny", "reason": 7}),
+                "\"reason\" is not a text",
+            ),
+            (
+                json!({"decision": "approve", "scope": "all"}),
+                "the form has no field \"scope\"",
+            ),
+            (json!("approve"), "it has no decision"),
+        ];
+        for (content, why) in refused {
+            assert_eq!(
+                choice(accept(content.clone()), true),
+                Err(why.to_owned()),
+                "{content}"
+            );
+        }
         assert_eq!(
             choice(Some(answered(ElicitationAction::Accept, None)), true),
-            None
+            Err("it has no decision".to_owned())
         );
-        assert_eq!(choice(None, true), None);
+        assert_eq!(choice(None, true), Ok(None));
         for action in [ElicitationAction::Decline, ElicitationAction::Cancel] {
             assert_eq!(
                 choice(
                     Some(answered(action, Some(json!({"decision": "approve"})))),
                     true
                 ),
-                Some(Choice::Deny { reason: None })
+                Ok(Some(Choice::Deny { reason: None }))
             );
         }
     }
@@ -316,7 +502,7 @@ mod tests {
     async fn a_waiting_question_is_taken_once_by_the_same_call_and_expires() {
         let store = MemoryStore::default();
         let asked = question("{}").await;
-        let form = form(&asked, false, None);
+        let form = form(&asked, false, None).expect("a small form");
         let call = ("guarded", "{}");
         let reply = ask_later(&store, call, &asked, 1, form, TIMEOUT_FOR_TEST)
             .await
@@ -351,7 +537,7 @@ mod tests {
         );
 
         let asked = question("{}").await;
-        let form = super::form(&asked, false, None);
+        let form = super::form(&asked, false, None).expect("a small form");
         let state = ask_later(&store, call, &asked, 2, form, TIMEOUT_FOR_TEST)
             .await
             .expect("kept")
@@ -365,6 +551,39 @@ mod tests {
     const TIMEOUT_FOR_TEST: Duration = Duration::from_mins(1);
 
     #[tokio::test]
+    async fn a_form_writes_out_every_hidden_character_and_warns_of_them() {
+        let asked = question("{\"new_text\": \"t\u{202e}ow\u{2028}\"}").await;
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = form(&asked, false, None).expect("a small form")
+        else {
+            panic!("a form");
+        };
+        assert_eq!(
+            message,
+            format!(
+                "{HIDDEN_WARNING}\n\nApprove this call of tool \"guarded\"?\n\nArguments:\n\
+                 {{\"new_text\": \"t⟨U+202E⟩ow⟨U+2028⟩\"}}\n"
+            )
+        );
+        // The field to edit holds the same call, every character escaped.
+        let schema = serde_json::to_value(requested_schema).expect("JSON");
+        assert_eq!(
+            schema["properties"]["arguments"]["default"],
+            r#"{"new_text": "t\u202eow\u2028"}"#
+        );
+        let plain = question(r#"{"new_text": "tow"}"#).await;
+        let ElicitRequestParams::FormElicitationParams { message, .. } =
+            form(&plain, false, None).expect("a small form")
+        else {
+            panic!("a form");
+        };
+        assert!(!message.contains("Warning"), "{message}");
+    }
+
+    #[tokio::test]
     async fn the_form_says_why_arguments_were_not_taken_and_offers_the_session_on_one() {
         let asked = question(r#"{"a": 1}"#).await;
         let ElicitRequestParams::FormElicitationParams {
@@ -376,12 +595,13 @@ mod tests {
             true,
             Some("Those arguments were not taken: Error: bad."),
         )
+        .expect("a small form")
         else {
             panic!("a form");
         };
         assert_eq!(
             message,
-            "Those arguments were not taken: Error: bad.\n\nApprove this call of tool \"guarded\"?\n\nArguments:\n{\n  \"a\": 1\n}\n"
+            "Those arguments were not taken: Error: bad.\n\nApprove this call of tool \"guarded\"?\n\nArguments:\n{\"a\": 1}\n"
         );
         let schema = serde_json::to_value(requested_schema).expect("JSON");
         assert_eq!(schema["required"], json!(["decision"]));

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use axum::serve::ListenerExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ElicitResult,
+    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -22,8 +23,8 @@ use toolkit::recording::ObservedCall;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use crate::approvals::{
-    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, answers_forms, ask_later, asked_again, choice, form,
-    take_waiting,
+    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
+    choice, form, take_waiting,
 };
 use crate::store::{MemoryStore, Sessions, SharedStore, StoreError};
 use crate::views::{
@@ -65,6 +66,8 @@ pub struct McpToolServer {
     approval_timeout: Duration,
     /// The tools the user approved for the rest of this session (each session has its own).
     approved_for_session: Arc<Mutex<Vec<String>>>,
+    /// The calls waiting for the user's answer: of this session, and of the whole server.
+    waiting: WaitingCalls,
     /// The artifacts kept for views and the questions stateless clients were asked and have
     /// not answered (and, when shared, the 2025-11-25 sessions).
     store: Arc<dyn SharedStore>,
@@ -97,6 +100,7 @@ impl McpToolServer {
             writers: Arc::new([]),
             approval_timeout: APPROVAL_TIMEOUT,
             approved_for_session: Arc::default(),
+            waiting: WaitingCalls::default(),
             store: Arc::new(MemoryStore::default()),
             shared: false,
             calls: Arc::new(AtomicU64::new(0)),
@@ -148,6 +152,7 @@ impl McpToolServer {
     fn for_session(&self) -> Self {
         Self {
             approved_for_session: Arc::default(),
+            waiting: self.waiting.for_session(),
             ..self.clone()
         }
     }
@@ -225,24 +230,16 @@ impl McpToolServer {
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
         views: bool,
     ) -> ModelReply {
-        let call = self.next_call(name, arguments);
+        let call = self.next_call(name, arguments_text(arguments));
         let scope = self.scope(views, false);
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
         self.model_reply(name, &observed, views).await
     }
 
     /// The call a request makes: the next id, and its arguments as a JSON text.
-    fn next_call(
-        &self,
-        name: &str,
-        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
-    ) -> ToolCall {
+    fn next_call(&self, name: &str, arguments: String) -> ToolCall {
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        ToolCall::new(
-            format!("{SOURCE}_call_{number}"),
-            name,
-            arguments_text(arguments),
-        )
+        ToolCall::new(format!("{SOURCE}_call_{number}"), name, arguments)
     }
 
     /// The model-facing reply of a call: its wire string, and for a client that shows views the
@@ -268,7 +265,7 @@ impl McpToolServer {
     /// A call of a writer from a client that answers forms: asked about, then run or refused.
     async fn approved(
         &self,
-        request: &CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
         views: bool,
     ) -> CallToolResponse {
@@ -276,16 +273,20 @@ impl McpToolServer {
         let stateless = context
             .protocol_version()
             .is_some_and(|version| !version.has_initialize());
+        // The arguments as the text the call takes; the request's own copy is let go at once,
+        // so that a call waiting for a person holds them as few times as it can.
+        let arguments = arguments_text(request.arguments.take().as_ref());
         if stateless {
-            return self.approved_statelessly(request, &scope, views).await;
+            return self
+                .approved_statelessly(&request, arguments, &scope, views)
+                .await;
         }
-        let call = self.next_call(&request.name, request.arguments.as_ref());
-        let mut question = match self.service.question(&scope, SOURCE, call).await {
+        let call = self.next_call(&request.name, arguments);
+        let question = match self.service.question(&scope, SOURCE, call).await {
             Ok(question) => question,
             Err(refused) => return self.complete(&request.name, &refused, views).await,
         };
-        let mut note = None;
-        if self.session_approved(&request.name) {
+        let (mut question, mut note) = if self.session_approved(&request.name) {
             match self
                 .service
                 .run_approved_earlier(&scope, SOURCE, question)
@@ -294,23 +295,45 @@ impl McpToolServer {
                 Ok(ran) => return self.complete(&request.name, &ran, views).await,
                 // What it would do changed since the call came: the person is asked.
                 Err(again) => {
-                    note = asked_again(&again);
-                    question = again.into_question();
+                    let note = asked_again(&again);
+                    (again.into_question(), note)
                 }
             }
-        }
+        } else {
+            (question, None)
+        };
+        // A place among the calls that wait for the person, held until this one is decided.
+        let _waiting = match self.waiting.enter(&request.name) {
+            Ok(place) => place,
+            Err(why) => {
+                let refused = self.service.decline(&scope, SOURCE, question, why).await;
+                return self.complete(&request.name, &refused, views).await;
+            }
+        };
         for forms in 1.. {
             let answer = if forms > MAX_FORMS {
                 None
             } else {
-                let asked = form(&question, true, note.as_deref());
+                let asked = match form(&question, true, note.as_deref()) {
+                    Ok(asked) => asked,
+                    Err(why) => {
+                        let refused = self.service.decline(&scope, SOURCE, question, why).await;
+                        return self.complete(&request.name, &refused, views).await;
+                    }
+                };
                 context
                     .peer
                     .create_elicitation_with_timeout(asked, Some(self.approval_timeout))
                     .await
                     .ok()
             };
-            let choice = choice(answer, true);
+            let choice = match choice(answer, true) {
+                Ok(choice) => choice,
+                Err(why) => {
+                    note = Some(format!("That answer was not taken: {why}."));
+                    continue;
+                }
+            };
             if matches!(choice, Some(Choice::ApproveForRun)) {
                 self.approve_for_session(&request.name);
             }
@@ -331,10 +354,10 @@ impl McpToolServer {
     async fn approved_statelessly(
         &self,
         request: &CallToolRequestParams,
+        arguments: String,
         scope: &RunScope,
         views: bool,
     ) -> CallToolResponse {
-        let arguments = arguments_text(request.arguments.as_ref());
         let waiting = match request.request_state.as_deref() {
             Some(state) => take_waiting(&*self.store, state, &request.name, &arguments).await,
             None => Ok(None),
@@ -344,10 +367,10 @@ impl McpToolServer {
             Err(error) => return store_unavailable(&error),
         };
         let Some(waiting) = waiting else {
-            let call = self.next_call(&request.name, request.arguments.as_ref());
+            let call = self.next_call(&request.name, arguments.clone());
             return match self.service.question(scope, SOURCE, call).await {
                 Ok(question) => {
-                    self.ask_later(request, &arguments, &question, 1, None)
+                    self.ask_later(request, &arguments, scope, question, 1, None, views)
                         .await
                 }
                 Err(refused) => self.complete(&request.name, &refused, views).await,
@@ -358,19 +381,64 @@ impl McpToolServer {
             .input_responses
             .as_ref()
             .and_then(|responses| responses.get(INPUT_KEY))
-            .and_then(|answer| serde_json::from_value(answer.clone()).ok());
-        let answer = if waiting.expired { None } else { answer };
-        let decided = self
-            .service
-            .answer_kept(scope, SOURCE, waiting.question, choice(answer, false))
-            .await;
+            .map(|answer| {
+                serde_json::from_value::<ElicitResult>(answer.clone())
+                    .map_err(|error| format!("it is not an answer to a form ({error})"))
+            })
+            .transpose();
+        let choice = match answer {
+            _ if waiting.expired => Ok(None),
+            Ok(answer) => choice(answer, false),
+            Err(why) => Err(why),
+        };
+        let decided = match choice {
+            Ok(choice) => {
+                self.service
+                    .answer_kept(scope, SOURCE, waiting.question, choice)
+                    .await
+            }
+            // An answer that decides nothing: the form again, saying why, while forms remain.
+            Err(why) if forms < MAX_FORMS => {
+                let note = format!("That answer was not taken: {why}.");
+                return match self.service.ask_kept(scope, SOURCE, waiting.question).await {
+                    Ok(question) => {
+                        let next = forms + 1;
+                        self.ask_later(
+                            request,
+                            &arguments,
+                            scope,
+                            question,
+                            next,
+                            Some(&note),
+                            views,
+                        )
+                        .await
+                    }
+                    Err(refused) => self.complete(&request.name, &refused, views).await,
+                };
+            }
+            Err(_) => {
+                self.service
+                    .answer_kept(scope, SOURCE, waiting.question, None)
+                    .await
+            }
+        };
         match decided {
             Ok(observed) => self.complete(&request.name, &observed, views).await,
             Err(again) if forms < MAX_FORMS => {
                 let note = asked_again(&again);
                 let next = again.into_question();
-                self.ask_later(request, &arguments, &next, forms + 1, note.as_deref())
-                    .await
+                let forms = forms + 1;
+                self.ask_later(
+                    request,
+                    &arguments,
+                    scope,
+                    next,
+                    forms,
+                    note.as_deref(),
+                    views,
+                )
+                .await
             }
             // No more forms: the call is not approved.
             Err(again) => match self
@@ -384,20 +452,35 @@ impl McpToolServer {
         }
     }
 
+    /// Asks a stateless client for the person's answer about `question` (its `forms`-th form):
+    /// the reply with the form, the question kept for the retry; a form too large to send
+    /// refuses the call instead.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the request, its arguments, scope and views, and the question with its forms"
+    )]
     async fn ask_later(
         &self,
         request: &CallToolRequestParams,
         arguments: &str,
-        question: &Question,
+        scope: &RunScope,
+        question: Question,
         forms: usize,
         note: Option<&str>,
+        views: bool,
     ) -> CallToolResponse {
-        let asked = form(question, false, note);
+        let asked = match form(&question, false, note) {
+            Ok(asked) => asked,
+            Err(why) => {
+                let refused = self.service.decline(scope, SOURCE, question, why).await;
+                return self.complete(&request.name, &refused, views).await;
+            }
+        };
         let call = (&*request.name, arguments);
         match ask_later(
             &*self.store,
             call,
-            question,
+            &question,
             forms,
             asked,
             self.approval_timeout,
@@ -493,7 +576,7 @@ fn client_capabilities(context: &RequestContext<RoleServer>) -> Option<ClientCap
 fn arguments_text(arguments: Option<&serde_json::Map<String, serde_json::Value>>) -> String {
     arguments.map_or_else(
         || "{}".to_owned(),
-        |arguments| serde_json::Value::Object(arguments.clone()).to_string(),
+        |arguments| serde_json::to_string(arguments).expect("a JSON map serialises"),
     )
 }
 
@@ -560,7 +643,7 @@ impl ServerHandler for McpToolServer {
         let asks = capabilities.as_ref().is_some_and(answers_forms)
             && self.writers.iter().any(|writer| *writer == request.name);
         if asks {
-            return Ok(self.approved(&request, &context, views).await);
+            return Ok(self.approved(request, &context, views).await);
         }
         // A client that shows no views gets for the app-only tool what any tool not offered
         // gets: the seam's refusal.

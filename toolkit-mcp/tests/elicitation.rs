@@ -3,7 +3,9 @@
 //! while the call waits) and stateless (2026-07-28: `input_required`, then the retry with the
 //! answer). Each choice is tested: approve, deny with a reason, decline, edit (previewed again),
 //! no answer in time, approve for the session; and a client that answers no forms is offered no
-//! writer. Every decision is in the record.
+//! writer. Every decision is in the record. What runs is what the person saw: a preview that
+//! changed while the form was open asks again, and the form writes out every character that
+//! could make what they read differ from what runs.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -199,7 +201,7 @@ fn each_choice_over_elicitation_decides_the_call_on_either_revision() {
             message,
             format!(
                 "Approve this call of tool \"edit_file\"?\n\nArguments:\n{}\n\nWhat it would do:\n{preview}\n",
-                serde_json::to_string_pretty(&edit("two", "2")["arguments"]).expect("JSON")
+                edit("two", "2")["arguments"]
             ),
             "{mode}"
         );
@@ -375,5 +377,133 @@ fn other_tools_run_without_a_form_and_a_call_takes_at_most_eight_forms() {
         let written =
             std::fs::read_to_string(setup.workspace.path().join("notes.txt")).expect("read");
         assert_eq!(written, "one\ntwo\n", "{mode}");
+    }
+}
+
+#[test]
+fn an_edit_whose_preview_changed_while_its_form_was_open_is_asked_about_again() {
+    let Some(setup) = setup() else {
+        return;
+    };
+    let notes = setup.workspace.path().join("notes.txt");
+    // The chain the model drives alone on a session: the person approves write_file for the
+    // session; the model calls edit_file, whose form shows `x = 1` becoming `x = 2`; while the
+    // form is open, the model calls write_file (no form: approved) to make the file
+    // `allow_all = 1`; the person approves what they saw.
+    std::fs::write(&notes, "x = 1\n").expect("write");
+    let overwrite = |content: &str| {
+        json!({"name": "write_file", "arguments": {"path": "notes.txt", "content": content, "overwrite": true}})
+    };
+    let mut events = setup.service.subscribe();
+    let script = json!({
+        "calls": [overwrite("x = 1\n"), edit("1", "2")],
+        "answers": [
+            accept(&json!({"decision": "approve_for_session"})),
+            {"call": overwrite("allow_all = 1\n"), "then": accept(&json!({"decision": "approve"}))},
+            accept(&json!({"decision": "deny", "reason": "not that"})),
+        ],
+    });
+    let (output, _) = run_script(
+        &setup.python,
+        "approver.py",
+        &[&setup.url, "legacy"],
+        &script,
+    );
+    assert_eq!(
+        std::fs::read_to_string(&notes).expect("read"),
+        "allow_all = 1\n",
+        "the approval of what was shown ran nothing else"
+    );
+    assert_eq!(output["meanwhile"][0]["is_error"], false, "{output}");
+    let forms = output["forms"].as_array().expect("forms");
+    assert_eq!(forms.len(), 3, "{output}");
+    let again = forms[2]["message"].as_str().expect("a message");
+    let now = diff(setup.workspace.path(), "allow_all = 1\n", "1", "2");
+    assert_eq!(
+        again,
+        format!(
+            "What this call would do changed after you were shown it, so it was not run. This \
+             is what it would do now.\n\nApprove this call of tool \"edit_file\"?\n\n\
+             Arguments:\n{}\n\nWhat it would do:\n{now}\n",
+            edit("1", "2")["arguments"]
+        )
+    );
+    assert_eq!(replies(&output)[1], ("not that".to_owned(), true));
+    assert_eq!(
+        decisions(&mut events),
+        [
+            "write_file:operator:approved_for_run",
+            "write_file:approved_for_run:approved",
+            "edit_file:operator:preview_changed",
+            "edit_file:operator:denied:not that",
+        ]
+    );
+
+    // Statelessly, another writer changes the file while the client holds the form: the retry
+    // with the approval gets the form again, with what the edit would do now.
+    std::fs::write(&notes, "x = 1\n").expect("write");
+    let path = notes.to_str().expect("a UTF-8 path");
+    let script = json!({
+        "calls": [edit("1", "2")],
+        "answers": [
+            {"write": {"path": path, "text": "allow_all = 1\n"}, "then": accept(&json!({"decision": "approve"}))},
+            accept(&json!({"decision": "approve"})),
+        ],
+    });
+    let (output, _) = run_script(
+        &setup.python,
+        "approver.py",
+        &[&setup.url, "2026-07-28"],
+        &script,
+    );
+    let forms = output["forms"].as_array().expect("forms");
+    assert_eq!(forms.len(), 2, "{output}");
+    assert!(
+        forms[1]["message"]
+            .as_str()
+            .is_some_and(|message| message.starts_with("What this call would do changed")),
+        "{output}"
+    );
+    // Approved as it was shown the second time, it ran.
+    assert_eq!(
+        std::fs::read_to_string(&notes).expect("read"),
+        "allow_all = 2\n"
+    );
+}
+
+#[test]
+fn a_form_writes_out_every_character_of_a_bidi_edit_on_both_sides_of_its_diff() {
+    let Some(setup) = setup() else {
+        return;
+    };
+    let notes = setup.workspace.path().join("notes.txt");
+    for mode in ["legacy", "2026-07-28"] {
+        std::fs::write(&notes, "one\ntwo\n").expect("write");
+        // `t`, a right-to-left override, `ow`: shown as it is, it reads like `two`.
+        let script = json!({
+            "calls": [edit("two", "t\u{202e}ow")],
+            "answers": [accept(&json!({"decision": "deny"}))],
+        });
+        let (output, _) = run_script(&setup.python, "approver.py", &[&setup.url, mode], &script);
+        let message = output["forms"][0]["message"].as_str().expect("a message");
+        assert!(
+            message.starts_with(toolkit::approval::HIDDEN_WARNING),
+            "{mode}: {message}"
+        );
+        assert!(message.contains("\"new_text\":\"t⟨U+202E⟩ow\""), "{mode}: {message}");
+        assert!(message.contains("\n-two\n+t⟨U+202E⟩ow\n"), "{mode}: {message}");
+        assert!(!message.contains('\u{202e}'), "{mode}: {message}");
+        // The field to edit starts from the same call, its override escaped.
+        let default = &output["forms"][0]["schema"]["properties"]["arguments"]["default"];
+        assert_eq!(
+            default.as_str().map(|text| text.contains(r"t\u202eow")),
+            Some(true),
+            "{mode}: {default}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&notes).expect("read"),
+            "one\ntwo\n",
+            "{mode}"
+        );
     }
 }

@@ -2,6 +2,8 @@
 //! in a run or, put as a [`Question`](crate::question::Question), about one call outside a
 //! loop. How each decision is recorded is [`CallDecision`](crate::recording::CallDecision).
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::panic::{self, AssertUnwindSafe};
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +23,25 @@ use crate::wire::ToolCall;
 /// It names the call by its id in the suspension's `pending`, which no other call of the turn
 /// has: the loop gives a call an id of its own when the model repeated one. To stop the whole
 /// run instead, see [`ToolLoopService::abort`](crate::ToolLoopService::abort).
+///
+/// Only these spellings are read: a choice written another way (`"Approve"`, a number), a field
+/// the choice does not take (a `reason` with `approve`), an unknown field, or an edit without
+/// its `arguments` is refused with an error that names it, and decides nothing.
+///
+/// ```
+/// use toolkit::approval::{Choice, Decision};
+///
+/// let decision: Decision = serde_json::from_str(r#"{"call_id": "w1", "choice": "approve"}"#)?;
+/// assert_eq!(decision, Decision::approve("w1"));
+/// let refused = serde_json::from_str::<Decision>(r#"{"call_id": "w1", "choice": 1}"#);
+/// assert_eq!(
+///     refused.unwrap_err().to_string(),
+///     "invalid type: integer `1`, expected a string at line 1 column 29"
+/// );
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "DecisionText")]
 #[non_exhaustive]
 pub struct Decision {
     /// The call decided.
@@ -31,9 +51,16 @@ pub struct Decision {
     pub choice: Choice,
 }
 
-/// What an operator decides on one pending call.
+/// What an operator decides on one pending call: `{"choice": "approve"}`, `{"choice":
+/// "approve_for_run"}`, `{"choice": "deny", "reason": ".."}` (the reason may be left out) or
+/// `{"choice": "edit", "arguments": "{..}"}`, read exactly as [`Decision`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "choice", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "choice",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    try_from = "ChoiceText"
+)]
 #[non_exhaustive]
 pub enum Choice {
     /// The call runs.
@@ -54,6 +81,81 @@ pub enum Choice {
         /// The arguments, as a JSON text.
         arguments: String,
     },
+}
+
+/// A choice as a client spells it: each field read exactly, unknown ones refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChoiceText {
+    choice: String,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+/// A decision as a client spells it: [`ChoiceText`] and the call it decides.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecisionText {
+    call_id: String,
+    choice: String,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+impl TryFrom<ChoiceText> for Choice {
+    type Error = String;
+
+    fn try_from(text: ChoiceText) -> Result<Self, String> {
+        let ChoiceText {
+            choice,
+            reason,
+            arguments,
+        } = text;
+        let name = choice.as_str();
+        if !matches!(name, "approve" | "approve_for_run" | "deny" | "edit") {
+            return Err(format!(
+                "unknown choice `{}`, expected one of `approve`, `approve_for_run`, `deny`, `edit`",
+                echo(name)
+            ));
+        }
+        if reason.is_some() && name != "deny" {
+            return Err(format!("the choice `{name}` takes no `reason`"));
+        }
+        if arguments.is_some() && name != "edit" {
+            return Err(format!("the choice `{name}` takes no `arguments`"));
+        }
+        Ok(match name {
+            "approve" => Choice::Approve,
+            "approve_for_run" => Choice::ApproveForRun,
+            "deny" => Choice::Deny { reason },
+            _ => Choice::Edit {
+                arguments: arguments.ok_or("the choice `edit` needs `arguments`")?,
+            },
+        })
+    }
+}
+
+impl TryFrom<DecisionText> for Decision {
+    type Error = String;
+
+    fn try_from(text: DecisionText) -> Result<Self, String> {
+        let DecisionText {
+            call_id,
+            choice,
+            reason,
+            arguments,
+        } = text;
+        let choice = Choice::try_from(ChoiceText {
+            choice,
+            reason,
+            arguments,
+        })?;
+        Ok(Self { call_id, choice })
+    }
 }
 
 impl Decision {
@@ -234,4 +336,297 @@ pub(crate) fn ask_policies(
             });
         (answer != PolicyAnswer::Ask).then(|| (policy.name().to_owned(), answer))
     })
+}
+
+/// What a surface that asks for a decision (a form, the inspector's page, the terminal) says
+/// above a call whose arguments or preview hold characters [`visible`] writes out.
+pub const HIDDEN_WARNING: &str = "Warning: this call holds characters that are invisible or change \
+     how text around them is shown (direction overrides, zero-width or line-separating \
+     characters, controls); each is written out as ⟨U+XXXX⟩ here.";
+
+/// Text as a surface that asks for a decision shows it: every character that could make what a
+/// person reads differ from what runs is written out as `⟨U+XXXX⟩`, so that a `-two` and a
+/// `+t\u{202e}ow` never look alike. Those are the controls but a line feed, a tab and the
+/// carriage return of a CRLF line end; the characters that change text direction (U+061C,
+/// U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069); the line and paragraph separators
+/// (U+2028, U+2029); the characters Unicode says render invisibly by default (soft hyphen,
+/// zero-width spaces and joiners, variation selectors, tags, fillers); and the spaces other
+/// than U+0020, which look like it. Text without any is borrowed as it is.
+///
+/// ```
+/// use toolkit::approval::{hides_characters, visible};
+///
+/// assert_eq!(visible("t\u{202e}ow"), "t⟨U+202E⟩ow");
+/// assert_eq!(visible("-two\r\n+2\n"), "-two\r\n+2\n");
+/// assert_eq!(visible("a\u{e0041}b\u{a0}c"), "a⟨U+E0041⟩b⟨U+00A0⟩c");
+/// assert!(hides_characters("t\u{202e}ow") && !hides_characters("naïve café\n"));
+/// ```
+pub fn visible(text: &str) -> Cow<'_, str> {
+    let mut characters = text.char_indices().peekable();
+    let mut shown: Option<String> = None;
+    while let Some((at, character)) = characters.next() {
+        let line_end =
+            character == '\r' && characters.peek().is_some_and(|&(_, next)| next == '\n');
+        if !line_end && is_hidden(character) {
+            let shown = shown.get_or_insert_with(|| {
+                let mut shown = String::with_capacity(text.len() + 16);
+                shown.push_str(&text[..at]);
+                shown
+            });
+            let _ = write!(shown, "⟨U+{:04X}⟩", u32::from(character));
+        } else if let Some(shown) = &mut shown {
+            shown.push(character);
+        }
+    }
+    shown.map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+/// Whether [`visible`] writes out any character of `text`: a surface then shows
+/// [`HIDDEN_WARNING`].
+pub fn hides_characters(text: &str) -> bool {
+    matches!(visible(text), Cow::Owned(_))
+}
+
+/// A JSON text that decodes to the same value as `json`, with every character [`visible`]
+/// would write out that sits inside a string written as a `\uXXXX` escape instead: what an
+/// editable field shows of a call's arguments, so that it shows every character and, sent back
+/// unchanged, runs the same call. Outside strings, valid JSON holds no such character but the
+/// carriage return, which stays as it is; text without any is borrowed as it is.
+///
+/// ```
+/// use toolkit::approval::escaped_json;
+///
+/// // The model's arguments: `t`, a right-to-left override, `ow`, then a quoted crab.
+/// let arguments = format!(r#"{{"new_text": "t{}ow \"🦀\""}}"#, '\u{202e}');
+/// let escaped = escaped_json(&arguments);
+/// assert_eq!(escaped, r#"{"new_text": "t\u202eow \"🦀\""}"#);
+/// let same: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+/// assert_eq!(same, serde_json::from_str::<serde_json::Value>(&arguments).unwrap());
+/// ```
+pub fn escaped_json(json: &str) -> Cow<'_, str> {
+    let mut escaped: Option<String> = None;
+    let (mut in_string, mut after_backslash) = (false, false);
+    for (at, character) in json.char_indices() {
+        // Whether a backslash before this character escapes it.
+        let escaped_here = after_backslash;
+        after_backslash = in_string && !escaped_here && character == '\\';
+        let escape = in_string && !escaped_here && is_hidden(character);
+        if character == '"' && !escaped_here {
+            in_string = !in_string;
+        }
+        if escape {
+            let escaped = escaped.get_or_insert_with(|| {
+                let mut escaped = String::with_capacity(json.len() + 16);
+                escaped.push_str(&json[..at]);
+                escaped
+            });
+            let mut units = [0u16; 2];
+            for unit in character.encode_utf16(&mut units) {
+                let _ = write!(escaped, "\\u{unit:04x}");
+            }
+        } else if let Some(escaped) = &mut escaped {
+            escaped.push(character);
+        }
+    }
+    escaped.map_or(Cow::Borrowed(json), Cow::Owned)
+}
+
+/// Whether [`visible`] writes `character` out: a character a person could not see, or that
+/// changes how the text around it is shown (a line feed and a tab are neither). Other surfaces
+/// that print hostile text (a terminal) escape the same set.
+pub fn is_hidden(character: char) -> bool {
+    match character {
+        '\n' | '\t' => false,
+        // C0, DEL and C1 controls: the carriage return, the vertical tab, the form feed, the
+        // next-line character U+0085, the escape of terminal sequences.
+        character if character.is_control() => true,
+        // Spaces other than U+0020, soft hyphen, combining grapheme joiner, Arabic letter mark,
+        // fillers, Ogham space, Khmer inherent vowels, Mongolian selectors.
+        '\u{00A0}' | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{1680}'
+        | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+        // Spaces, zero-width characters, direction marks, separators, embeddings, overrides,
+        // isolates, invisible operators and deprecated format characters.
+        | '\u{2000}'..='\u{200F}' | '\u{2028}'..='\u{202F}' | '\u{205F}'..='\u{206F}'
+        | '\u{2800}' | '\u{3000}' | '\u{3164}'
+        // Variation selectors, the byte order mark, the halfwidth filler, interlinear
+        // annotations and the specials Unicode keeps invisible.
+        | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}'
+        // Shorthand format controls, musical symbol formats, tags and their selectors.
+        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}' => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_character_that_hides_or_reorders_text_is_written_out_and_its_neighbours_are_not() {
+        let written_out = [
+            '\u{0}',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9f}',
+            '\u{b}',
+            '\u{c}',
+            '\u{a0}',
+            '\u{ad}',
+            '\u{34f}',
+            '\u{61c}',
+            '\u{115f}',
+            '\u{1680}',
+            '\u{180e}',
+            '\u{2000}',
+            '\u{200b}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{202a}',
+            '\u{202e}',
+            '\u{202f}',
+            '\u{205f}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{206f}',
+            '\u{2800}',
+            '\u{3000}',
+            '\u{3164}',
+            '\u{fe00}',
+            '\u{fe0f}',
+            '\u{feff}',
+            '\u{ffa0}',
+            '\u{fff9}',
+            '\u{1bca0}',
+            '\u{1d173}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e01ef}',
+            '\u{e0fff}',
+        ];
+        for character in written_out {
+            let text = format!("a{character}b");
+            let expected = format!("a⟨U+{:04X}⟩b", u32::from(character));
+            assert_eq!(visible(&text), expected);
+            assert!(hides_characters(&text));
+        }
+        let kept = [
+            ' ',
+            '\n',
+            '\t',
+            '~',
+            'é',
+            '\u{2010}',
+            '\u{2030}',
+            '\u{205e}',
+            '\u{2070}',
+            '\u{27ff}',
+            '\u{2801}',
+            '\u{fe10}',
+            '€',
+            '中',
+            '\u{1f980}',
+            '\u{e1000}',
+            '\u{fffd}',
+        ];
+        for character in kept {
+            let text = format!("a{character}b");
+            assert!(matches!(visible(&text), Cow::Borrowed(_)), "{character:?}");
+        }
+    }
+
+    #[test]
+    fn a_decision_is_read_only_as_documented_and_anything_else_is_refused_by_name() {
+        let read = |text: &str| serde_json::from_str::<Decision>(text).map_err(|e| e.to_string());
+        for decision in [
+            Decision::approve("w1"),
+            Decision::approve_for_run("w1"),
+            Decision::deny("w1"),
+            Decision::deny_with_reason("w1", "no"),
+            Decision::edit("w1", "{}"),
+        ] {
+            let text = serde_json::to_string(&decision).expect("JSON");
+            assert_eq!(read(&text), Ok(decision), "{text}");
+        }
+        assert_eq!(
+            read(r#"{"call_id": "w1", "choice": "deny"}"#),
+            Ok(Decision::deny("w1"))
+        );
+        let refused = [
+            (
+                r#"{"call_id": "w1", "choice": 1}"#,
+                "invalid type: integer `1`, expected a string at line 1 column 29",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "Approve"}"#,
+                "unknown choice `Approve`, expected one of `approve`, `approve_for_run`, `deny`, \
+                 `edit`",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "approve", "scope": "all"}"#,
+                "unknown field `scope`, expected one of `call_id`, `choice`, `reason`, \
+                 `arguments` at line 1 column 46",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "approve", "reason": "ok"}"#,
+                "the choice `approve` takes no `reason`",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "deny", "arguments": "{}"}"#,
+                "the choice `deny` takes no `arguments`",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "edit"}"#,
+                "the choice `edit` needs `arguments`",
+            ),
+            (
+                r#"{"call_id": "w1"}"#,
+                "missing field `choice` at line 1 column 17",
+            ),
+        ];
+        for (text, error) in refused {
+            assert_eq!(read(text), Err(error.to_owned()), "{text}");
+        }
+        // A choice read alone is read the same way.
+        let choice = serde_json::from_str::<Choice>(r#"{"choice": 0}"#);
+        assert_eq!(
+            choice.map_err(|e| e.to_string()),
+            Err("invalid type: integer `0`, expected a string at line 1 column 12".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_carriage_return_is_a_line_end_only_before_a_line_feed() {
+        assert_eq!(visible("a\r\nb"), "a\r\nb");
+        assert_eq!(visible("a\rb\r"), "a⟨U+000D⟩b⟨U+000D⟩");
+        assert_eq!(visible("a\r\r\n"), "a⟨U+000D⟩\r\n");
+    }
+
+    #[test]
+    fn escaped_json_decodes_to_the_same_value_and_shows_every_character() {
+        let texts = [
+            "{\"a\": \"t\u{202e}ow\"}",
+            "{\"a\\\"\u{200b}\": \"\\\\\u{2066}\", \"b\": [\"\u{e0041}\", 1e2, null]}",
+            "{\"a\": \"plain\"}\r\n",
+            "[\"\\\"\", \"\\\\\", \"\u{85}\u{7f}\"]",
+        ];
+        for text in texts {
+            let escaped = escaped_json(text);
+            assert!(!hides_characters(&escaped.replace("\r\n", "")), "{escaped}");
+            let value: serde_json::Value = serde_json::from_str(text).expect("JSON");
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&escaped).expect("still JSON"),
+                value
+            );
+        }
+        assert_eq!(
+            escaped_json("{\"a\": \"x\u{e0041}\"}"),
+            r#"{"a": "x\udb40\udc41"}"#
+        );
+        assert!(matches!(escaped_json(r#"{"a": "b"}"#), Cow::Borrowed(_)));
+    }
 }

@@ -166,6 +166,22 @@ impl ToolLoopService {
         )
     }
 
+    /// The question `kept` keeps (perhaps kept by another process), to ask again as it is now:
+    /// its call checked again as [`question`](Self::question) checks one (a refusal is the
+    /// call's result, recorded) and its preview computed again, with the earlier answers. For
+    /// when the person's answer could not be read and the form is sent again.
+    pub async fn ask_kept(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        kept: KeptQuestion,
+    ) -> Result<Question, ObservedCall> {
+        let KeptQuestion { call, earlier, .. } = kept;
+        let mut question = self.question(scope, source, call).await?;
+        question.earlier = earlier;
+        Ok(question)
+    }
+
     /// Answers the question `kept` keeps (perhaps kept by another process) as
     /// [`answer`](Self::answer) answers a question, once its call is checked again as
     /// [`question`](Self::question) checks one (a refusal is the call's result, recorded). The
@@ -288,6 +304,31 @@ impl ToolLoopService {
             .recorder()
             .decided(self.seam(), scope, source, &call, Some(decisions), outcome)
             .await)
+    }
+
+    /// Refuses `question`'s call without putting it to the person, because it cannot be (too
+    /// many calls wait for them already, or it is too large to show): the model reads `why`, and
+    /// the call is recorded as a run of one call of `source` with the person's earlier answers
+    /// and `not_decided`.
+    pub async fn decline(
+        &self,
+        scope: &RunScope,
+        source: &str,
+        question: Question,
+        why: String,
+    ) -> ObservedCall {
+        let Question {
+            call, mut earlier, ..
+        } = question;
+        earlier.push(CallDecision::new(
+            &call,
+            Decider::Operator,
+            Decided::NotDecided,
+        ));
+        let decisions = RunStep::Resumed { decisions: earlier };
+        self.recorder()
+            .decided(self.seam(), scope, source, &call, Some(decisions), Err(why))
+            .await
     }
 
     /// Runs `question`'s call without asking, because the person approved its tool earlier
