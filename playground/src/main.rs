@@ -852,6 +852,9 @@ fn decision_line(decision: &CallDecision) -> String {
             original,
             arguments,
         } => format!(": {} -> {}", text(original), text(arguments)),
+        Decided::PreviewChanged => {
+            ": what it would do changed after it was shown, so it did not run".to_owned()
+        }
         _ => String::new(),
     };
     format!(

@@ -778,3 +778,107 @@ fn a_live_model_is_named_by_a_provider_or_a_base_url_and_excludes_a_script() {
         assert_eq!(stdout, "", "{args:?}");
     }
 }
+
+/// A model that edits `notes/plan.txt`, replacing `old` with `new`.
+fn edit_script(old: &str, new: &str) -> String {
+    serde_json::json!({"turns": [
+        {"tool_calls": [{"id": "w1", "name": "edit_file", "arguments": {
+            "path": "notes/plan.txt", "edits": [{"old_text": old, "new_text": new}]}}]},
+        {"content": "Edited."}
+    ]})
+    .to_string()
+}
+
+/// A data folder whose workspace holds `notes/plan.txt` with `text`, and the path of that file.
+fn workspace_with_plan(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let data = tempfile::tempdir().expect("temp dir");
+    let quiet = data.path().join("quiet.json");
+    std::fs::write(&quiet, r#"{"turns": [{"content": "nothing"}]}"#).expect("written");
+    let (code, _, stderr) = playground_in(data.path(), &["run", &quiet.to_string_lossy()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let plan = data
+        .path()
+        .join("toolkit-playground/workspace/notes/plan.txt");
+    std::fs::write(&plan, text).expect("written");
+    (data, plan)
+}
+
+#[test]
+fn an_approval_runs_only_what_the_preview_showed_and_a_changed_file_asks_again() {
+    let (data, plan) = workspace_with_plan("x = 1\n");
+    let script = data.path().join("script.json");
+    std::fs::write(&script, edit_script("1", "2")).expect("written");
+    let script = script.to_string_lossy().into_owned();
+    let run = |args: &[&str]| playground_in(data.path(), args);
+    let (code, stdout, stderr) = run(&["run", "--writers", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("\n    -x = 1\n    +x = 2\n"), "{stdout}");
+
+    // Another writer changes the file while the operator reads; they approve what they saw.
+    std::fs::write(&plan, "allow_all = 1\n").expect("written");
+    let (code, stdout, stderr) = run(&[
+        "resume",
+        &token_of(&stdout),
+        "--approve",
+        "w1",
+        "--script",
+        &script,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(
+            "[4] decided:\n  w1  edit_file  preview_changed: what it would do changed after it was \
+             shown, so it did not run\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n    -allow_all = 1\n    +allow_all = 2\n"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&plan).expect("read"),
+        "allow_all = 1\n"
+    );
+
+    // Refused as it is now shown: nothing ever ran.
+    let (code, stdout, stderr) = run(&[
+        "resume",
+        &token_of(&stdout),
+        "--deny",
+        "w1",
+        "--script",
+        &script,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.ends_with("\n== answered\nEdited.\n"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&plan).expect("read"),
+        "allow_all = 1\n"
+    );
+}
+
+#[test]
+fn a_suspension_writes_out_every_hidden_character_of_the_arguments_and_the_preview() {
+    let (data, _) = workspace_with_plan("one\ntwo\n");
+    let script = data.path().join("script.json");
+    std::fs::write(&script, edit_script("two", "t\u{202e}ow")).expect("written");
+    let (code, stdout, stderr) = playground_in(
+        data.path(),
+        &["run", "--writers", &script.to_string_lossy()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "== suspended: 1 call waits for your approval\n  {}\n  w1  edit_file  \
+             {{\"edits\":[{{\"new_text\":\"t⟨U+202E⟩ow\",\"old_text\":\"two\"}}],\"path\":\"notes/plan.txt\"}}\n",
+            toolkit::approval::HIDDEN_WARNING
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n    -two\n    +t⟨U+202E⟩ow\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{202e}'), "{stdout}");
+}

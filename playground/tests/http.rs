@@ -324,20 +324,14 @@ async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothin
         json!({"event": "error", "message": "no pending call has the id \"w2\""})
     );
     assert!(!file.exists());
-    // A decision without a choice, or an abort with decisions: refused before anything runs.
-    for body in [
-        json!({"token": token, "decisions": [{"call_id": "w1", "approved": true}]}),
-        json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "abort": true}),
-    ] {
-        let refused = post("/api/resume", body).await.expect("answer");
-        assert_eq!(refused.status(), 400);
-        let error = refused.json::<Value>().await.expect("json")["error"].to_string();
-        assert!(
-            error.contains("missing field `choice`")
-                || error.contains("an abort takes no decisions"),
-            "{error}"
-        );
-    }
+    // An abort with decisions: refused before anything runs.
+    let body = json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "abort": true});
+    let refused = post("/api/resume", body).await.expect("answer");
+    assert_eq!(refused.status(), 400);
+    assert_eq!(
+        refused.json::<Value>().await.expect("json"),
+        json!({"error": "an abort takes no decisions: nothing pending runs"})
+    );
     assert!(!file.exists());
 
     let resumed = events(
@@ -433,4 +427,82 @@ async fn an_abort_ends_the_run_and_spends_the_token() {
             .join("workspace/notes/never.txt")
             .exists()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_spelt_otherwise_than_documented_decides_nothing_and_says_why() {
+    let playground = common::start_playground_with(true, toolkit_audit::Privacy::Full).await;
+    let client = playground.client();
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "w1", "name": "append_file", "arguments": {"path": "notes/spelt.txt", "content": "x"}}]},
+        {"content": "appended"}
+    ]}"#;
+    let post = |path: &'static str, body: Value| {
+        client
+            .post(format!("{}{path}", playground.url))
+            .json(&body)
+            .send()
+    };
+    let started = events(
+        post("/api/run", json!({"script": script}))
+            .await
+            .expect("run"),
+    )
+    .await;
+    let token = started
+        .iter()
+        .find(|event| event["event"] == "suspended")
+        .and_then(|event| event["token"].as_str())
+        .expect("a token")
+        .to_owned();
+    let file = playground.folder.path().join("workspace/notes/spelt.txt");
+    // No choice, a choice by number or in another case, an unknown field: refused before
+    // anything runs, each with its exact error, the token left unspent.
+    let decided = |decision: Value| json!({"token": token, "decisions": [decision]});
+    let cases = [
+        (
+            decided(json!({"call_id": "w1", "approved": true})),
+            "invalid request: Failed to deserialize the JSON body into the target type: \
+             decisions[0].approved: unknown field `approved`, expected one of `call_id`, \
+             `choice`, `reason`, `arguments` at line 1 column 25",
+        ),
+        (
+            decided(json!({"call_id": "w1"})),
+            "invalid request: Failed to deserialize the JSON body into the target type: \
+             decisions[0]: missing field `choice` at line 1 column 30",
+        ),
+        (
+            decided(json!({"call_id": "w1", "choice": 1})),
+            "invalid request: Failed to deserialize the JSON body into the target type: \
+             decisions[0].choice: invalid type: integer `1`, expected a string at line 1 column \
+             40",
+        ),
+        (
+            decided(json!({"call_id": "w1", "choice": "Approve"})),
+            "invalid request: Failed to deserialize the JSON body into the target type: \
+             decisions[0]: unknown choice `Approve`, expected one of `approve`, \
+             `approve_for_run`, `deny`, `edit` at line 1 column 50",
+        ),
+    ];
+    for (body, error) in cases {
+        let refused = post("/api/resume", body.clone()).await.expect("answer");
+        assert_eq!(refused.status(), 400, "{body}");
+        assert_eq!(
+            refused.json::<Value>().await.expect("json"),
+            json!({"error": error}),
+            "{body}"
+        );
+    }
+    assert!(!file.exists());
+    let resumed = events(
+        post(
+            "/api/resume",
+            json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "script": script}),
+        )
+        .await
+        .expect("answer"),
+    )
+    .await;
+    assert_eq!(resumed.last().expect("events")["termination"], "answered");
+    assert_eq!(std::fs::read_to_string(&file).expect("appended"), "x");
 }

@@ -125,11 +125,11 @@ async fn approvals_are_given_in_the_page_and_the_run_resumes_live() {
         json!([
             [
                 "pending-w1",
-                "{\n  \"content\": \"yes\",\n  \"path\": \"notes/approved.txt\"\n}"
+                r#"{"content":"yes","path":"notes/approved.txt"}"#
             ],
             [
                 "pending-w2",
-                "{\n  \"content\": \"no\",\n  \"path\": \"notes/denied.txt\"\n}"
+                r#"{"content":"no","path":"notes/denied.txt"}"#
             ],
         ])
     );
@@ -1165,6 +1165,111 @@ async fn the_page_shows_what_the_policy_approved_and_why() {
     browser.click("[data-testid=deny-w2]").await;
     browser.click("[data-testid=resume]").await;
     assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+/// The attack on approvals by look-alike text: an edit that replaces `two` with `t`, a
+/// right-to-left override and `ow`, which a browser draws exactly as `two`.
+const BIDI_EDIT_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [{"id": "e1", "name": "edit_file", "arguments": {"path": "notes/plan.txt", "edits": [{"old_text": "two", "new_text": "t\u202eow"}]}}]},
+  {"content": "Edited."}
+]}"#;
+
+/// The PNG (base64) of the text of line `line` of the `<pre>` matching `selector`, without its
+/// first character (a diff's `-` or `+`): what a person sees of that line's words.
+async fn line_pixels(browser: &Browser, selector: &str, line: usize) -> String {
+    let rect = browser
+        .execute(
+            "const pre = document.querySelector(arguments[0]); \
+             const text = pre.firstChild; \
+             const lines = text.data.split('\\n'); \
+             let start = 0; \
+             for (let i = 0; i < arguments[1]; i += 1) start += lines[i].length + 1; \
+             const range = document.createRange(); \
+             range.setStart(text, start + 1); \
+             range.setEnd(text, start + lines[arguments[1]].length); \
+             const r = range.getBoundingClientRect(); \
+             return {x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height, scale: 1};",
+            json!([selector, line]),
+        )
+        .await;
+    let shot = browser
+        .cdp(
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": true, "clip": rect}),
+        )
+        .await;
+    shot["data"].as_str().expect("base64 PNG").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_with_a_direction_override_shows_it_written_out_on_both_sides_of_its_diff() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let plan = playground.folder.path().join("workspace/notes/plan.txt");
+    std::fs::write(&plan, "one\ntwo\n").expect("write");
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", BIDI_EDIT_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    wait_for_approval(&browser).await;
+    let shown = browser
+        .execute(
+            "const row = document.querySelector('[data-testid=pending-e1]'); \
+             const text = (id) => row.querySelector('[data-testid=' + id + ']').textContent; \
+             return [text('pending-warning'), text('pending-arguments'), text('pending-preview')];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(shown[0], toolkit::approval::HIDDEN_WARNING);
+    assert_eq!(
+        shown[1],
+        r#"{"edits":[{"new_text":"t⟨U+202E⟩ow","old_text":"two"}],"path":"notes/plan.txt"}"#
+    );
+    let preview = shown[2].as_str().expect("a preview");
+    assert!(preview.ends_with("\n one\n-two\n+t⟨U+202E⟩ow"), "{preview}");
+    assert!(!preview.contains('\u{202e}'));
+
+    // The attack, drawn as the page drew it before: the raw text in a preview of the same
+    // style, whose `two` line and whose line of `t`, the override and `ow` have the same pixels.
+    browser
+        .execute(
+            "const raw = document.createElement('pre'); \
+             raw.className = 'preview value'; raw.dir = 'auto'; raw.id = 'raw-attack'; \
+             raw.textContent = '-two\\n+t\\u202eow'; \
+             document.querySelector('[data-testid=pending-e1]').append(raw); return true;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        line_pixels(&browser, "#raw-attack", 0).await,
+        line_pixels(&browser, "#raw-attack", 1).await,
+        "the override makes both lines look alike"
+    );
+    // As the page shows it now, the two sides of the diff differ to the eye.
+    let lines = preview.lines().count();
+    let preview_selector = "[data-testid=pending-e1] [data-testid=pending-preview]";
+    assert_ne!(
+        line_pixels(&browser, preview_selector, lines - 2).await,
+        line_pixels(&browser, preview_selector, lines - 1).await,
+    );
+    browser
+        .execute(
+            "document.getElementById('raw-attack').remove(); return true;",
+            json!([]),
+        )
+        .await;
+    browser
+        .screenshot_of("[data-testid=approval]", "approval-hidden-characters.png")
+        .await;
+
+    browser.click("[data-testid=deny-e1]").await;
+    browser.click("[data-testid=resume]").await;
+    wait_done(&browser).await;
+    assert_eq!(std::fs::read_to_string(&plan).expect("read"), "one\ntwo\n");
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }

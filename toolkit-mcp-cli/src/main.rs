@@ -8,7 +8,7 @@
 //! Secret-shaped strings in what tools answer are masked (`[REDACTED]`) unless
 //! `--show-secrets`: an MCP host forwards replies to a model. With `--writers`, the tools that
 //! change files and records are offered to hosts that answer form elicitation: each call asks
-//! the host's user first, who has `--approval-timeout` seconds (default 300) to answer.
+//! the host's user first, who has `--approval-timeout` seconds (default 300, a day at most) to answer.
 //! On a PostgreSQL audit copy, what a later request may need (the artifacts a view asks for, the
 //! questions waiting for an answer, 2025-11-25 sessions) is kept in that database too, so that
 //! several instances behind a load balancer answer any request (`scripts/fleet`);
@@ -27,7 +27,7 @@ use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 use toolkit_mcp::McpToolServer;
 use toolkit_mcp::store::SharedStore;
 
-const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets] [--writers] [--approval-timeout SECONDS] [--instance-id ID]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets. With --writers, the tools\nthat change files and records are offered to hosts that answer form elicitation: each call\nasks the host's user first (the tool, its arguments, its preview), who has --approval-timeout\nseconds (default 300) to answer; no answer is no approval. With a PostgreSQL --audit, instances\nshare what a later request needs (artifacts for views, waiting questions, sessions), so any\ninstance behind a load balancer answers any request; --instance-id names this instance in its\ntraces (service.instance.id; default a random UUID).";
+const USAGE: &str = "usage: toolkit-mcp [--http PORT] [--workspace DIR] [--database FILE] [--audit FILE|URL] [--privacy LEVEL] [--otlp URL] [--show-secrets] [--writers] [--approval-timeout SECONDS] [--instance-id ID]\n\nServes toolkit's builtin tools over MCP: on stdin and stdout, or with --http on\nhttp://127.0.0.1:PORT/mcp (streamable HTTP). The file tools work in --workspace (default: the\nsample workspace); the record tools on --database (a SQLite file), and are not listed without\none. With --audit, every call and its artifacts are kept in an audit copy: a SQLite file, or a\nPostgreSQL database as a postgres:// URL, at --privacy metadata (default), redacted or full.\nWith --otlp, calls are also exported as OpenTelemetry traces to that OTLP/HTTP receiver.\nSecret-shaped strings in replies are masked unless --show-secrets. With --writers, the tools\nthat change files and records are offered to hosts that answer form elicitation: each call\nasks the host's user first (the tool, its arguments, its preview), who has --approval-timeout\nseconds (default 300, a day at most) to answer; no answer is no approval. With a PostgreSQL\n--audit, instances share what a later request needs (artifacts for views, waiting questions,\nsessions), so any instance behind a load balancer answers any request; --instance-id names\nthis instance in its traces (service.instance.id; default a random UUID).";
 
 /// What the command line asks for.
 struct Options {
@@ -61,12 +61,13 @@ fn options() -> Result<Options, ExitCode> {
             "--show-secrets" => show_secrets = true,
             "--writers" => writers = true,
             "--approval-timeout" => match arguments.next().map(|seconds| seconds.parse::<u64>()) {
-                Some(Ok(seconds)) if seconds > 0 => {
+                // A day at most: a person who has not answered by then will not.
+                Some(Ok(seconds)) if (1..=86_400).contains(&seconds) => {
                     approval_timeout = Duration::from_secs(seconds);
                 }
                 _ => {
                     return Err(usage_error(
-                        "--approval-timeout needs a number of seconds (1 or more)",
+                        "--approval-timeout needs a number of seconds from 1 to 86400 (a day)",
                     ));
                 }
             },

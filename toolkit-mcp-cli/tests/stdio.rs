@@ -78,10 +78,15 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
 
 #[test]
 fn bad_arguments_are_usage_errors() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--http", "port"],
             "toolkit-mcp: --http needs a port number (0 to 65535)",
+        ),
+        // Past a day it is refused, never held as a wait no clock can count.
+        (
+            &["--approval-timeout", "18446744073709551615"],
+            "toolkit-mcp: --approval-timeout needs a number of seconds from 1 to 86400 (a day)",
         ),
         (
             &["--privacy", "all"],

@@ -105,7 +105,7 @@ impl Drop for WaitingCall {
 }
 
 /// The error of a call of `tool` whose form takes `bytes` bytes, more than [`FORM_LIMIT`].
-fn too_large(tool: &str, bytes: usize) -> String {
+pub(crate) fn too_large(tool: &str, bytes: usize) -> String {
     format!(
         "Error: this call of tool \"{}\" is too large to show in a form ({bytes} bytes, at most \
          {FORM_LIMIT}): it was not asked about and did not run. Make the change in smaller \

@@ -23,8 +23,8 @@ use toolkit::recording::ObservedCall;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use crate::approvals::{
-    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
-    choice, form, take_waiting,
+    APPROVAL_TIMEOUT, FORM_LIMIT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later,
+    asked_again, choice, form, take_waiting, too_large,
 };
 use crate::store::{MemoryStore, Sessions, SharedStore, StoreError};
 use crate::views::{
@@ -282,11 +282,30 @@ impl McpToolServer {
                 .await;
         }
         let call = self.next_call(&request.name, arguments);
+        // Refused before anything else is done with it: a call no form could show, or one more
+        // than may wait. A call of a tool approved for the session runs without waiting.
+        let approved = self.session_approved(&request.name);
+        if call.arguments.len() > FORM_LIMIT && !approved {
+            let why = too_large(&request.name, call.arguments.len());
+            let refused = self.service.decline(&scope, SOURCE, call, why).await;
+            return self.complete(&request.name, &refused, views).await;
+        }
+        let waiting = if approved {
+            None
+        } else {
+            match self.waiting.enter(&request.name) {
+                Ok(place) => Some(place),
+                Err(why) => {
+                    let refused = self.service.decline(&scope, SOURCE, call, why).await;
+                    return self.complete(&request.name, &refused, views).await;
+                }
+            }
+        };
         let question = match self.service.question(&scope, SOURCE, call).await {
             Ok(question) => question,
             Err(refused) => return self.complete(&request.name, &refused, views).await,
         };
-        let (mut question, mut note) = if self.session_approved(&request.name) {
+        let (mut question, mut note) = if approved {
             match self
                 .service
                 .run_approved_earlier(&scope, SOURCE, question)
@@ -303,12 +322,15 @@ impl McpToolServer {
             (question, None)
         };
         // A place among the calls that wait for the person, held until this one is decided.
-        let _waiting = match self.waiting.enter(&request.name) {
-            Ok(place) => place,
-            Err(why) => {
-                let refused = self.service.decline(&scope, SOURCE, question, why).await;
-                return self.complete(&request.name, &refused, views).await;
-            }
+        let _waiting = match waiting {
+            Some(place) => place,
+            None => match self.waiting.enter(&request.name) {
+                Ok(place) => place,
+                Err(why) => {
+                    let refused = self.service.decline(&scope, SOURCE, question, why).await;
+                    return self.complete(&request.name, &refused, views).await;
+                }
+            },
         };
         for forms in 1.. {
             let answer = if forms > MAX_FORMS {
@@ -368,6 +390,12 @@ impl McpToolServer {
         };
         let Some(waiting) = waiting else {
             let call = self.next_call(&request.name, arguments.clone());
+            if call.arguments.len() > FORM_LIMIT {
+                // No form could show it: refused before anything else is done with it.
+                let why = too_large(&request.name, call.arguments.len());
+                let refused = self.service.decline(scope, SOURCE, call, why).await;
+                return self.complete(&request.name, &refused, views).await;
+            }
             return match self.service.question(scope, SOURCE, call).await {
                 Ok(question) => {
                     self.ask_later(request, &arguments, scope, question, 1, None, views)

@@ -391,9 +391,7 @@ fn an_edit_whose_preview_changed_while_its_form_was_open_is_asked_about_again() 
     // form is open, the model calls write_file (no form: approved) to make the file
     // `allow_all = 1`; the person approves what they saw.
     std::fs::write(&notes, "x = 1\n").expect("write");
-    let overwrite = |content: &str| {
-        json!({"name": "write_file", "arguments": {"path": "notes.txt", "content": content, "overwrite": true}})
-    };
+    let overwrite = |content: &str| json!({"name": "write_file", "arguments": {"path": "notes.txt", "content": content, "overwrite": true}});
     let mut events = setup.service.subscribe();
     let script = json!({
         "calls": [overwrite("x = 1\n"), edit("1", "2")],
@@ -490,8 +488,14 @@ fn a_form_writes_out_every_character_of_a_bidi_edit_on_both_sides_of_its_diff() 
             message.starts_with(toolkit::approval::HIDDEN_WARNING),
             "{mode}: {message}"
         );
-        assert!(message.contains("\"new_text\":\"t⟨U+202E⟩ow\""), "{mode}: {message}");
-        assert!(message.contains("\n-two\n+t⟨U+202E⟩ow\n"), "{mode}: {message}");
+        assert!(
+            message.contains("\"new_text\":\"t⟨U+202E⟩ow\""),
+            "{mode}: {message}"
+        );
+        assert!(
+            message.contains("\n-two\n+t⟨U+202E⟩ow\n"),
+            "{mode}: {message}"
+        );
         assert!(!message.contains('\u{202e}'), "{mode}: {message}");
         // The field to edit starts from the same call, its override escaped.
         let default = &output["forms"][0]["schema"]["properties"]["arguments"]["default"];

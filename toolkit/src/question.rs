@@ -82,6 +82,32 @@ impl KeptQuestion {
     }
 }
 
+/// What [`ToolLoopService::decline`] refuses: a call not asked about yet (`From<ToolCall>`),
+/// or a [`Question`] with the person's earlier answers about it.
+#[derive(Debug)]
+pub struct Unasked {
+    call: ToolCall,
+    earlier: Vec<CallDecision>,
+}
+
+impl From<ToolCall> for Unasked {
+    fn from(call: ToolCall) -> Self {
+        Self {
+            call,
+            earlier: Vec::new(),
+        }
+    }
+}
+
+impl From<Question> for Unasked {
+    fn from(question: Question) -> Self {
+        Self {
+            call: question.call,
+            earlier: question.earlier,
+        }
+    }
+}
+
 /// A question to put to the person again, instead of a result: they changed the arguments of a
 /// tool that shows a preview (asked again with the new preview, so that nothing runs that they
 /// have not seen), gave arguments that fail the tool's checks (asked again, saying why), or
@@ -306,20 +332,19 @@ impl ToolLoopService {
             .await)
     }
 
-    /// Refuses `question`'s call without putting it to the person, because it cannot be (too
-    /// many calls wait for them already, or it is too large to show): the model reads `why`, and
-    /// the call is recorded as a run of one call of `source` with the person's earlier answers
-    /// and `not_decided`.
+    /// Refuses a call of a tool that requires approval without putting it to the person,
+    /// because it cannot be (too many calls wait for them already, or it is too large to show):
+    /// the model reads `why`, and the call is recorded as a run of one call of `source` with
+    /// `not_decided`, after the person's earlier answers when it is a [`Question`] already.
+    /// Nothing is checked or previewed first: declining a call costs no more than recording it.
     pub async fn decline(
         &self,
         scope: &RunScope,
         source: &str,
-        question: Question,
+        unasked: impl Into<Unasked>,
         why: String,
     ) -> ObservedCall {
-        let Question {
-            call, mut earlier, ..
-        } = question;
+        let Unasked { call, mut earlier } = unasked.into();
         earlier.push(CallDecision::new(
             &call,
             Decider::Operator,

@@ -1,9 +1,9 @@
 """An MCP client on the official Python SDK that leaves calls waiting for a person: it opens
 SESSIONS sessions (2025-11-25) to URL, and in each makes CALLS `edit_file` calls at once whose
 arguments take about BYTES bytes, declares form elicitation, and answers no form while the test
-measures the server. Driven by toolkit-mcp-cli's waiting test.
+measures the server. Driven by toolkit-mcp-cli's waiting test (tests/waiting.rs).
 
-    waiting_client.py URL SESSIONS CALLS BYTES
+    waiting.py URL SESSIONS CALLS BYTES
 
 Once every call either waits on a form or was answered (refused), prints one line of JSON,
 `{"forms": N, "answered": [{"text", "is_error"}]}`, then waits for a line on stdin and leaves,
