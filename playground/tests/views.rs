@@ -1273,3 +1273,83 @@ async fn an_edit_with_a_direction_override_shows_it_written_out_on_both_sides_of
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
+
+/// An edit of `notes/plan.txt` that turns its `1` into a `2`.
+const ONE_TO_TWO_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [{"id": "e1", "name": "edit_file", "arguments": {"path": "notes/plan.txt", "edits": [{"old_text": "1", "new_text": "2"}]}}]},
+  {"content": "Edited."}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_in_the_page_runs_nothing_the_preview_did_not_show() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground_with(true, Privacy::Full).await;
+    let plan = playground.folder.path().join("workspace/notes/plan.txt");
+    std::fs::write(&plan, "x = 1\n").expect("write");
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", ONE_TO_TWO_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    let shown = browser
+        .wait_for(
+            "the preview",
+            "const p = document.querySelector('[data-testid=pending-e1] [data-testid=pending-preview]'); return p && p.textContent;",
+            json!([]),
+        )
+        .await;
+    assert!(
+        shown
+            .as_str()
+            .is_some_and(|shown| shown.ends_with("\n-x = 1\n+x = 2")),
+        "{shown}"
+    );
+    // Another writer changes the file while the page shows the call; you approve what you saw.
+    std::fs::write(&plan, "allow_all = 1\n").expect("write");
+    browser.click("[data-testid=approve-e1]").await;
+    browser.click("[data-testid=resume]").await;
+    let again = browser
+        .wait_for(
+            "the second approval box",
+            "const boxes = document.querySelectorAll('[data-testid=approval]'); return boxes.length === 2 && boxes[1].querySelector('[data-testid=pending-preview]').textContent;",
+            json!([]),
+        )
+        .await;
+    assert!(
+        again
+            .as_str()
+            .is_some_and(|again| again.ends_with("\n-allow_all = 1\n+allow_all = 2")),
+        "{again}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&plan).expect("read"),
+        "allow_all = 1\n"
+    );
+    let decided = browser
+        .execute(
+            &format!("const steps = (() => {{ {STEPS} }})(); return steps.filter((step) => step[0] === 'decided');"),
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        decided,
+        json!([[
+            "decided",
+            "preview changed edit_file (e1): what it would do changed after it was shown, so it did not run and is asked again"
+        ]])
+    );
+    browser
+        .execute(
+            "document.querySelectorAll('[data-testid=approval]')[1].querySelector('[data-testid=abort]').click(); return true;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(wait_done(&browser).await, json!("done: aborted"));
+    assert_eq!(
+        std::fs::read_to_string(&plan).expect("read"),
+        "allow_all = 1\n"
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
