@@ -24,8 +24,9 @@ pub(crate) fn bounds(format: &str) -> Option<(Value, Value)> {
     })
 }
 
-/// Writes the bounds of each number's Rust type into `schema`, everywhere in it: a `minimum`
-/// or `maximum` already there stays when it is within the type's (a `#[schemars(range)]`).
+/// Writes the bounds of each number's Rust type into `schema`, everywhere in it but in values
+/// (`default`, `examples`, `const`, `enum`: data, whatever they hold): a `minimum` or `maximum`
+/// already there stays when it is within the type's (a `#[schemars(range)]`).
 pub(crate) fn bound_by_type(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
@@ -33,7 +34,11 @@ pub(crate) fn bound_by_type(schema: &mut Value) {
                 tighten(map, "minimum", low, |bound, given| given < bound);
                 tighten(map, "maximum", high, |bound, given| given > bound);
             }
-            map.values_mut().for_each(bound_by_type);
+            for (key, value) in map.iter_mut() {
+                if !matches!(key.as_str(), "default" | "examples" | "const" | "enum") {
+                    bound_by_type(value);
+                }
+            }
         }
         Value::Array(items) => items.iter_mut().for_each(bound_by_type),
         _ => {}
@@ -88,28 +93,60 @@ pub(crate) fn whole_numbers_as_integers(text: &str) -> Option<String> {
 }
 
 /// A number written with a fraction, an exponent or as `-0`, as an integer when its value is
-/// whole and fits `u64` or `i64`.
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "the value is whole and within the target's range, checked first"
-)]
+/// whole and fits `u64` or `i64`: worked out on its digits, never through a float, so that the
+/// integer is exactly the number written (`9007199254740993.0` is `9007199254740993`, and
+/// `1.00000000000000001` is not whole).
 fn whole(number: &str) -> Option<String> {
     if !number.contains(['.', 'e', 'E']) && number != "-0" {
         return None;
     }
-    let value: f64 = number.parse().ok()?;
-    if value.fract() != 0.0 {
-        return None;
+    let (negative, unsigned) = match number.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, number),
+    };
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let (integral, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{integral}{fraction}");
+    let significant = digits.trim_start_matches('0');
+    if significant.is_empty() {
+        // Zero however it is written, `-0.0e5` included.
+        return Some("0".to_owned());
     }
-    // 2^64 and -2^63, exactly.
-    if (0.0..18_446_744_073_709_551_616.0).contains(&value) {
-        Some((value as u64).to_string())
-    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
-        Some((value as i64).to_string())
+    // The value is `significant` times ten to `shift`: the written exponent less the digits of
+    // the fraction. An exponent too large to count is far past 64 bits either way.
+    let written: i64 = exponent.map_or(Some(0), |exponent| exponent.parse().ok())?;
+    let shift = written.checked_sub(i64::try_from(fraction.len()).ok()?)?;
+    let integer = if shift >= 0 {
+        // Past 20 digits no integer fits 64 bits; no need to write them all.
+        let zeros = usize::try_from(shift)
+            .ok()
+            .filter(|zeros| significant.len() + zeros <= 20)?;
+        format!("{significant}{}", "0".repeat(zeros))
     } else {
-        None
-    }
+        let cut = usize::try_from(shift.unsigned_abs()).ok()?;
+        // A digit other than zero after the point: not whole.
+        let (kept, dropped) = significant.split_at(significant.len().checked_sub(cut)?);
+        if !dropped.bytes().all(|digit| digit == b'0') {
+            return None;
+        }
+        kept.to_owned()
+    };
+    let magnitude: u128 = integer.parse().ok()?;
+    let fits = if negative {
+        magnitude <= 1 << 63
+    } else {
+        magnitude <= u128::from(u64::MAX)
+    };
+    fits.then(|| {
+        if negative {
+            format!("-{integer}")
+        } else {
+            integer
+        }
+    })
 }
 
 #[cfg(test)]
@@ -144,6 +181,22 @@ mod tests {
             (r#"{"a": "x 1.0"}"#, None),
             // A number that ends the text.
             ("2.0", Some("2")),
+            // Exactly the number written, never a float's neighbour of it.
+            ("9007199254740993.0", Some("9007199254740993")),
+            ("9007199254740993e0", Some("9007199254740993")),
+            ("12345678901234567.0", Some("12345678901234567")),
+            ("-9007199254740993.0", Some("-9007199254740993")),
+            ("18446744073709551615.0", Some("18446744073709551615")),
+            ("1844674407370955161.5e1", Some("18446744073709551615")),
+            ("18446744073709551616.0", None),
+            ("-9223372036854775809.0", None),
+            ("1.00000000000000001", None),
+            ("0.9999999999999999999", None),
+            ("-0.0e99999999999999999999", Some("0")),
+            ("1e99999999999999999999", None),
+            ("1e-99999999999999999999", None),
+            ("100e-2", Some("1")),
+            ("0.5", None),
         ] {
             assert_eq!(
                 whole_numbers_as_integers(text).as_deref(),
@@ -166,7 +219,14 @@ mod tests {
                 "either": {"anyOf": [{"type": "integer", "format": "uint32"}, {"type": "null"}]},
                 "ratio": {"type": "number", "format": "float"},
                 "precise": {"type": "number", "format": "double"},
-                "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64"}}
+                "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64"}},
+                "given": {
+                    "type": "object",
+                    "default": {"format": "uint8"},
+                    "examples": [{"format": "int8"}],
+                    "const": {"format": "uint16"},
+                    "enum": [{"format": "int16"}]
+                }
             }
         });
         bound_by_type(&mut schema);
@@ -183,7 +243,15 @@ mod tests {
                     "either": {"anyOf": [{"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4_294_967_295_u32}, {"type": "null"}]},
                     "ratio": {"type": "number", "format": "float", "minimum": -3.402_823_5e38, "maximum": 3.402_823_5e38},
                     "precise": {"type": "number", "format": "double"},
-                    "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64", "minimum": 0, "maximum": u64::MAX}}
+                    "items": {"type": "array", "items": {"type": ["integer", "null"], "format": "uint64", "minimum": 0, "maximum": u64::MAX}},
+                    // Values are data: an object in them with a `format` is not a schema.
+                    "given": {
+                        "type": "object",
+                        "default": {"format": "uint8"},
+                        "examples": [{"format": "int8"}],
+                        "const": {"format": "uint16"},
+                        "enum": [{"format": "int16"}]
+                    }
                 }
             })
         );
