@@ -361,22 +361,16 @@ async fn a_resume_token_sent_again_tampered_or_with_forged_decisions_runs_nothin
     assert_eq!(std::fs::read_to_string(&file).expect("appended"), "x");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_abort_ends_the_run_and_spends_the_token() {
-    let playground = common::start_playground_with(true, toolkit_audit::Privacy::Full).await;
-    let client = playground.client();
-    let script = r#"{"turns": [
-        {"tool_calls": [{"id": "w1", "name": "append_file", "arguments": {"path": "notes/never.txt", "content": "x"}}]},
+/// A script whose model appends `x` to `notes/NAME`, and the token of its run, suspended on
+/// that call.
+async fn suspended_append(playground: &common::Playground, name: &str) -> (String, String) {
+    let script = json!({"turns": [
+        {"tool_calls": [{"id": "w1", "name": "append_file", "arguments": {"path": format!("notes/{name}"), "content": "x"}}]},
         {"content": "appended"}
-    ]}"#;
-    let post = |path: &'static str, body: Value| {
-        client
-            .post(format!("{}{path}", playground.url))
-            .json(&body)
-            .send()
-    };
+    ]})
+    .to_string();
     let started = events(
-        post("/api/run", json!({"script": script}))
+        post(playground, "/api/run", json!({"script": script}))
             .await
             .expect("run"),
     )
@@ -387,6 +381,28 @@ async fn an_abort_ends_the_run_and_spends_the_token() {
         .and_then(|event| event["token"].as_str())
         .expect("a token")
         .to_owned();
+    (script, token)
+}
+
+/// `body` posted to the playground's `path`.
+async fn post(
+    playground: &common::Playground,
+    path: &str,
+    body: Value,
+) -> reqwest::Result<reqwest::Response> {
+    playground
+        .client()
+        .post(format!("{}{path}", playground.url))
+        .json(&body)
+        .send()
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_ends_the_run_and_spends_the_token() {
+    let playground = common::start_playground_with(true, toolkit_audit::Privacy::Full).await;
+    let (script, token) = suspended_append(&playground, "never.txt").await;
+    let post = |path: &'static str, body: Value| post(&playground, path, body);
     let aborted = events(
         post(
             "/api/resume",
@@ -432,29 +448,8 @@ async fn an_abort_ends_the_run_and_spends_the_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_decision_spelt_otherwise_than_documented_decides_nothing_and_says_why() {
     let playground = common::start_playground_with(true, toolkit_audit::Privacy::Full).await;
-    let client = playground.client();
-    let script = r#"{"turns": [
-        {"tool_calls": [{"id": "w1", "name": "append_file", "arguments": {"path": "notes/spelt.txt", "content": "x"}}]},
-        {"content": "appended"}
-    ]}"#;
-    let post = |path: &'static str, body: Value| {
-        client
-            .post(format!("{}{path}", playground.url))
-            .json(&body)
-            .send()
-    };
-    let started = events(
-        post("/api/run", json!({"script": script}))
-            .await
-            .expect("run"),
-    )
-    .await;
-    let token = started
-        .iter()
-        .find(|event| event["event"] == "suspended")
-        .and_then(|event| event["token"].as_str())
-        .expect("a token")
-        .to_owned();
+    let (script, token) = suspended_append(&playground, "spelt.txt").await;
+    let post = |path: &'static str, body: Value| post(&playground, path, body);
     let file = playground.folder.path().join("workspace/notes/spelt.txt");
     // No choice, a choice by number or in another case, an unknown field: refused before
     // anything runs, each with its exact error, the token left unspent.

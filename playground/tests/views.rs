@@ -56,6 +56,27 @@ async fn wait_done(browser: &Browser) -> Value {
         .await
 }
 
+/// The preview in the second approval panel, once the run waits again.
+async fn second_preview(browser: &Browser) -> Value {
+    browser
+        .wait_for(
+            "the second approval box",
+            "const boxes = document.querySelectorAll('[data-testid=approval]'); return boxes.length === 2 && boxes[1].querySelector('[data-testid=pending-preview]').textContent;",
+            json!([]),
+        )
+        .await
+}
+
+/// Aborts the run from its second approval panel.
+async fn abort_second(browser: &Browser) {
+    browser
+        .execute(
+            "document.querySelectorAll('[data-testid=approval]')[1].querySelector('[data-testid=abort]').click(); return true;",
+            json!([]),
+        )
+        .await;
+}
+
 /// Waits until the page shows a suspended run's approval panel.
 async fn wait_for_approval(browser: &Browser) {
     browser
@@ -1069,13 +1090,7 @@ async fn an_edit_of_a_previewed_call_shows_the_new_diff_and_abort_stops_the_run(
         .await;
     browser.click("[data-testid=resume]").await;
     // The run waits again, with the preview of the edited call.
-    let preview = browser
-        .wait_for(
-            "the second approval box",
-            "const boxes = document.querySelectorAll('[data-testid=approval]'); return boxes.length === 2 && boxes[1].querySelector('[data-testid=pending-preview]').textContent;",
-            json!([]),
-        )
-        .await;
+    let preview = second_preview(&browser).await;
     assert!(
         preview
             .as_str()
@@ -1090,12 +1105,7 @@ async fn an_edit_of_a_previewed_call_shows_the_new_diff_and_abort_stops_the_run(
             "approval-edit-preview.png",
         )
         .await;
-    browser
-        .execute(
-            "document.querySelectorAll('[data-testid=approval]')[1].querySelector('[data-testid=abort]').click(); return true;",
-            json!([]),
-        )
-        .await;
+    abort_second(&browser).await;
     assert_eq!(wait_done(&browser).await, json!("done: aborted"));
     let last = browser
         .execute(
@@ -1309,13 +1319,7 @@ async fn an_approval_in_the_page_runs_nothing_the_preview_did_not_show() {
     std::fs::write(&plan, "allow_all = 1\n").expect("write");
     browser.click("[data-testid=approve-e1]").await;
     browser.click("[data-testid=resume]").await;
-    let again = browser
-        .wait_for(
-            "the second approval box",
-            "const boxes = document.querySelectorAll('[data-testid=approval]'); return boxes.length === 2 && boxes[1].querySelector('[data-testid=pending-preview]').textContent;",
-            json!([]),
-        )
-        .await;
+    let again = second_preview(&browser).await;
     assert!(
         again
             .as_str()
@@ -1339,12 +1343,7 @@ async fn an_approval_in_the_page_runs_nothing_the_preview_did_not_show() {
             "preview changed edit_file (e1): what it would do changed after it was shown, so it did not run and is asked again"
         ]])
     );
-    browser
-        .execute(
-            "document.querySelectorAll('[data-testid=approval]')[1].querySelector('[data-testid=abort]').click(); return true;",
-            json!([]),
-        )
-        .await;
+    abort_second(&browser).await;
     assert_eq!(wait_done(&browser).await, json!("done: aborted"));
     assert_eq!(
         std::fs::read_to_string(&plan).expect("read"),

@@ -7,9 +7,8 @@
 //! receiver tells the instances apart by `service.instance.id`.
 
 use std::future::Future;
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use toolkit_testing::haproxy::{Balancer, free_port, haproxy};
-use toolkit_testing::mcp::{modern_meta, post};
+use toolkit_testing::mcp::{modern_meta, post, serve_http};
 use toolkit_testing::postgres::{Postgres, own_server, postgres};
 
 /// One `toolkit-mcp --http` process; killed when dropped.
@@ -30,21 +29,8 @@ struct Instance {
 impl Instance {
     /// Starts the binary on `port` with `arguments`; returns once it serves.
     fn start(port: u16, arguments: &[String]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
-            .args(["--http", &port.to_string()])
-            .args(arguments)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
-        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
-        let serving = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .any(|line| line.starts_with("toolkit-mcp: serving on "));
-        assert!(serving, "toolkit-mcp {arguments:?} serves");
-        std::thread::spawn(move || lines.for_each(drop));
+        let binary = Path::new(env!("CARGO_BIN_EXE_toolkit-mcp"));
+        let child = serve_http(binary, port, arguments);
         Self {
             child,
             port,

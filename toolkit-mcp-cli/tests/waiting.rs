@@ -5,13 +5,15 @@
 //! no form while the server's memory is read.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 use toolkit_mcp::approvals::{FORM_LIMIT, MAX_WAITING, MAX_WAITING_PER_SESSION};
 use toolkit_testing::haproxy::free_port;
-use toolkit_testing::mcp::{python, script};
+use toolkit_testing::mcp::{python, script, serve_http};
 
 /// What the server's memory may take, in all, while the most calls that can wait do, each with
 /// the largest form: the figure the README states.
@@ -29,21 +31,13 @@ impl Server {
         let workspace = tempfile::tempdir().expect("a workspace");
         std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\n").expect("write");
         let port = free_port();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
-            .args(["--http", &port.to_string(), "--writers", "--workspace"])
-            .arg(workspace.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
-        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
-        let serving = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .any(|line| line.starts_with("toolkit-mcp: serving on "));
-        assert!(serving, "toolkit-mcp serves");
-        std::thread::spawn(move || lines.for_each(drop));
+        let binary = Path::new(env!("CARGO_BIN_EXE_toolkit-mcp"));
+        let arguments = [OsStr::new("--writers"), OsStr::new("--workspace")];
+        let child = serve_http(
+            binary,
+            port,
+            arguments.into_iter().chain([workspace.path().as_os_str()]),
+        );
         Self {
             child,
             port,

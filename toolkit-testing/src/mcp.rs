@@ -2,9 +2,10 @@
 //! `scripts/test` installs, its client script, and how to read what the client saw. Each test
 //! target uses part of it.
 
-use std::io::Write;
+use std::ffi::OsStr;
+use std::io::{BufRead as _, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
@@ -19,6 +20,32 @@ pub fn python() -> Option<PathBuf> {
             python.display()
         )
     })
+}
+
+/// Starts the `toolkit-mcp` binary (`binary`, a test's `CARGO_BIN_EXE_toolkit-mcp`) serving
+/// streamable HTTP on `port` with `arguments`, and returns once it says it serves; what it writes
+/// later is read and dropped. The caller kills it.
+pub fn serve_http<A: AsRef<OsStr>>(
+    binary: &Path,
+    port: u16,
+    arguments: impl IntoIterator<Item = A>,
+) -> Child {
+    let mut child = Command::new(binary)
+        .args([OsStr::new("--http"), OsStr::new(&port.to_string())])
+        .args(arguments)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let serving = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|line| line.starts_with("toolkit-mcp: serving on "));
+    assert!(serving, "toolkit-mcp serves on port {port}");
+    std::thread::spawn(move || lines.for_each(drop));
+    child
 }
 
 /// A script of `toolkit-mcp/tests/python`.

@@ -121,6 +121,20 @@ pub struct AskAgain {
 }
 
 impl AskAgain {
+    /// `call` asked about again because its preview is `now` (`None`: none can be made now),
+    /// not the one its approver saw.
+    fn preview_changed_to(call: ToolCall, now: Option<String>, earlier: Vec<CallDecision>) -> Self {
+        Self {
+            question: Question {
+                call,
+                preview: now,
+                earlier,
+            },
+            why: None,
+            preview_changed: true,
+        }
+    }
+
     /// The question to ask now.
     pub fn question(&self) -> &Question {
         &self.question
@@ -298,15 +312,7 @@ impl ToolLoopService {
                         Decider::Operator,
                         Decided::PreviewChanged,
                     ));
-                    return Err(AskAgain {
-                        question: Question {
-                            call,
-                            preview: now,
-                            earlier,
-                        },
-                        why: None,
-                        preview_changed: true,
-                    });
+                    return Err(AskAgain::preview_changed_to(call, now, earlier));
                 }
             },
             Then::Refuse(text) => Err(text),
@@ -402,15 +408,7 @@ impl ToolLoopService {
                     Decider::ApprovedForRun,
                     Decided::PreviewChanged,
                 ));
-                Err(AskAgain {
-                    question: Question {
-                        call,
-                        preview: now,
-                        earlier,
-                    },
-                    why: None,
-                    preview_changed: true,
-                })
+                Err(AskAgain::preview_changed_to(call, now, earlier))
             }
         }
     }

@@ -751,10 +751,8 @@ impl<'s> Run<'s> {
             {
                 Ok(approval) => {
                     let execution = seam.invoke_approved(&self.scope, approved.call, approval);
-                    let invocations = self.recording.tools(vec![(approved.call, execution)]).await;
-                    answers[approved.position] = invocations
-                        .first()
-                        .map(|invocation| invocation.wire().clone());
+                    let invocation = self.recording.tool_once(approved.call, execution).await;
+                    answers[approved.position] = Some(invocation.wire().clone());
                 }
                 Err(_) => changed.push(approved),
             }

@@ -165,12 +165,7 @@ impl Recorder {
             let ran = recording.kept();
             let invocation = if ran {
                 let execution = seam.invoke(scope, &call.name, &call.arguments);
-                let [invocation] = recording
-                    .tools(vec![(call, execution)])
-                    .await
-                    .try_into()
-                    .expect("one call, one record");
-                invocation
+                recording.tool_once(call, execution).await
             } else {
                 recording
                     .answered(call, Seam::refuse(scope, not_run(call)))
@@ -213,12 +208,7 @@ impl Recorder {
             let invocation = match outcome {
                 Ok(approval) if kept => {
                     let execution = seam.invoke_approved(scope, call, approval);
-                    let [invocation] = recording
-                        .tools(vec![(call, execution)])
-                        .await
-                        .try_into()
-                        .expect("one call, one record");
-                    invocation
+                    recording.tool_once(call, execution).await
                 }
                 Ok(_) => {
                     recording
@@ -493,6 +483,19 @@ impl<'r> Recording<'r> {
                 .map(|invocation| RunStep::Tool(Arc::clone(invocation))),
         );
         invocations
+    }
+
+    /// One call run through `execution`, timed and shown as it finishes, as
+    /// [`tools`](Self::tools) runs several: its record.
+    pub(crate) async fn tool_once(
+        &mut self,
+        call: &ToolCall,
+        execution: impl Future<Output = BoundedResult>,
+    ) -> Arc<ToolInvocation> {
+        let index = self.begin(StepKind::Tool, Some(&call.name)).await;
+        let invocation = self.tool(call, index, execution).await;
+        self.steps.push(RunStep::Tool(Arc::clone(&invocation)));
+        invocation
     }
 
     /// One call of a turn, begun as step `index`: run, timed and shown as it finishes.
