@@ -1,11 +1,11 @@
 // control for fail/approval-edit-*.rs and fail/approval-proof-for-another-call.rs: an operator's
 // edit reaches a call only through the seam's check (`Seam::check_edit`, or `Decision::edit` on a
 // resume, which makes the same check before the token is spent); the approval of the edited call
-// is made and spent inside toolkit.
+// is made (by `Seam::approve`, which checks its preview) and spent inside toolkit.
 use toolkit::approval::Decision;
 use toolkit::provider::ScriptedProvider;
 use toolkit::recording::Termination;
-use toolkit::seam::{Approval, CheckedEdit};
+use toolkit::seam::{Approval, CheckedEdit, RunScope, Seam};
 use toolkit::{RunError, RunRequest, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
 /// Renames the project (needs an operator).
@@ -32,23 +32,18 @@ fn holds<'a>(
 async fn main() {
     assert_eq!(holds(None, None), (None, None));
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let scope = service
+    let scope: RunScope = service
         .scope_offering(ToolContext::new(), ["rename"])
         .unwrap();
+    let seam: &Seam = service.seam();
     let call = ToolCall::new("r1", "rename", r#"{"to": "old"}"#);
-    let edit = service
-        .seam()
-        .check_edit(&scope, &call, r#"{"to": "new"}"#)
-        .unwrap();
+    let edit = seam.check_edit(&scope, &call, r#"{"to": "new"}"#).unwrap();
     assert_eq!(
         (edit.call().id.as_str(), edit.call().arguments.as_str()),
         ("r1", r#"{"to": "new"}"#)
     );
     assert_eq!(
-        service
-            .seam()
-            .check_edit(&scope, &call, r#"{"to": 1}"#)
-            .unwrap_err(),
+        seam.check_edit(&scope, &call, r#"{"to": 1}"#).unwrap_err(),
         "Error: invalid arguments for tool \"rename\" at \"to\": invalid type: integer `1`, expected a string."
     );
 
