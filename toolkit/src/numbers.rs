@@ -196,6 +196,10 @@ mod tests {
             ("1e99999999999999999999", None),
             ("1e-99999999999999999999", None),
             ("100e-2", Some("1")),
+            // Digits and the zeros the exponent adds count together (5 and 5, not 25).
+            ("12345e5", Some("1234500000")),
+            ("1234567890.0e10", Some("12345678900000000000")),
+            ("1234567890.0e11", None),
             ("0.5", None),
         ] {
             assert_eq!(

@@ -322,11 +322,13 @@ async fn a_kept_question_is_answered_elsewhere_only_as_it_was_shown() {
     let edit = Some(Choice::Edit {
         arguments: r#"{"doc": "qk-2"}"#.to_owned(),
     });
-    let question = service
+    let again = service
         .answer(&scope, "mcp", question, edit)
         .await
-        .expect_err("asked again")
-        .into_question();
+        .expect_err("asked again");
+    // Asked again for the edit's own preview, not because one changed.
+    assert!(!again.preview_changed() && again.why().is_none());
+    let question = again.into_question();
 
     // Kept as JSON by one instance, read by another (its own service).
     let kept = serde_json::to_string(&question.keep()).expect("JSON");

@@ -646,11 +646,11 @@ async fn an_approved_call_whose_start_cannot_be_kept_does_not_run() {
         .await
         .expect("decided");
     assert!(observed.unkept() && observed.is_error());
-    assert_eq!(
-        observed.record().expect("recorded").content(),
-        "Error: tool \"guarded\" was not run: the record this service keeps of every call could \
-         not be written. Try again later."
-    );
+    let not_run = "Error: tool \"guarded\" was not run: the record this service keeps of every \
+                   call could not be written. Try again later.";
+    // The record, and the reply: not run (never "ran, but withheld").
+    assert_eq!(observed.record().expect("recorded").content(), not_run);
+    assert_eq!(observed.content(), not_run);
 }
 
 fn service_with(sink: Refuses) -> ToolLoopService {
