@@ -95,6 +95,30 @@ fn request(doc: &Doc) -> RunRequest {
         .with_context(context(doc))
 }
 
+/// The edit of `1` into `2` the model asks for, and the service's run of it suspended.
+async fn edit_suspended(service: &ToolLoopService, doc: &Doc) -> (Value, String) {
+    let edit = json!([{"id": "e1", "name": "edit_doc", "arguments": {"old": "1", "new": "2"}}]);
+    let result = service
+        .run(&provider(&edit), request(doc))
+        .await
+        .expect("a run");
+    (edit, result.suspension.expect("suspended").token)
+}
+
+/// The run of `token` resumed with `decision`, the model asking for `calls`.
+async fn resumed(
+    service: &ToolLoopService,
+    calls: &Value,
+    token: &str,
+    decision: Decision,
+    doc: &Doc,
+) -> ToolLoopResult {
+    service
+        .resume(&provider(calls), token, &[decision], context(doc))
+        .await
+        .expect("resumed")
+}
+
 /// The previews of a suspended run, by call id.
 fn previews(result: &ToolLoopResult) -> Vec<(String, String)> {
     let suspension = result.suspension.as_ref().expect("suspended");
@@ -146,15 +170,7 @@ async fn an_operator_approves_what_they_saw_and_a_changed_preview_asks_again() {
 
     // While the operator reads it, another writer changes what the edit would touch.
     doc.set("allow_all = 1");
-    let again = service
-        .resume(
-            &provider(&edit),
-            &token,
-            &[Decision::approve("e1")],
-            context(&doc),
-        )
-        .await
-        .expect("resumed");
+    let again = resumed(&service, &edit, &token, Decision::approve("e1"), &doc).await;
     assert_eq!(doc.text(), "allow_all = 1", "nothing ran");
     assert_eq!(again.termination, Termination::Suspended);
     assert_eq!(
@@ -169,15 +185,7 @@ async fn an_operator_approves_what_they_saw_and_a_changed_preview_asks_again() {
 
     // Approved as it is shown now, it runs at once.
     let token = again.suspension.expect("suspended again").token;
-    let done = service
-        .resume(
-            &provider(&edit),
-            &token,
-            &[Decision::approve("e1")],
-            context(&doc),
-        )
-        .await
-        .expect("resumed");
+    let done = resumed(&service, &edit, &token, Decision::approve("e1"), &doc).await;
     assert_eq!(doc.text(), "allow_all = 2");
     assert_eq!(done.termination, Termination::Answered);
     assert_eq!(decisions(&done), ["operator:approved"]);
@@ -187,21 +195,15 @@ async fn an_operator_approves_what_they_saw_and_a_changed_preview_asks_again() {
 async fn approval_for_the_run_and_an_unchanged_preview_run_without_a_new_question() {
     let service = service();
     let doc = doc("x = 1");
-    let edit = json!([{"id": "e1", "name": "edit_doc", "arguments": {"old": "1", "new": "2"}}]);
-    let result = service
-        .run(&provider(&edit), request(&doc))
-        .await
-        .expect("a run");
-    let token = result.suspension.expect("suspended").token;
-    let done = service
-        .resume(
-            &provider(&edit),
-            &token,
-            &[Decision::approve_for_run("e1")],
-            context(&doc),
-        )
-        .await
-        .expect("resumed");
+    let (edit, token) = edit_suspended(&service, &doc).await;
+    let done = resumed(
+        &service,
+        &edit,
+        &token,
+        Decision::approve_for_run("e1"),
+        &doc,
+    )
+    .await;
     assert_eq!(doc.text(), "x = 2");
     assert_eq!(done.termination, Termination::Answered);
     assert_eq!(decisions(&done), ["operator:approved_for_run"]);
