@@ -7,8 +7,10 @@
 //! [`ToolArtifact`]s. Only the [`Seam`] runs tools; it checks each call, executes it, and bounds
 //! both channels (50 000 bytes each) before anything leaves the process. The only thing a
 //! tool-result message accepts is a [`WireString`], and only the seam makes one. Above it,
-//! [`ToolLoopService`] runs the loop with a model, and its [`Recorder`] is the one place where
-//! artifacts leave the seam: to the run's trace, the event stream and each [`Sink`].
+//! [`ToolLoopService`] runs the loop with a model, and its [`Recorder`] is the one pipeline that
+//! takes a call's artifacts to people: the run's trace, the event stream and each [`Sink`]. (Code
+//! that calls the seam itself holds a call's bounded artifacts in its [`BoundedResult`]; nothing
+//! there leads to the wire.)
 //!
 //! ```
 //! use toolkit::{tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, Table};
@@ -60,7 +62,9 @@
 //! | `flat-decoder` | yes | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
 //!
 //! With `default-features = false` the crate is the seam, the registry, the result and wire
-//! types and the `#[tool]` macro, and nothing else.
+//! types and the `#[tool]` macro, and no other module. It still checks the constraints a tool's
+//! schema carries with `jsonschema`, which brings most of the 85 crates that build
+//! (`cargo tree -e normal`; 161 with the default features).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Types whose fields or variants will grow say so: a new one is not a breaking change.

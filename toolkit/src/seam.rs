@@ -58,7 +58,7 @@ pub struct Seam {
 /// bytes, and, when its tool names a preview, a preview computed again just before the call
 /// runs that is the one the approver was shown.
 ///
-/// Only toolkit makes one ([`Seam::approve`], the one place that checks the preview), from an
+/// Only toolkit makes one (in `Seam::approve`, the one place that checks the preview), from an
 /// operator's decision on a verified, unused token of a suspended run, a person's answer to a
 /// [`Question`](crate::question::Question), an approval of the tool for the run or a policy's;
 /// [`Seam::invoke_approved`] spends it. A tool that
@@ -208,14 +208,15 @@ impl Seam {
         })
     }
 
-    /// Checks, executes and bounds one call. The only place any tool runs, and the only producer
-    /// of [`WireString`].
+    /// Checks, executes and bounds one call. The only place any tool runs, and where every
+    /// [`WireString`] of a call is made.
     ///
     /// In order: an unknown name, a tool not offered in this scope, a tool not marked read-only
     /// in a [read-only scope](RunScope::read_only), a remote call past the scope's budget
-    /// (charged once the checks before it pass), arguments that do not decode,
-    /// and a tool that requires approval (use [`invoke_approved`](Self::invoke_approved) with the
-    /// operator's [`Approval`]) each give an error result and the tool does not run; a panic or a
+    /// (charged once the checks before it pass), arguments longer than [`ARGUMENT_LIMIT`], a
+    /// tool that requires approval (use [`invoke_approved`](Self::invoke_approved) with the
+    /// operator's [`Approval`]; its arguments are not even decoded without one), and arguments
+    /// that do not decode each give an error result and the tool does not run; a panic or a
     /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log). Then an
     /// error result loses its artifacts, content passes the content filter, and both channels
     /// are bounded (see [`bound`]).

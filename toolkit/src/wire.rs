@@ -7,9 +7,12 @@ use serde::Serialize;
 
 /// A tool's provider-facing content after it passed the seam: UTF-8, bounded, artifact-free.
 ///
-/// The only producer is [`ToolLoopService::invoke`](crate::ToolLoopService::invoke); there is no
-/// public constructor and no `From`, `Default`, `FromStr` or `Deserialize`. It is the only type
-/// [`ChatMessage::tool_result`] accepts, so every tool result on the wire passed the seam.
+/// Only toolkit makes one, in two places: the seam, which bounds every result it gives (a
+/// call's, or a refusal's) into a [`BoundedResult`](crate::BoundedResult) holding one; and the
+/// opening of a suspended run's verified token, which gives back the content its calls already
+/// had, bounded again. There is no public constructor and no `From`, `Default`, `FromStr` or
+/// `Deserialize`. It is the only type [`ChatMessage::tool_result`] accepts, so every tool result
+/// on the wire passed the seam.
 ///
 /// ```compile_fail
 /// let forged = toolkit::WireString::from(String::from("hi"));

@@ -1,6 +1,8 @@
 //! Recording: the one pipeline from the seam to every place a call is shown or kept.
 //!
-//! Artifacts leave the seam here and nowhere else. A run's `Recording` is the only code that turns
+//! For the service and everything above it, artifacts leave the seam here and nowhere else (code
+//! that calls [`Seam`] itself holds them in the [`BoundedResult`]). A run's `Recording` is the
+//! only code that turns
 //! a seam result ([`BoundedResult`]) into the two things that follow a call: the [`WireString`] for
 //! the tool-result message, and the [`ToolInvocation`] (with the bounded artifacts) for people.
 //! Every run, a loop or one call made outside a loop (MCP, the inspector's one-tool runs), is
