@@ -67,7 +67,17 @@ fn test_only(attributes: &[syn::Attribute]) -> bool {
 /// The first segment after `crate::` of every path in `file` outside its tests, each name of a
 /// `use crate::{..}` group too.
 fn crate_paths(file: &syn::File) -> Vec<String> {
-    struct Paths(Vec<String>);
+    paths(file)
+        .into_iter()
+        .filter(|path| path[0] == "crate")
+        .map(|path| path[1].clone())
+        .collect()
+}
+
+/// Every path of two segments or more in `file` outside its tests that starts with `crate` or
+/// `super`, as its segments (a `use` tree gives one path per name it brings in).
+fn paths(file: &syn::File) -> Vec<Vec<String>> {
+    struct Paths(Vec<Vec<String>>);
 
     impl<'ast> Visit<'ast> for Paths {
         fn visit_item(&mut self, item: &'ast syn::Item) {
@@ -84,20 +94,25 @@ fn crate_paths(file: &syn::File) -> Vec<String> {
         }
 
         fn visit_path(&mut self, path: &'ast syn::Path) {
-            let mut segments = path.segments.iter();
-            if segments.next().is_some_and(|first| first.ident == "crate")
-                && let Some(second) = segments.next()
-            {
-                self.0.push(second.ident.to_string());
+            let segments: Vec<String> = path
+                .segments
+                .iter()
+                .map(|segment| segment.ident.to_string())
+                .collect();
+            if segments.len() > 1 && matches!(segments[0].as_str(), "crate" | "super") {
+                self.0.push(segments);
             }
             visit::visit_path(self, path);
         }
 
         fn visit_use_tree(&mut self, tree: &'ast syn::UseTree) {
             if let syn::UseTree::Path(path) = tree
-                && path.ident == "crate"
+                && (path.ident == "crate" || path.ident == "super")
             {
-                self.0.extend(first_names(&path.tree));
+                for mut rest in use_paths(&path.tree) {
+                    rest.insert(0, path.ident.to_string());
+                    self.0.push(rest);
+                }
             }
         }
     }
@@ -107,15 +122,65 @@ fn crate_paths(file: &syn::File) -> Vec<String> {
     paths.0
 }
 
-/// The first name of each path a `use` tree (below its root) names.
-fn first_names(tree: &syn::UseTree) -> Vec<String> {
+/// Each path a `use` tree (below its root) names, as its segments.
+fn use_paths(tree: &syn::UseTree) -> Vec<Vec<String>> {
     match tree {
-        syn::UseTree::Path(path) => vec![path.ident.to_string()],
-        syn::UseTree::Name(name) => vec![name.ident.to_string()],
-        syn::UseTree::Rename(rename) => vec![rename.ident.to_string()],
-        syn::UseTree::Group(group) => group.items.iter().flat_map(first_names).collect(),
+        syn::UseTree::Path(path) => use_paths(&path.tree)
+            .into_iter()
+            .map(|mut rest| {
+                rest.insert(0, path.ident.to_string());
+                rest
+            })
+            .collect(),
+        syn::UseTree::Name(name) => vec![vec![name.ident.to_string()]],
+        syn::UseTree::Rename(rename) => vec![vec![rename.ident.to_string()]],
+        syn::UseTree::Group(group) => group.items.iter().flat_map(use_paths).collect(),
         syn::UseTree::Glob(_) => Vec::new(),
     }
+}
+
+/// For each folder of `src/`, each file of it (`mod.rs` aside: it declares the others) and the
+/// files beside it that its code names (`super::sibling::..`, `crate::folder::sibling::..`).
+fn folder_imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in fs::read_dir(src).expect("src/ lists") {
+        let folder = entry.expect("an entry").path();
+        if !folder.is_dir() {
+            continue;
+        }
+        let folder_name = stem(&folder);
+        let files: Vec<(String, syn::File)> = fs::read_dir(&folder)
+            .expect("a module folder lists")
+            .map(|inner| inner.expect("an entry").path())
+            .filter(|path| stem(path) != "mod")
+            .map(|path| (stem(&path), parse(&path)))
+            .collect();
+        let siblings: BTreeSet<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        for (name, file) in &files {
+            let edges = graph.entry(format!("{folder_name}/{name}")).or_default();
+            for path in paths(file) {
+                let sibling = match path[0].as_str() {
+                    "super" => path.get(1),
+                    _ if path[1] == folder_name => path.get(2),
+                    _ => None,
+                };
+                if let Some(sibling) = sibling
+                    && siblings.contains(sibling.as_str())
+                    && sibling != name
+                {
+                    edges.insert(format!("{folder_name}/{sibling}"));
+                }
+            }
+        }
+    }
+    graph
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .and_then(|stem| stem.to_str())
+        .expect("a UTF-8 name")
+        .to_owned()
 }
 
 /// The names a `use` tree brings in.
@@ -192,13 +257,39 @@ fn no_two_modules_import_each_other_around_a_circle() {
 }
 
 #[test]
+fn no_two_files_of_a_folder_import_each_other_around_a_circle() {
+    let graph = folder_imports(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    // The providers share the HTTP client, which reads server-sent events.
+    assert!(graph["provider/openai"].contains("provider/http"));
+    assert!(graph["provider/http"].contains("provider/sse"));
+    if let Some(circle) = circle(&graph) {
+        panic!("an import circle inside a folder: {}", circle.join(" -> "));
+    }
+}
+
+#[test]
 fn the_check_sees_paths_groups_and_root_names_and_finds_circles() {
     let code = syn::parse_file(
         "use crate::a::B;\nuse crate::{c::D, e, f::{G, H}};\n// crate::comment\n\
          fn x() { crate::I::new(); }\n#[cfg(test)]\nmod tests { use crate::t; }",
     )
     .unwrap();
-    assert_eq!(crate_paths(&code), ["a", "c", "e", "f", "I"]);
+    assert_eq!(crate_paths(&code), ["a", "c", "e", "f", "f", "I"]);
+    // Inside a folder, a sibling is named through `super::` or the folder's path.
+    let inner = syn::parse_file(
+        "use super::{http::Answer, Error};\nuse crate::provider::stream::Delta;\n\
+         fn x() { super::sse::events(); }",
+    )
+    .unwrap();
+    assert_eq!(
+        paths(&inner),
+        [
+            vec!["super", "http", "Answer"],
+            vec!["super", "Error"],
+            vec!["crate", "provider", "stream", "Delta"],
+            vec!["super", "sse", "events"],
+        ]
+    );
     let lib = syn::parse_file(
         "pub use a::{B, C};\n#[cfg(x)]\npub use d::E;\npub use f::g::H;\nuse p::Q;",
     )

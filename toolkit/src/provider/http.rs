@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::ProviderError;
+use super::sse::Answer;
 
 /// How provider HTTP calls behave.
 #[derive(Clone, Debug)]
@@ -81,14 +82,6 @@ impl HttpOptions {
     }
 }
 
-/// What a request for a stream got back.
-pub(crate) enum Answer {
-    /// The server streams: its events, as they come.
-    Events(crate::provider::sse::Events),
-    /// The server answered with one whole body.
-    Whole(bytes::Bytes),
-}
-
 /// A client bound to its options.
 pub(crate) struct HttpClient {
     client: reqwest::Client,
@@ -135,7 +128,7 @@ impl HttpClient {
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.trim_start().starts_with("text/event-stream"));
         if streamed {
-            Ok(Answer::Events(crate::provider::sse::events(
+            Ok(Answer::Events(super::sse::events(
                 response,
                 self.options.max_response_bytes,
                 self.options.max_line_bytes,
@@ -188,7 +181,7 @@ impl HttpClient {
                 }
                 Err(error) => {
                     let retryable = error.is_connect() || error.is_timeout() || error.is_request();
-                    let error = transport(error);
+                    let error = ProviderError::transport(error);
                     if !retryable || attempt >= self.options.max_retries {
                         return Err(error);
                     }
@@ -220,13 +213,13 @@ impl HttpClient {
         match response.content_length() {
             // The HTTP layer reads no byte past the declared length.
             Some(length) if usize::try_from(length).is_ok_and(|length| length <= cap) => {
-                return response.bytes().await.map_err(transport);
+                return response.bytes().await.map_err(ProviderError::transport);
             }
             Some(_) => return Err(too_large()),
             None => {}
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(transport)? {
+        while let Some(chunk) = response.chunk().await.map_err(ProviderError::transport)? {
             if body.len() + chunk.len() > cap {
                 return Err(too_large());
             }
@@ -248,15 +241,6 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, 
         message: format!("the body is not the expected JSON: {error}"),
         source: Some(error),
     })
-}
-
-/// A transport failure, its message without the URL, the client's error kept as the source.
-pub(crate) fn transport(error: reqwest::Error) -> ProviderError {
-    let error = error.without_url();
-    ProviderError::Transport {
-        message: error.to_string(),
-        source: Box::new(error),
-    }
 }
 
 /// An error body with every header value (keys among them) masked: a server that echoes the

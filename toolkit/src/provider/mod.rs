@@ -180,6 +180,17 @@ pub trait Provider: Send + Sync {
 }
 
 impl ProviderError {
+    /// A transport failure, its message without the URL (which may carry a key), the client's
+    /// error kept as the source.
+    #[cfg(feature = "http")]
+    pub(crate) fn transport(error: reqwest::Error) -> Self {
+        let error = error.without_url();
+        ProviderError::Transport {
+            message: error.to_string(),
+            source: Box::new(error),
+        }
+    }
+
     /// An answer that is not what the format promises, for a reason found by reading it.
     pub fn malformed(message: impl Into<String>) -> Self {
         ProviderError::Malformed {

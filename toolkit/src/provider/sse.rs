@@ -13,9 +13,16 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt, TryStreamExt, stream};
 use sse_stream::{Sse, SseStream};
 
-use super::http::Answer;
 use super::stream::{Delta, DeltaStream, whole};
 use super::{ProviderError, ProviderResponse};
+
+/// What a request for a stream got back.
+pub(crate) enum Answer {
+    /// The server streams: its events, as they come.
+    Events(Events),
+    /// The server answered with one whole body.
+    Whole(Bytes),
+}
 
 /// A streamed answer's events, as they come.
 pub(crate) type Events = Pin<Box<dyn Stream<Item = Result<Sse, ProviderError>> + Send>>;
@@ -104,7 +111,7 @@ pub(crate) fn events(response: reqwest::Response, max_bytes: usize, max_line: us
         let chunk = response
             .chunk()
             .await
-            .map_err(|error| Cut::Transport(super::http::transport(error)))?;
+            .map_err(|error| Cut::Transport(ProviderError::transport(error)))?;
         Ok(chunk.map(|chunk| (chunk, response)))
     });
     events_of(chunks, max_bytes, max_line)
