@@ -8,7 +8,8 @@
 //! Secret-shaped strings in what tools answer are masked (`[REDACTED]`) unless
 //! `--show-secrets`: an MCP host forwards replies to a model. With `--writers`, the tools that
 //! change files and records are offered to hosts that answer form elicitation: each call asks
-//! the host's user first, who has `--approval-timeout` seconds (default 300, a day at most) to answer.
+//! the host's user first, who has `--approval-timeout` seconds (default 300, a day at most) to
+//! answer.
 //! On a PostgreSQL audit copy, what a later request may need (the artifacts a view asks for, the
 //! questions waiting for an answer, 2025-11-25 sessions) is kept in that database too, so that
 //! several instances behind a load balancer answer any request (`scripts/fleet`);

@@ -362,29 +362,43 @@ pub const HIDDEN_WARNING: &str = "Warning: this call holds characters that are i
 /// assert!(hides_characters("t\u{202e}ow") && !hides_characters("naïve café\n"));
 /// ```
 pub fn visible(text: &str) -> Cow<'_, str> {
-    let mut characters = text.char_indices().peekable();
     let mut shown: Option<String> = None;
-    while let Some((at, character)) = characters.next() {
-        let line_end =
-            character == '\r' && characters.peek().is_some_and(|&(_, next)| next == '\n');
-        if !line_end && is_hidden(character) {
-            let shown = shown.get_or_insert_with(|| {
-                let mut shown = String::with_capacity(text.len() + 16);
-                shown.push_str(&text[..at]);
-                shown
-            });
-            let _ = write!(shown, "⟨U+{:04X}⟩", u32::from(character));
-        } else if let Some(shown) = &mut shown {
-            shown.push(character);
+    let mut copied = 0;
+    for (at, character) in hidden_characters(text) {
+        let shown = shown.get_or_insert_with(|| String::with_capacity(text.len() + 16));
+        shown.push_str(&text[copied..at]);
+        let _ = write!(shown, "⟨U+{:04X}⟩", u32::from(character));
+        copied = at + character.len_utf8();
+    }
+    match shown {
+        None => Cow::Borrowed(text),
+        Some(mut shown) => {
+            shown.push_str(&text[copied..]);
+            Cow::Owned(shown)
         }
     }
-    shown.map_or(Cow::Borrowed(text), Cow::Owned)
 }
 
 /// Whether [`visible`] writes out any character of `text`: a surface then shows
 /// [`HIDDEN_WARNING`].
 pub fn hides_characters(text: &str) -> bool {
-    matches!(visible(text), Cow::Owned(_))
+    hidden_characters(text).next().is_some()
+}
+
+/// The characters of `text` [`visible`] writes out, with where each starts: those
+/// [`is_hidden`] names, but the carriage return of a CRLF line end.
+fn hidden_characters(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut characters = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        while let Some((at, character)) = characters.next() {
+            let line_end =
+                character == '\r' && characters.peek().is_some_and(|&(_, next)| next == '\n');
+            if !line_end && is_hidden(character) {
+                return Some((at, character));
+            }
+        }
+        None
+    })
 }
 
 /// A JSON text that decodes to the same value as `json`, with every character [`visible`]

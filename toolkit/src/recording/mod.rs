@@ -2,9 +2,9 @@
 //!
 //! For the service and everything above it, artifacts leave the seam here and nowhere else (code
 //! that calls [`Seam`] itself holds them in the [`BoundedResult`]). A run's `Recording` is the
-//! only code that turns
-//! a seam result ([`BoundedResult`]) into the two things that follow a call: the [`WireString`] for
-//! the tool-result message, and the [`ToolInvocation`] (with the bounded artifacts) for people.
+//! only code that turns a seam result ([`BoundedResult`]) into the two things that follow a
+//! call: the [`WireString`] for the tool-result message, and the [`ToolInvocation`] (with the
+//! bounded artifacts) for people.
 //! Every run, a loop or one call made outside a loop (MCP, the inspector's one-tool runs), is
 //! recorded by one `Recording`, and every step it records goes, in this order, to each
 //! registered [`Sink`] (the persisted audit copy: committed before anything is shown), to the
