@@ -21,6 +21,7 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
+use toolkit::ToolCall;
 use toolkit::approval::{Choice, HIDDEN_WARNING, escaped_json, hides_characters, visible};
 use toolkit::bound::echo;
 use toolkit::question::{AskAgain, KeptQuestion, Question};
@@ -104,8 +105,14 @@ impl Drop for WaitingCall {
     }
 }
 
+/// The error of a call whose arguments alone are past [`FORM_LIMIT`], which no form could show
+/// (the message shows them whole): known before anything is built or previewed.
+pub(crate) fn too_large_to_show(call: &ToolCall) -> Option<String> {
+    (call.arguments.len() > FORM_LIMIT).then(|| too_large(&call.name, call.arguments.len()))
+}
+
 /// The error of a call of `tool` whose form takes `bytes` bytes, more than [`FORM_LIMIT`].
-pub(crate) fn too_large(tool: &str, bytes: usize) -> String {
+fn too_large(tool: &str, bytes: usize) -> String {
     format!(
         "Error: this call of tool \"{}\" is too large to show in a form ({bytes} bytes, at most \
          {FORM_LIMIT}): it was not asked about and did not run. Make the change in smaller \
@@ -157,8 +164,8 @@ pub(crate) fn form(
     note: Option<&str>,
 ) -> Result<ElicitRequestParams, String> {
     let call = question.call();
-    if call.arguments.len() > FORM_LIMIT {
-        return Err(too_large(&call.name, call.arguments.len()));
+    if let Some(why) = too_large_to_show(call) {
+        return Err(why);
     }
     let tool = echo(&call.name);
     // The arguments as sent, not re-serialised (which could write a number otherwise), every

@@ -18,13 +18,13 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::approval::Choice;
-use toolkit::question::Question;
+use toolkit::question::{Question, Unasked};
 use toolkit::recording::ObservedCall;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use crate::approvals::{
-    APPROVAL_TIMEOUT, FORM_LIMIT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later,
-    asked_again, choice, form, take_waiting, too_large,
+    APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
+    choice, form, take_waiting, too_large_to_show,
 };
 use crate::store::{MemoryStore, Sessions, SharedStore, StoreError};
 use crate::views::{
@@ -285,10 +285,8 @@ impl McpToolServer {
         // Refused before anything else is done with it: a call no form could show, or one more
         // than may wait. A call of a tool approved for the session runs without waiting.
         let approved = self.session_approved(&request.name);
-        if call.arguments.len() > FORM_LIMIT && !approved {
-            let why = too_large(&request.name, call.arguments.len());
-            let refused = self.service.decline(&scope, SOURCE, call, why).await;
-            return self.complete(&request.name, &refused, views).await;
+        if let Some(why) = too_large_to_show(&call).filter(|_| !approved) {
+            return self.decline(&scope, &request.name, call, why, views).await;
         }
         let waiting = if approved {
             None
@@ -296,8 +294,7 @@ impl McpToolServer {
             match self.waiting.enter(&request.name) {
                 Ok(place) => Some(place),
                 Err(why) => {
-                    let refused = self.service.decline(&scope, SOURCE, call, why).await;
-                    return self.complete(&request.name, &refused, views).await;
+                    return self.decline(&scope, &request.name, call, why, views).await;
                 }
             }
         };
@@ -327,8 +324,9 @@ impl McpToolServer {
             None => match self.waiting.enter(&request.name) {
                 Ok(place) => place,
                 Err(why) => {
-                    let refused = self.service.decline(&scope, SOURCE, question, why).await;
-                    return self.complete(&request.name, &refused, views).await;
+                    return self
+                        .decline(&scope, &request.name, question, why, views)
+                        .await;
                 }
             },
         };
@@ -339,8 +337,9 @@ impl McpToolServer {
                 let asked = match form(&question, true, note.as_deref()) {
                     Ok(asked) => asked,
                     Err(why) => {
-                        let refused = self.service.decline(&scope, SOURCE, question, why).await;
-                        return self.complete(&request.name, &refused, views).await;
+                        return self
+                            .decline(&scope, &request.name, question, why, views)
+                            .await;
                     }
                 };
                 context
@@ -390,11 +389,9 @@ impl McpToolServer {
         };
         let Some(waiting) = waiting else {
             let call = self.next_call(&request.name, arguments.clone());
-            if call.arguments.len() > FORM_LIMIT {
+            if let Some(why) = too_large_to_show(&call) {
                 // No form could show it: refused before anything else is done with it.
-                let why = too_large(&request.name, call.arguments.len());
-                let refused = self.service.decline(scope, SOURCE, call, why).await;
-                return self.complete(&request.name, &refused, views).await;
+                return self.decline(scope, &request.name, call, why, views).await;
             }
             return match self.service.question(scope, SOURCE, call).await {
                 Ok(question) => {
@@ -500,8 +497,9 @@ impl McpToolServer {
         let asked = match form(&question, false, note) {
             Ok(asked) => asked,
             Err(why) => {
-                let refused = self.service.decline(scope, SOURCE, question, why).await;
-                return self.complete(&request.name, &refused, views).await;
+                return self
+                    .decline(scope, &request.name, question, why, views)
+                    .await;
             }
         };
         let call = (&*request.name, arguments);
@@ -518,6 +516,20 @@ impl McpToolServer {
             Ok(input_required) => input_required.into(),
             Err(error) => store_unavailable(&error),
         }
+    }
+
+    /// The reply to a call of `name` refused without asking the person (`why`: too many wait,
+    /// or no form could show it), recorded as the service records such a call.
+    async fn decline(
+        &self,
+        scope: &RunScope,
+        name: &str,
+        unasked: impl Into<Unasked>,
+        why: String,
+        views: bool,
+    ) -> CallToolResponse {
+        let refused = self.service.decline(scope, SOURCE, unasked, why).await;
+        self.complete(name, &refused, views).await
     }
 
     async fn complete(&self, name: &str, observed: &ObservedCall, views: bool) -> CallToolResponse {
