@@ -384,6 +384,12 @@ async fn suspended_append(playground: &common::Playground, name: &str) -> (Strin
     (script, token)
 }
 
+/// The events of the run of `token` resumed with an approval of its call `w1`.
+async fn approve_w1(playground: &common::Playground, script: &str, token: &str) -> Vec<Value> {
+    let body = json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "script": script});
+    events(post(playground, "/api/resume", body).await.expect("answer")).await
+}
+
 /// `body` posted to the playground's `path`.
 async fn post(
     playground: &common::Playground,
@@ -423,15 +429,7 @@ async fn an_abort_ends_the_run_and_spends_the_token() {
         ]})
     );
     assert_eq!(aborted.last().expect("events")["termination"], "aborted");
-    let again = events(
-        post(
-            "/api/resume",
-            json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "script": script}),
-        )
-        .await
-        .expect("answer"),
-    )
-    .await;
+    let again = approve_w1(&playground, &script, &token).await;
     assert_eq!(
         again[0],
         json!({"event": "error", "message": "the token was already used: a suspended run resumes once"})
@@ -489,15 +487,7 @@ async fn a_decision_spelt_otherwise_than_documented_decides_nothing_and_says_why
         );
     }
     assert!(!file.exists());
-    let resumed = events(
-        post(
-            "/api/resume",
-            json!({"token": token, "decisions": [{"call_id": "w1", "choice": "approve"}], "script": script}),
-        )
-        .await
-        .expect("answer"),
-    )
-    .await;
+    let resumed = approve_w1(&playground, &script, &token).await;
     assert_eq!(resumed.last().expect("events")["termination"], "answered");
     assert_eq!(std::fs::read_to_string(&file).expect("appended"), "x");
 }
