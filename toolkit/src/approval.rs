@@ -94,7 +94,9 @@ struct ChoiceText {
     arguments: Option<String>,
 }
 
-/// A decision as a client spells it: [`ChoiceText`] and the call it decides.
+/// A decision as a client spells it: [`ChoiceText`] and the call it decides. Its fields repeat
+/// `ChoiceText`'s rather than flatten it, since serde does not deny unknown fields through a
+/// flattened field.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DecisionText {
