@@ -450,6 +450,13 @@ pub fn escaped_json(json: &str) -> Cow<'_, str> {
 /// Whether [`visible`] writes `character` out: a character a person could not see, or that
 /// changes how the text around it is shown (a line feed and a tab are neither). Other surfaces
 /// that print hostile text (a terminal) escape the same set.
+///
+/// ```
+/// use toolkit::approval::is_hidden;
+///
+/// assert!(is_hidden('\u{202e}') && is_hidden('\u{200b}') && is_hidden('\u{1b}'));
+/// assert!(!is_hidden('\n') && !is_hidden('é') && !is_hidden(' '));
+/// ```
 pub fn is_hidden(character: char) -> bool {
     match character {
         '\n' | '\t' => false,
