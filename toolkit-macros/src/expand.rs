@@ -29,15 +29,6 @@ pub fn tool(args: TokenStream, item: &TokenStream) -> TokenStream {
         );
         return with_errors(&quote!(#item), &error);
     };
-    if crate::place::in_impl_block(&func) {
-        let error = syn::Error::new_spanned(
-            &func.sig.ident,
-            "#[tool] alone goes on a free function; in an impl block, mark the block \
-             `#[toolkit::tools]` instead: its `#[tool]` functions and `&self` methods become tools, \
-             registered with `ToolRegistry::register_instance`",
-        );
-        return with_errors(&quote!(#func), &error);
-    }
     let (attr, mut errors) = ToolAttr::parse(args);
     let (input, input_errors) = Input::from_syn(func, false);
     if let Some(error) = input_errors {
@@ -641,7 +632,8 @@ fn expand(attr: &ToolAttr, input: &Input) -> TokenStream {
         #func
 
         // A named const, also because an `impl` block takes named consts only: a `#[tool]` on an
-        // associated function fails once, on the function's name, rather than twice.
+        // associated function fails once (its name is not found as a free function), rather than
+        // twice.
         #[doc = #doc]
         #[allow(dead_code)]
         #vis const #handle: &'static dyn #toolkit::Tool = {

@@ -12,7 +12,6 @@ mod ast;
 mod attr;
 mod expand;
 mod methods;
-mod place;
 mod valid;
 
 /// (Defined in `toolkit-macros`; depend on `toolkit` and write `#[toolkit::tool]`.)

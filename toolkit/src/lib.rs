@@ -295,8 +295,12 @@ pub use service::ToolLoopService;
 /// }
 /// ```
 ///
-/// Inside an `impl` block, `#[tool]` needs [`#[tools]`](macro@tools) on the block: alone, it is
-/// one error on the function's name that says to add `#[tools]`.
+/// Inside an `impl` block, `#[tool]` needs [`#[tools]`](macro@tools) on the block. The attribute
+/// reads only the function it is on, never the block around it, so alone it fails in one of two
+/// ways: on a method (`&self`), one error on the receiver that says to mark the block
+/// `#[tools]`; on an associated function without `self`, rustc's ``cannot find function `name` in
+/// this scope`` on the function's name (the generated registration calls it as a free
+/// function), whose fix is the same.
 ///
 /// ```compile_fail
 /// use toolkit::tool;

@@ -1,8 +1,8 @@
 // proves: `#[tool]` alone rejects a method: without `#[tools]` on its impl block no instance is
-// registered, so it is one error on the method's name that says to add `#[tools]`.
-// control: pass/tool-attr-signatures.rs
-// expect: #[tool] alone goes on a free function; in an impl block, mark the block `#[toolkit::tools]`
-// span: count
+// registered, so it is one error on the receiver that says to mark the block `#[tools]`.
+// control: pass/tool-shares-a-method-name.rs
+// expect: a #[tool] function with `self` is a method: mark its impl block `#[toolkit::tools]`
+// span: &self
 use toolkit::{ToolResult, tool};
 
 pub struct Counter;
