@@ -51,20 +51,24 @@
 //!
 //! ## Features
 //!
-//! | feature | default | what |
-//! | --- | --- | --- |
-//! | `loop` | yes | [`ToolLoopService`], the [`Recorder`] and [`Sink`]s, events, sealed suspension, the scripted provider |
-//! | `openai` | yes | the OpenAI Chat Completions and Responses providers over HTTP (reqwest with rustls), streaming |
-//! | `anthropic` | yes | the Anthropic Messages provider over HTTP, streaming |
-//! | `gemini` | yes | the Gemini provider over HTTP, streaming |
-//! | `http` | with any provider | what the HTTP providers share: retries, caps on answers, server-sent events |
-//! | `secrets` | yes | [`secrets`]: masking of secret-shaped strings and e-mail addresses |
-//! | `flat-decoder` | yes | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
+//! Each feature's cost is the number of crates `toolkit` then builds (`cargo tree -e normal`,
+//! unique names, toolkit included) with `default-features = false` and that feature alone;
+//! features share crates, so the costs do not add up.
 //!
-//! With `default-features = false` the crate is the seam, the registry, the result and wire
-//! types and the `#[tool]` macro, and no other module. It still checks the constraints a tool's
-//! schema carries with `jsonschema`, which brings most of the 85 crates that build
-//! (`cargo tree -e normal`; 161 with the default features).
+//! | feature | default | crates | what |
+//! | --- | --- | --- | --- |
+//! | (none) | | 39 | the seam, the registry, the result and wire types and the `#[tool]` macro |
+//! | `constraints` | yes | 84 | checks what a `#[tool]`'s schema says beyond its argument types (ranges, lengths, patterns) with `jsonschema`; off, a registry refuses a tool whose schema says any of that ([`RegistryError::Unchecked`](registry::RegistryError::Unchecked)) |
+//! | `loop` | yes | 57 | [`ToolLoopService`], the [`Recorder`] and [`Sink`]s, events, sealed suspension, the scripted provider |
+//! | `openai` | yes | 121 | the OpenAI Chat Completions and Responses providers over HTTP (reqwest with rustls), streaming |
+//! | `anthropic` | yes | 121 | the Anthropic Messages provider over HTTP, streaming |
+//! | `gemini` | yes | 121 | the Gemini provider over HTTP, streaming |
+//! | `http` | with any provider | 121 | what the HTTP providers share: retries, caps on answers, server-sent events |
+//! | `secrets` | yes | 44 | [`secrets`] (the `toolkit-secrets` crate): masking of secret-shaped strings and e-mail addresses, and [`SecretFilter`](seam::SecretFilter) |
+//! | `flat-decoder` | yes | 39 | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
+//!
+//! All the default features together build 162 crates. `toolkit/tests/lean.rs` holds the bare
+//! core to at most 40.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
@@ -95,7 +99,8 @@ mod schema;
 pub mod seam;
 #[cfg(feature = "secrets")]
 #[cfg_attr(docsrs, doc(cfg(feature = "secrets")))]
-pub mod secrets;
+#[doc(inline)]
+pub use toolkit_secrets as secrets;
 #[doc = include_str!("../docs/agreement.md")]
 pub mod spec;
 #[cfg(test)]

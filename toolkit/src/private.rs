@@ -365,6 +365,7 @@ pub fn spec(
         .with_flags(flags)
         .with_execution(execution)
         .defined_at(place)
+        .with_checked_constraints()
 }
 
 /// A tool's spec, built the first time it is asked for. `make` is a function pointer, so this

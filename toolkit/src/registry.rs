@@ -124,6 +124,23 @@ pub enum RegistryError {
         /// What is wrong.
         problem: PreviewProblem,
     },
+    /// A `#[tool]` whose schema constrains its arguments beyond their types (a range, a length,
+    /// a pattern), in a build without toolkit's `constraints` feature, which checks them: the
+    /// tool would otherwise get values its schema told the model it would not.
+    #[error(
+        "tool \"{tool}\" (defined at {place}) constrains its arguments (`{keyword}` at `{path}`), \
+         which this build cannot check: enable toolkit's `constraints` feature (on by default)"
+    )]
+    Unchecked {
+        /// The tool.
+        tool: String,
+        /// Where it is defined.
+        place: String,
+        /// The first constraining keyword of its schema (`maximum`, `pattern`, ...).
+        keyword: String,
+        /// The argument it constrains (`days`, `window.days`; `.` for the whole).
+        path: String,
+    },
     /// A `#[tools]` type of a crate expected to contribute tools has no instance registered.
     #[error(
         "the `#[tools]` type `{type_name}` of crate `{crate_name}` (defined at {place}) has no \
@@ -342,6 +359,15 @@ impl ToolRegistry {
             return Err(RegistryError::InvalidName {
                 place: spec.place().to_owned(),
                 error,
+            });
+        }
+        #[cfg(not(feature = "constraints"))]
+        if let Some(constraint) = spec.unchecked_constraint() {
+            return Err(RegistryError::Unchecked {
+                tool: entry.name.to_string(),
+                place: spec.place().to_owned(),
+                keyword: constraint.keyword,
+                path: constraint.path,
             });
         }
         if let Some(index) = self.index_of(&entry.name) {

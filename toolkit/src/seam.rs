@@ -980,6 +980,7 @@ impl BoundedResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "loop")]
     use crate::testing::Fixed;
 
     #[test]

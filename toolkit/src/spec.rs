@@ -143,7 +143,10 @@ pub struct ToolSpec {
     defined_at: Cow<'static, str>,
     states: Vec<StateType>,
     preview: Option<Cow<'static, str>>,
-    constraints: crate::constraints::Constraints,
+    /// What toolkit checks of decoded arguments beyond their types: `Some` for a `#[tool]`,
+    /// whose arguments toolkit decodes; `None` for a hand-written [`Tool`](crate::Tool), which
+    /// decodes its own.
+    constraints: Option<crate::constraints::Constraints>,
     #[cfg(feature = "http")]
     declared: crate::declaration::Declared,
 }
@@ -267,7 +270,7 @@ impl ToolSpec {
             defined_at: Cow::Owned(format!("{}:{}", caller.file(), caller.line())),
             states: Vec::new(),
             preview: None,
-            constraints: crate::constraints::Constraints::default(),
+            constraints: None,
             #[cfg(feature = "http")]
             declared: crate::declaration::Declared::default(),
         }
@@ -377,9 +380,27 @@ impl ToolSpec {
     /// Checks arguments that decoded against what the input schema says beyond their types
     /// (ranges, lengths, patterns); `#[tool]` calls it after decoding.
     pub(crate) fn check_constraints(&self, arguments: &str) -> Result<(), ArgumentError> {
-        self.constraints
+        let Some(constraints) = &self.constraints else {
+            return Ok(());
+        };
+        constraints
             .check(&self.input_schema, arguments)
             .map_err(|violation| ArgumentError::new(violation.path, violation.message))
+    }
+
+    /// The same spec, its decoded arguments checked by toolkit against what the schema says
+    /// beyond their types (what `#[tool]` builds).
+    pub(crate) fn with_checked_constraints(mut self) -> Self {
+        self.constraints = Some(crate::constraints::Constraints::default());
+        self
+    }
+
+    /// A constraint of the schema that toolkit would check for this tool and that this build
+    /// cannot (without the `constraints` feature): a registry refuses such a tool.
+    #[cfg(not(feature = "constraints"))]
+    pub(crate) fn unchecked_constraint(&self) -> Option<crate::constraints::Constraint> {
+        self.constraints.as_ref()?;
+        crate::constraints::first_constraint(&self.input_schema)
     }
 
     /// The tool's OpenAI declaration as request bodies carry it, serialised once.

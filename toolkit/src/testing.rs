@@ -3,7 +3,6 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::context::ToolContext;
-use crate::registry::ToolRegistry;
 use crate::result::ToolResult;
 use crate::spec::{ExecutePermit, Tool, ToolFuture, ToolSpec};
 
@@ -41,13 +40,15 @@ impl Fixed {
     }
 
     /// A registry of this tool alone.
-    pub(crate) fn alone(self) -> ToolRegistry {
-        let mut registry = ToolRegistry::new();
+    #[cfg(feature = "loop")]
+    pub(crate) fn alone(self) -> crate::ToolRegistry {
+        let mut registry = crate::ToolRegistry::new();
         registry.register(self).expect("one tool has no duplicate");
         registry
     }
 
     /// How many times it ran.
+    #[cfg(feature = "loop")]
     pub(crate) fn runs(&self) -> usize {
         self.runs.load(Ordering::SeqCst)
     }
