@@ -80,19 +80,15 @@ struct ReadmeDoctests;
 
 pub mod bound;
 mod causes;
-mod constraints;
 mod context;
 mod declaration;
+mod decode;
 pub mod describe;
 mod filter;
-#[cfg(feature = "flat-decoder")]
-mod flat;
 #[cfg(test)]
 mod layout;
-mod locate;
 mod meter;
 mod name;
-mod numbers;
 pub mod registry;
 pub mod result;
 mod schema;

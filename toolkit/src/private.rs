@@ -2,10 +2,8 @@
 
 use std::fmt::Display;
 
-use serde::de::DeserializeOwned;
-
 use crate::result::ToolResult;
-use crate::spec::{ArgumentError, Tool};
+use crate::spec::Tool;
 
 #[doc(hidden)]
 pub use linkme;
@@ -15,6 +13,25 @@ pub use schemars;
 pub use serde;
 #[doc(hidden)]
 pub use serde_json;
+
+#[doc(hidden)]
+pub use crate::decode::fields::{DecodeArgument, Slots, missing_argument, named_arguments};
+#[cfg(feature = "flat-decoder")]
+#[doc(hidden)]
+pub use crate::decode::flat_decode;
+#[doc(hidden)]
+pub use crate::decode::parse_arguments;
+
+/// Decodes a `#[tool]`'s arguments and checks them against its spec's constraints: the one
+/// entry of [`decode`](crate::decode), which lists every step.
+#[doc(hidden)]
+#[inline]
+pub fn parse_checked<T: serde::de::DeserializeOwned>(
+    arguments: &str,
+    spec: &crate::ToolSpec,
+) -> Result<T, crate::spec::ArgumentError> {
+    crate::decode::parse_checked(arguments, spec.constraints())
+}
 
 /// Every `#[tool]` linked into the binary.
 #[doc(hidden)]
@@ -36,164 +53,6 @@ pub struct ToolSetEntry {
     pub place: &'static str,
 }
 
-/// Decodes a tool's arguments; empty text counts as `{}`. On failure the error names the field
-/// path and what was expected.
-#[doc(hidden)]
-#[inline]
-pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentError> {
-    // Nearly every call: a flat object from the first byte, decoded in one pass; any other
-    // object (and every error) is `serde_json`'s.
-    if arguments.as_bytes().first() == Some(&b'{') {
-        #[cfg(feature = "flat-decoder")]
-        if let Some(decoded) = crate::flat::decode(arguments) {
-            return Ok(decoded);
-        }
-        return decode(arguments);
-    }
-    decode(object_text(arguments)?)
-}
-
-/// Decodes a tool's arguments like [`parse_arguments`], then checks them against what `spec`'s
-/// schema says beyond their types (a range, a length): what `#[tool]` calls.
-#[doc(hidden)]
-#[inline]
-pub fn parse_checked<T: DeserializeOwned>(
-    arguments: &str,
-    spec: &crate::ToolSpec,
-) -> Result<T, ArgumentError> {
-    let decoded = parse_arguments(arguments)?;
-    spec.check_constraints(arguments)?;
-    Ok(decoded)
-}
-
-/// The flat decoder alone (`None` where it gives up), for the differential fuzz target
-/// (`toolkit/fuzz`).
-#[doc(hidden)]
-#[cfg(feature = "flat-decoder")]
-pub fn flat_decode<'de, T: serde::Deserialize<'de>>(text: &'de str) -> Option<T> {
-    crate::flat::decode(text)
-}
-
-/// The text to decode of arguments that do not start with `{`: `{}` for nothing at all, the
-/// text for an object after whitespace, else why they are not arguments. Not generic: compiled
-/// once, whatever the tools.
-#[cold]
-fn object_text(arguments: &str) -> Result<&str, ArgumentError> {
-    // One look at the first byte that is not whitespace: none means no arguments at all.
-    let Some(first) = arguments
-        .bytes()
-        .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
-    else {
-        return Ok("{}");
-    };
-    // Derived structs would also accept a positional array; arguments are named, always. Text
-    // that only starts like a value (`not json`, `[1,`) is not valid JSON, and is said so.
-    let Some(found) = not_an_object(first) else {
-        return Ok(arguments);
-    };
-    Err(
-        match serde_json::from_str::<serde::de::IgnoredAny>(arguments) {
-            Err(error) => {
-                ArgumentError::new(".", format!("the arguments are not valid JSON: {error}"))
-            }
-            Ok(_) => ArgumentError::new(
-                ".",
-                format!("invalid type: {found}, expected an object of named arguments"),
-            ),
-        },
-    )
-}
-
-/// Decodes JSON text; an error says at which field (read from the text up to `serde_json`'s
-/// position: no second, path-tracking decoder is compiled per tool). Arguments that did not
-/// decode are read once more with each whole number written with a fraction or an exponent
-/// (`1.0`, `1e2`, `-0`) written as an integer, when there is one, since JSON Schema's `integer`
-/// takes them and serde's integer types do not.
-fn decode<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
-    match serde_json::from_str(text) {
-        Ok(decoded) => Ok(decoded),
-        Err(error) => match retry_text(text, &error) {
-            Some(retry) => {
-                serde_json::from_str(&retry).map_err(|error| argument_error(&retry, &error))
-            }
-            None => Err(argument_error(text, &error)),
-        },
-    }
-}
-
-/// The text to decode once more: whole numbers as integers, when the error is not in the
-/// syntax and the text has such a number.
-#[cold]
-fn retry_text(text: &str, error: &serde_json::Error) -> Option<String> {
-    if error.is_syntax() || error.is_eof() {
-        return None;
-    }
-    crate::numbers::whole_numbers_as_integers(text)
-}
-
-/// What JSON text starting with `first` holds when it is plainly not an object; `None` for an
-/// object, or for text that is not JSON at all (the decoder reports that).
-fn not_an_object(first: u8) -> Option<&'static str> {
-    match first {
-        b'[' => Some("array"),
-        b'"' => Some("string"),
-        b'-' | b'0'..=b'9' => Some("number"),
-        b't' | b'f' => Some("boolean"),
-        b'n' => Some("null"),
-        // An object, or not JSON at all.
-        _ => None,
-    }
-}
-
-/// What went wrong in `text`, for the model: text that is not JSON is said so, with the line
-/// and column; any other error says what was expected, at the field.
-#[cold]
-fn argument_error(text: &str, error: &serde_json::Error) -> ArgumentError {
-    let message = without_position(error);
-    // Two errors serde_json counts as syntax are of valid JSON: a number too large for its type
-    // (`1e40` for an `f32`) and nesting past its limit. They are located like any other value.
-    let too_large = message == "number out of range";
-    let too_deep = message == "recursion limit exceeded";
-    if (error.is_syntax() || error.is_eof()) && !too_large && !too_deep {
-        return ArgumentError::new(".", format!("the arguments are not valid JSON: {error}"));
-    }
-    let path = crate::locate::error_path(text, error.line(), error.column(), &message);
-    if too_deep {
-        return ArgumentError::new(path, "nested more than 128 levels deep");
-    }
-    ArgumentError::new(path, out_of_range(message))
-}
-
-/// serde's message for a whole number past 64 bits given to an integer type, which calls it a
-/// float of the wrong type, said as what it is: out of range. (A whole number within 64 bits
-/// written as a float was already read as an integer.)
-fn out_of_range(message: String) -> String {
-    let whole_float = message
-        .strip_prefix("invalid type: floating point `")
-        .and_then(|rest| rest.split_once("`, expected "))
-        .filter(|(number, _)| {
-            number
-                .parse::<f64>()
-                .is_ok_and(|value| value.fract() == 0.0)
-        });
-    match whole_float {
-        Some((number, expected)) => {
-            format!("invalid value: number `{number}` is out of range, expected {expected}")
-        }
-        None => message,
-    }
-}
-
-/// `serde_json`'s message without its " at line L column C": the field path says where.
-fn without_position(error: &serde_json::Error) -> String {
-    let message = error.to_string();
-    let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match message.strip_suffix(&suffix) {
-        Some(head) => head.to_owned(),
-        None => message,
-    }
-}
-
 /// The argument schema of a tool: the JSON Schema of its arguments struct, without the
 /// `$schema` and `title` keys that mean nothing to a provider.
 #[doc(hidden)]
@@ -203,45 +62,8 @@ pub fn input_schema<T: schemars::JsonSchema>() -> serde_json::Value {
         object.remove("$schema");
         object.remove("title");
     }
-    crate::numbers::bound_by_type(&mut schema);
+    crate::decode::numbers::bound_by_type(&mut schema);
     schema
-}
-
-/// How a `#[tool]` decodes each argument: the one place that needs the parameter's type to be
-/// `Deserialize`, named on that type, so a type that is not gets one error, there.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be the type of a #[tool] parameter: it is not `serde::Deserialize`",
-    label = "not `serde::Deserialize`",
-    note = "a parameter type needs both `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
-)]
-pub trait DecodeArgument<'de>: Sized {
-    fn decode_argument<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
-
-    /// An argument with `#[arg(default = ...)]`: `null` means the default, as a provider's
-    /// strict mode sends for an argument the model leaves out.
-    fn decode_argument_or<D: serde::Deserializer<'de>>(
-        deserializer: D,
-        default: fn() -> Self,
-    ) -> Result<Self, D::Error> {
-        let value: Option<Decoded<Self>> = serde::Deserialize::deserialize(deserializer)?;
-        Ok(value.map_or_else(default, |Decoded(value)| value))
-    }
-}
-
-impl<'de, T: serde::Deserialize<'de>> DecodeArgument<'de> for T {
-    fn decode_argument<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        T::deserialize(deserializer)
-    }
-}
-
-/// A value decoded through [`DecodeArgument`].
-struct Decoded<T>(T);
-
-impl<'de, T: DecodeArgument<'de>> serde::Deserialize<'de> for Decoded<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        T::decode_argument(deserializer).map(Decoded)
-    }
 }
 
 /// The type of a `#[tool]` parameter taken for the context (by its name, `ToolContext`): only
@@ -503,253 +325,3 @@ pub trait NotOption {
 }
 
 impl<T: ?Sized> NotOption for IsOption<T> {}
-
-/// One slot per parameter, filled while the arguments object is read.
-#[doc(hidden)]
-pub trait Slots<'de>: Default {
-    /// Reads the value of parameter `index` (named `names[index]`) into its slot; a second one
-    /// for the same parameter is an error.
-    fn fill<A: serde::de::MapAccess<'de>>(
-        &mut self,
-        index: usize,
-        names: &'static [&'static str],
-        map: &mut A,
-    ) -> Result<(), A::Error>;
-}
-
-macro_rules! slots {
-    ($($slot:ident $index:tt),*) => {
-        impl<'de, $($slot: serde::Deserialize<'de>),*> Slots<'de> for ($(Option<$slot>,)*) {
-            #[inline]
-            fn fill<M: serde::de::MapAccess<'de>>(
-                &mut self,
-                index: usize,
-                names: &'static [&'static str],
-                map: &mut M,
-            ) -> Result<(), M::Error> {
-                match index {
-                    $($index => {
-                        if self.$index.is_some() {
-                            return Err(<M::Error as serde::de::Error>::duplicate_field(names[$index]));
-                        }
-                        self.$index = Some(map.next_value()?);
-                    })*
-                    _ => unreachable!("a parameter index is below the number of names"),
-                }
-                Ok(())
-            }
-        }
-    };
-}
-
-/// A tool without parameters: no key names one, so nothing is ever filled.
-impl<'de> Slots<'de> for () {
-    fn fill<M: serde::de::MapAccess<'de>>(
-        &mut self,
-        _index: usize,
-        _names: &'static [&'static str],
-        _map: &mut M,
-    ) -> Result<(), M::Error> {
-        unreachable!("no key names a parameter of a tool without parameters")
-    }
-}
-slots!(T0 0);
-slots!(T0 0, T1 1);
-slots!(T0 0, T1 1, T2 2);
-slots!(T0 0, T1 1, T2 2, T3 3);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10);
-slots!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11);
-
-/// Reads a tool's arguments object into `S`'s slots: each key one of `names` (else an error
-/// listing them), each at most once. `index` gives the position of a name (a `match` the macro
-/// writes, as a derive would). Missing ones stay empty for the generated code to settle.
-#[doc(hidden)]
-#[inline]
-pub fn named_arguments<'de, D, S, I>(
-    deserializer: D,
-    names: &'static [&'static str],
-    index: I,
-) -> Result<S, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    S: Slots<'de>,
-    I: Fn(&str) -> Option<usize>,
-{
-    struct Arguments<S, I> {
-        names: &'static [&'static str],
-        index: I,
-        slots: std::marker::PhantomData<S>,
-    }
-
-    impl<'de, S: Slots<'de>, I: Fn(&str) -> Option<usize>> serde::de::Visitor<'de> for Arguments<S, I> {
-        type Value = S;
-
-        fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            formatter.write_str("an object of named arguments")
-        }
-
-        #[inline]
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<S, A::Error> {
-            let mut slots = S::default();
-            while let Some(index) = map.next_key_seed(Name {
-                names: self.names,
-                index: &self.index,
-            })? {
-                slots.fill(index, self.names, &mut map)?;
-            }
-            Ok(slots)
-        }
-    }
-
-    deserializer.deserialize_struct(
-        "__ToolkitArguments",
-        names,
-        Arguments {
-            names,
-            index,
-            slots: std::marker::PhantomData,
-        },
-    )
-}
-
-/// A key of the arguments object, as the index of the parameter it names.
-struct Name<'i, I> {
-    names: &'static [&'static str],
-    index: &'i I,
-}
-
-impl<'de, I: Fn(&str) -> Option<usize>> serde::de::DeserializeSeed<'de> for Name<'_, I> {
-    type Value = usize;
-
-    #[inline]
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
-        deserializer.deserialize_identifier(self)
-    }
-}
-
-impl<I: Fn(&str) -> Option<usize>> serde::de::Visitor<'_> for Name<'_, I> {
-    type Value = usize;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("field identifier")
-    }
-
-    #[inline]
-    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<usize, E> {
-        (self.index)(key).ok_or_else(|| E::unknown_field(key, self.names))
-    }
-
-    fn visit_bytes<E: serde::de::Error>(self, key: &[u8]) -> Result<usize, E> {
-        let key = String::from_utf8_lossy(key);
-        (self.index)(&key).ok_or_else(|| E::unknown_field(&key, self.names))
-    }
-}
-
-/// The value of parameter `name` left out of the arguments: `None` for an `Option`, else the
-/// "missing field" error.
-#[doc(hidden)]
-pub fn missing_argument<'de, T, E>(name: &'static str) -> Result<T, E>
-where
-    T: serde::Deserialize<'de>,
-    E: serde::de::Error,
-{
-    T::deserialize(Missing {
-        name,
-        error: std::marker::PhantomData,
-    })
-}
-
-/// What a left-out parameter decodes from.
-struct Missing<E> {
-    name: &'static str,
-    error: std::marker::PhantomData<E>,
-}
-
-impl<'de, E: serde::de::Error> serde::Deserializer<'de> for Missing<E> {
-    type Error = E;
-
-    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _visitor: V) -> Result<V::Value, E> {
-        Err(E::missing_field(self.name))
-    }
-
-    fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        visitor.visit_none()
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
-        ignored_any
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde::de::IntoDeserializer;
-    use serde::de::value::{BorrowedBytesDeserializer, Error, MapDeserializer};
-
-    use super::*;
-
-    const NAMES: &[&str] = &["a", "b"];
-
-    fn index(key: &str) -> Option<usize> {
-        NAMES.iter().position(|name| *name == key)
-    }
-
-    type Two = (Option<i64>, Option<i64>);
-
-    /// Decoders other than JSON's reach what `parse_arguments` never lets JSON reach: keys given
-    /// as bytes or numbers, and input that is not a map. Bytes and non-maps are answered as the
-    /// derive answers them; a numbered key is refused (the derive takes a field's index), since
-    /// arguments are named.
-    #[test]
-    fn keys_as_bytes_are_names_and_numbered_keys_and_non_maps_are_refused() {
-        let bytes = |key: &'static [u8]| {
-            MapDeserializer::<_, Error>::new(std::iter::once((
-                BorrowedBytesDeserializer::<Error>::new(key),
-                7_i64.into_deserializer(),
-            )))
-        };
-        let two: Two = named_arguments(bytes(b"b"), NAMES, index).expect("decodes");
-        assert_eq!(two, (None, Some(7)));
-        let two: Two = named_arguments(bytes(b"a"), NAMES, index).expect("decodes");
-        assert_eq!(two, (Some(7), None));
-        let unknown = named_arguments::<_, Two, _>(bytes(b"c"), NAMES, index).unwrap_err();
-        assert_eq!(
-            unknown.to_string(),
-            "unknown field `c`, expected `a` or `b`"
-        );
-
-        let numbered = MapDeserializer::<_, Error>::new(std::iter::once((1_u64, 7_i64)));
-        let refused = named_arguments::<_, Two, _>(numbered, NAMES, index).unwrap_err();
-        assert_eq!(
-            refused.to_string(),
-            "invalid type: integer `1`, expected field identifier"
-        );
-
-        let number: serde::de::value::I64Deserializer<Error> = 3_i64.into_deserializer();
-        let not_a_map = named_arguments::<_, Two, _>(number, NAMES, index);
-        assert_eq!(
-            not_a_map.unwrap_err().to_string(),
-            "invalid type: integer `3`, expected an object of named arguments"
-        );
-    }
-
-    #[test]
-    fn a_tool_without_parameters_takes_an_empty_object_and_names_no_field() {
-        let empty = MapDeserializer::<_, Error>::new(std::iter::empty::<(&str, i64)>());
-        let () = named_arguments(empty, &[], |_: &str| None).expect("decodes");
-        let one = MapDeserializer::<_, Error>::new(std::iter::once(("x", 1_i64)));
-        let refused = named_arguments::<_, (), _>(one, &[], |_: &str| None).unwrap_err();
-        assert_eq!(
-            refused.to_string(),
-            "unknown field `x`, there are no fields"
-        );
-    }
-}

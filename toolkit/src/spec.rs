@@ -9,6 +9,7 @@ use std::pin::Pin;
 pub use crate::context::StateType;
 use crate::context::ToolContext;
 pub use crate::declaration::{ExportError, OPENAI_DESCRIPTION_LIMIT, SchemaError};
+pub use crate::decode::ArgumentError;
 pub use crate::name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
 use crate::result::ToolResult;
 
@@ -104,33 +105,6 @@ impl fmt::Debug for ToolFuture<'_> {
     }
 }
 
-/// Arguments that did not decode: where, and what was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgumentError {
-    path: String,
-    message: String,
-}
-
-impl ArgumentError {
-    /// An error at a field `path` (`.` is the top level), with what was wrong there.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-
-    /// The field path, such as `filters[0].value`; `.` is the top level.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// What was wrong, such as ``invalid type: string "x", expected u32``.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
 /// Name, description, argument schema and policy flags of a tool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolSpec {
@@ -146,7 +120,7 @@ pub struct ToolSpec {
     /// What toolkit checks of decoded arguments beyond their types: `Some` for a `#[tool]`,
     /// whose arguments toolkit decodes; `None` for a hand-written [`Tool`](crate::Tool), which
     /// decodes its own.
-    constraints: Option<crate::constraints::Constraints>,
+    constraints: Option<crate::decode::constraints::Constraints>,
     #[cfg(feature = "http")]
     declared: crate::declaration::Declared,
 }
@@ -377,30 +351,27 @@ impl ToolSpec {
         &self.defined_at
     }
 
-    /// Checks arguments that decoded against what the input schema says beyond their types
-    /// (ranges, lengths, patterns); `#[tool]` calls it after decoding.
-    pub(crate) fn check_constraints(&self, arguments: &str) -> Result<(), ArgumentError> {
-        let Some(constraints) = &self.constraints else {
-            return Ok(());
-        };
-        constraints
-            .check(&self.input_schema, arguments)
-            .map_err(|violation| ArgumentError::new(violation.path, violation.message))
+    /// What toolkit checks of this tool's decoded arguments beyond their types, and the schema
+    /// it checks them against: `Some` for a `#[tool]`.
+    pub(crate) fn constraints(
+        &self,
+    ) -> Option<(&crate::decode::constraints::Constraints, &serde_json::Value)> {
+        Some((self.constraints.as_ref()?, &self.input_schema))
     }
 
     /// The same spec, its decoded arguments checked by toolkit against what the schema says
     /// beyond their types (what `#[tool]` builds).
     pub(crate) fn with_checked_constraints(mut self) -> Self {
-        self.constraints = Some(crate::constraints::Constraints::default());
+        self.constraints = Some(crate::decode::constraints::Constraints::default());
         self
     }
 
     /// A constraint of the schema that toolkit would check for this tool and that this build
     /// cannot (without the `constraints` feature): a registry refuses such a tool.
     #[cfg(not(feature = "constraints"))]
-    pub(crate) fn unchecked_constraint(&self) -> Option<crate::constraints::Constraint> {
+    pub(crate) fn unchecked_constraint(&self) -> Option<crate::decode::constraints::Constraint> {
         self.constraints.as_ref()?;
-        crate::constraints::first_constraint(&self.input_schema)
+        crate::decode::constraints::first_constraint(&self.input_schema)
     }
 
     /// The tool's OpenAI declaration as request bodies carry it, serialised once.

@@ -84,11 +84,11 @@ const VALID: &str = r#"{
   "open": {"label": "a", "verbose": true},
   "labels": {"a": 1, "b\"c": 2},
   "grid": [[1, 2], [3]],
-  "external": {"rename": {"to": "x"}},
   "internal": {"kind": "rename", "to": "x"},
   "adjacent": {"kind": "count", "with": 3},
   "either": 3,
-  "a.b \"c\"": 1
+  "a.b \"c\"": 1,
+  "external": {"rename": {"to": "x"}}
 }"#;
 
 /// Each broken value, put in place of the valid one it names.
@@ -125,7 +125,9 @@ const BROKEN: &[(&str, &str)] = &[
     (r#"{"rename": {"to": "x"}}"#, r#"{"rename": {"to": 1}}"#),
     (r#"{"rename": {"to": "x"}}"#, r#"{"fly": {}}"#),
     (r#"{"rename": {"to": "x"}}"#, r#"{"move": "far"}"#),
+    // Last in the object: `serde_json` places this error past the object's end.
     (r#"{"rename": {"to": "x"}}"#, r#""rename""#),
+    (r#"{"rename": {"to": "x"}}"#, r#""rename"  "#),
     (
         r#"{"kind": "rename", "to": "x"}"#,
         r#"{"kind": "rename", "to": 1}"#,

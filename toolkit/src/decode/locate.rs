@@ -16,7 +16,16 @@
 pub(crate) fn error_path(text: &str, line: usize, column: usize, message: &str) -> String {
     let unknown_key = message.starts_with("unknown field");
     let wrong_variant = message.starts_with("invalid type: unit variant");
-    let end = offset(text, line, column);
+    let mut end = offset(text, line, column);
+    if wrong_variant {
+        // `serde_json` places an error its visitor raises (this one) after ending the object or
+        // array the value closes, when that is all that follows it: the variant's string, then
+        // maybe whitespace and one `}` or `]`, which the path must not see closed.
+        let before = text.as_bytes()[..end].trim_ascii_end();
+        if let [rest @ .., b'}' | b']'] = before {
+            end = rest.len();
+        }
+    }
     let bytes = &text.as_bytes()[..end];
     let mut open: Vec<Frame> = Vec::new();
     // A string value just read, with nothing after it yet.
@@ -150,6 +159,15 @@ mod tests {
         let variant = "invalid type: unit variant, expected struct variant";
         assert_eq!(error_path(r#"{"a":["x",1]}"#, 1, 11, variant), "a[1]");
         assert_eq!(error_path(r#"{"a":"x"}"#, 1, 8, variant), "a.x");
+        // Where `serde_json` puts it when the variant ends an object or an array: past the end.
+        assert_eq!(error_path(r#"{"a":"x"}"#, 1, 9, variant), "a.x");
+        assert_eq!(error_path(r#"{"a":"x" }"#, 1, 10, variant), "a.x");
+        assert_eq!(error_path(r#"{"a":["y","x"]}"#, 1, 14, variant), "a[1].x");
+        // Other errors past an object's end are the object's.
+        assert_eq!(
+            error_path(r#"{"a":{"b":1}}"#, 1, 12, "missing field `c`"),
+            "a"
+        );
     }
 
     proptest! {

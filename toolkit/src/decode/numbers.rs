@@ -68,7 +68,7 @@ pub(crate) fn whole_numbers_as_integers(text: &str) -> Option<String> {
     let (mut at, mut copied) = (0, 0);
     while at < bytes.len() {
         match bytes[at] {
-            b'"' => at = crate::locate::after_string(bytes, at),
+            b'"' => at = super::locate::after_string(bytes, at),
             b'-' | b'0'..=b'9' => {
                 let start = at;
                 while at < bytes.len()

@@ -217,7 +217,7 @@ fn type_bound(map: &Map<String, Value>, key: &str, value: &Value) -> bool {
     let Some((low, high)) = map
         .get("format")
         .and_then(Value::as_str)
-        .and_then(crate::numbers::bounds)
+        .and_then(super::numbers::bounds)
     else {
         return false;
     };
