@@ -57,15 +57,15 @@
 //!
 //! | feature | default | crates | what |
 //! | --- | --- | --- | --- |
-//! | (none) | | 39 | the seam, the registry, the result and wire types and the `#[tool]` macro |
-//! | `constraints` | yes | 84 | checks what a `#[tool]`'s schema says beyond its argument types (ranges, lengths, patterns) with `jsonschema`; off, a registry refuses a tool whose schema says any of that ([`RegistryError::Unchecked`](registry::RegistryError::Unchecked)) |
+//! | (none) | | 38 | the seam, the registry, the result and wire types and the `#[tool]` macro |
+//! | `constraints` | yes | 83 | checks what a `#[tool]`'s schema says beyond its argument types (ranges, lengths, patterns) with `jsonschema`; off, a registry refuses a tool whose schema says any of that ([`RegistryError::Unchecked`](registry::RegistryError::Unchecked)) |
 //! | `loop` | yes | 57 | [`ToolLoopService`], the [`Recorder`] and [`Sink`]s, events, sealed suspension, the scripted provider |
 //! | `openai` | yes | 121 | the OpenAI Chat Completions and Responses providers over HTTP (reqwest with rustls), streaming |
 //! | `anthropic` | yes | 121 | the Anthropic Messages provider over HTTP, streaming |
 //! | `gemini` | yes | 121 | the Gemini provider over HTTP, streaming |
 //! | `http` | with any provider | 121 | what the HTTP providers share: retries, caps on answers, server-sent events |
-//! | `secrets` | yes | 44 | [`secrets`] (the `toolkit-secrets` crate): masking of secret-shaped strings and e-mail addresses, and [`SecretFilter`](seam::SecretFilter) |
-//! | `flat-decoder` | yes | 39 | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
+//! | `secrets` | yes | 43 | [`secrets`] (the `toolkit-secrets` crate): masking of secret-shaped strings and e-mail addresses, and [`SecretFilter`](seam::SecretFilter) |
+//! | `flat-decoder` | yes | 38 | a one-pass decoder for flat argument objects before `serde_json` (off: `serde_json` alone, the same values and errors) |
 //!
 //! All the default features together build 162 crates. `toolkit/tests/lean.rs` holds the bare
 //! core to at most 40.
