@@ -475,9 +475,7 @@ fn bomb_child() {
         }
     }
     let scope = service
-        .scope(context)
-        .expect("a scope")
-        .offer([bomb.tool])
+        .scope_offering(context, [bomb.tool])
         .expect("the tool")
         .with_timeout(bomb.timeout);
     let started = Instant::now();

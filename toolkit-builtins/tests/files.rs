@@ -810,9 +810,7 @@ async fn search_files_answers_no_pattern_about_a_masked_secret() {
     for filtered in [true, false] {
         let mut scope = fixture
             .service
-            .scope(fixture.scope.context().clone())
-            .unwrap()
-            .offer(["search_files"])
+            .scope_offering(fixture.scope.context().clone(), ["search_files"])
             .unwrap();
         if filtered {
             scope = scope.with_content_filter(std::sync::Arc::new(toolkit::seam::SecretFilter));
@@ -842,9 +840,7 @@ async fn search_files_answers_no_pattern_about_a_masked_secret() {
     // The line itself still matches a pattern about what the filter leaves.
     let filtered = fixture
         .service
-        .scope(fixture.scope.context().clone())
-        .unwrap()
-        .offer(["search_files"])
+        .scope_offering(fixture.scope.context().clone(), ["search_files"])
         .unwrap()
         .with_content_filter(std::sync::Arc::new(toolkit::seam::SecretFilter));
     let found = fixture

@@ -404,9 +404,10 @@ async fn probe_url_counts_against_the_run_budget() {
     let fixture = Fixture::new();
     let scope = fixture
         .service
-        .scope(toolkit::ToolContext::new())
-        .unwrap()
-        .offer_all()
+        .scope_offering(
+            toolkit::ToolContext::new(),
+            fixture.service.registry().names(),
+        )
         .unwrap()
         .with_remote_budget(1);
     let first = fixture
@@ -752,11 +753,7 @@ async fn fetch_page_slices_are_cut_from_the_masked_text() {
         let service = toolkit::ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
         let allowing =
             toolkit::ToolContext::new().with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
-        let mut scope = service
-            .scope(allowing)
-            .unwrap()
-            .offer(["fetch_page"])
-            .unwrap();
+        let mut scope = service.scope_offering(allowing, ["fetch_page"]).unwrap();
         if filtered {
             scope = scope.with_content_filter(Arc::new(toolkit::seam::SecretFilter));
         }

@@ -838,9 +838,7 @@ impl World {
         }
         let scope = self
             .service
-            .scope(Self::context(spec, &workspace, &database))
-            .expect("a scope")
-            .offer([spec.name()])
+            .scope_offering(Self::context(spec, &workspace, &database), [spec.name()])
             .expect("the tool offered")
             .with_timeout(TIMEOUT)
             .with_remote_budget(u32::MAX);

@@ -57,7 +57,9 @@ fn service() -> ToolLoopService {
 
 async fn call_in(context: ToolContext, tool: &str, arguments: &str) -> BoundedResult {
     let service = service();
-    let scope = service.scope(context).unwrap().offer_all().unwrap();
+    let scope = service
+        .scope_offering(context, service.registry().names())
+        .unwrap();
     service.invoke(&scope, tool, arguments).await
 }
 

@@ -8,12 +8,11 @@ use toolkit_builtins::files::sample_workspace;
 async fn call(name: &str, arguments: &str) -> (String, bool, Vec<toolkit::ToolArtifact>) {
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
     let scope = service
-        .scope(
+        .scope_offering(
             ToolContext::new()
                 .with_extension(toolkit_builtins::WorkspaceRoot::new(sample_workspace())),
+            service.registry().names(),
         )
-        .unwrap()
-        .offer_all()
         .unwrap();
     let (content, is_error, artifacts) = service.invoke(&scope, name, arguments).await.into_parts();
     (content.as_str().to_owned(), is_error, artifacts)

@@ -438,6 +438,12 @@ impl ToolRegistry {
         self.tools.iter().map(Entry::tool)
     }
 
+    /// The names of the registered tools, in the registry's order (to offer them all:
+    /// [`Seam::scope_offering`](crate::Seam::scope_offering)).
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.tools.iter().map(|entry| &*entry.name)
+    }
+
     /// The specs, in the order of [`iter`](Self::iter).
     pub fn specs(&self) -> impl ExactSizeIterator<Item = &ToolSpec> + '_ {
         self.iter().map(Tool::spec)

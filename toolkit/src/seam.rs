@@ -178,6 +178,13 @@ impl Seam {
 
     /// A scope like [`scope`](Self::scope)'s offering exactly these tools (whatever their
     /// flags): a name no tool has, or a tool whose declared state `context` lacks, is an error.
+    ///
+    /// The one way to choose what a scope offers: [`ToolLoopService::scope_offering`] is this
+    /// seam's, and a loop run offering [`RunRequest::with_tools`] builds its scope here. Every
+    /// registered tool: `seam.scope_offering(context, seam.registry().names())`.
+    ///
+    /// [`ToolLoopService::scope_offering`]: crate::ToolLoopService::scope_offering
+    /// [`RunRequest::with_tools`]: crate::RunRequest::with_tools
     pub fn scope_offering<I, S>(
         &self,
         context: ToolContext,
@@ -789,28 +796,6 @@ fn check_states(
 }
 
 impl RunScope {
-    /// The same scope offering exactly these tools (whatever their flags): a name no tool has,
-    /// or a tool whose declared state the context lacks, is an error.
-    pub fn offer<I, S>(mut self, names: I) -> Result<Self, ScopeError>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        let offered = offered_by_name(&self.registry, names)?;
-        check_states(&self.registry, &offered, &self.context)?;
-        self.offered = offered;
-        Ok(self)
-    }
-
-    /// The same scope offering every registered tool; a tool whose declared state the context
-    /// lacks is an error.
-    pub fn offer_all(mut self) -> Result<Self, ScopeError> {
-        let offered = vec![true; self.registry.len()].into_boxed_slice();
-        check_states(&self.registry, &offered, &self.context)?;
-        self.offered = offered;
-        Ok(self)
-    }
-
     /// The same scope with another budget of remote calls.
     #[must_use]
     pub fn with_remote_budget(mut self, calls: u32) -> Self {

@@ -130,9 +130,7 @@ async fn every_call_shares_the_one_registered_instance() {
     let service = ToolLoopService::new(registry);
     let context = ToolContext::new().with_extension(Region("north"));
     let scope = service
-        .scope(context)
-        .expect("the region is given")
-        .offer_all()
+        .scope_offering(context, service.registry().names())
         .expect("every state is there");
     let result = service.invoke(&scope, "stock", r#"{"item": "tea"}"#).await;
     assert_eq!(result.content(), "12");

@@ -338,9 +338,7 @@ async fn a_read_only_scope_refuses_every_tool_not_marked_read_only() {
     let registry = ToolRegistry::of([LOOK_IN_BIN_TOOL, PURGE_TOOL]).expect("no previews");
     let seam = Seam::new(registry);
     let scope = seam
-        .scope(ToolContext::new())
-        .expect("no state")
-        .offer_all()
+        .scope_offering(ToolContext::new(), seam.registry().names())
         .expect("no state")
         .read_only();
     let purged = seam.invoke(&scope, "purge", "{}").await;

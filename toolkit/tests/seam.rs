@@ -240,9 +240,7 @@ async fn registered_but_not_offered_is_not_permitted_and_does_not_run() {
     assert_eq!(HIDDEN_RUNS.load(Ordering::SeqCst), before);
 
     let scope = service
-        .scope(ToolContext::new())
-        .unwrap()
-        .offer(["hidden"])
+        .scope_offering(ToolContext::new(), ["hidden"])
         .unwrap();
     assert_eq!(
         call(&service, &scope, "hidden", "{}").await,
@@ -274,9 +272,7 @@ async fn admin_tools_are_offered_by_default_only_to_admins() {
 async fn offering_an_unregistered_name_is_an_error() {
     let service = service();
     let error = service
-        .scope(ToolContext::new())
-        .unwrap()
-        .offer(["echo", "nope"])
+        .scope_offering(ToolContext::new(), ["echo", "nope"])
         .unwrap_err();
     assert_eq!(
         error.to_string(),

@@ -225,16 +225,15 @@ fn a_scope_offering_only_tools_whose_state_is_there_is_made_and_offering_more_fa
         .scope_offering(context.clone(), ["price", "counted"])
         .expect("both read only prices");
     assert_eq!(scope.offered().collect::<Vec<_>>(), ["counted", "price"]);
-    let error = scope.offer(["greet"]).unwrap_err();
+    let error = service
+        .scope_offering(context.clone(), ["price", "greet"])
+        .unwrap_err();
     assert_eq!(
         missing(&error),
         [("greet", "Greeting", "state::Greeting", false)]
     );
-    let scope = service
-        .scope_offering(context.clone(), ["price"])
-        .expect("price reads only prices");
     assert!(matches!(
-        scope.offer_all(),
+        service.scope_offering(context.clone(), service.registry().names()),
         Err(ScopeError::MissingStates(_))
     ));
     assert_eq!(

@@ -87,7 +87,9 @@ pub async fn call_in(
     if let Some(root) = root {
         seen = seen.with_extension(WorkspaceRoot::new(root));
     }
-    let scope = service.scope(seen).unwrap().offer_all().unwrap();
+    let scope = service
+        .scope_offering(seen, service.registry().names())
+        .unwrap();
     Outcome::of(service.invoke(&scope, name, &arguments.to_string()).await)
 }
 

@@ -186,7 +186,9 @@ impl Fixture {
         let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
         let context =
             adjust(ToolContext::new().with_extension(toolkit_builtins::WorkspaceRoot::new(&root)));
-        let scope = service.scope(context.clone()).unwrap().offer_all().unwrap();
+        let scope = service
+            .scope_offering(context.clone(), service.registry().names())
+            .unwrap();
         Self {
             _temp: temp,
             root,
@@ -223,9 +225,7 @@ impl Fixture {
         }
         let scope = self
             .service
-            .scope(ToolContext::new())
-            .unwrap()
-            .offer_all()
+            .scope_offering(ToolContext::new(), self.service.registry().names())
             .unwrap();
         Outcome::of(
             self.service

@@ -136,9 +136,7 @@ async fn main() {
 
     let service = ToolLoopService::new(registry);
     let scope = service
-        .scope(ToolContext::new())
-        .unwrap()
-        .offer_all()
+        .scope_offering(ToolContext::new(), service.registry().names())
         .unwrap();
     for (name, content) in [("read_file", "read"), (LONGEST, "long"), ("plain", "plain")] {
         let result = service.invoke(&scope, name, "{}").await;
