@@ -9,11 +9,7 @@ use crate::postgres::PostgresAudit;
 use crate::privacy::Privacy;
 use crate::rows::{AuditError, RunQuery, RunRow, StepRow};
 use crate::sqlite::SqliteAudit;
-use toolkit::{
-    RunEvent, Sink,
-    recording::SinkFuture,
-    seal::{ReplayFuture, ReplayStore},
-};
+use toolkit::{RunEvent, Sink, seal::ReplayStore, shared::BackendFuture};
 
 /// An audit copy: what a program that takes an audit location (say, `--audit`) opens. It is a
 /// [`Sink`] and a [`ReplayStore`] for a service, and reads the history back.
@@ -115,7 +111,7 @@ async fn off_thread<T: Send + 'static>(
 }
 
 impl Sink for Audit {
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         match self {
             Self::Sqlite(audit) => audit.record(event),
             #[cfg(feature = "postgres")]
@@ -125,7 +121,7 @@ impl Sink for Audit {
 }
 
 impl ReplayStore for Audit {
-    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> ReplayFuture<'a> {
+    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> BackendFuture<'a, bool> {
         match self {
             Self::Sqlite(audit) => audit.claim(id, expires_at),
             #[cfg(feature = "postgres")]

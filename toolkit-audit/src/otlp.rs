@@ -18,7 +18,8 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use serde_json::json;
 use toolkit::{
     RunEvent, Sink,
-    recording::{RunKind, RunStep, SinkFuture, ToolInvocation},
+    recording::{RunKind, RunStep, ToolInvocation},
+    shared::BackendFuture,
 };
 
 use crate::privacy::Privacy;
@@ -382,7 +383,7 @@ fn count(value: impl TryInto<i64>) -> i64 {
 impl Sink for OtlpExport {
     /// Turns the event into spans; ended spans wait for the batch thread, so this never waits
     /// for the network.
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         match event {
             RunEvent::RunStarted {
                 run_id,

@@ -13,9 +13,8 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, NoTls, Row};
 use toolkit::{
     RunEvent, Sink,
-    recording::{SinkError, SinkFuture},
-    seal::{ReplayError, ReplayFuture, ReplayStore},
-    shared::{SharedStore, StoreError, StoreFuture},
+    seal::ReplayStore,
+    shared::{BackendError, BackendFuture, SharedStore},
 };
 
 use crate::privacy::Privacy;
@@ -336,9 +335,9 @@ impl SharedStore for PostgresAudit {
         key: &'a str,
         value: Vec<u8>,
         lifetime: Duration,
-    ) -> StoreFuture<'a, ()> {
+    ) -> BackendFuture<'a, ()> {
         Box::pin(async move {
-            let client = self.pool.get().await.map_err(StoreError::new)?;
+            let client = self.pool.get().await.map_err(BackendError::new)?;
             client
                 .execute(
                     "DELETE FROM shared_state WHERE kind = $1 \
@@ -346,7 +345,7 @@ impl SharedStore for PostgresAudit {
                     &[&kind],
                 )
                 .await
-                .map_err(StoreError::new)?;
+                .map_err(BackendError::new)?;
             client
                 .execute(
                     "INSERT INTO shared_state (kind, key, value, expires_at) \
@@ -356,14 +355,14 @@ impl SharedStore for PostgresAudit {
                     &[&kind, &key, &value, &lifetime.as_secs_f64()],
                 )
                 .await
-                .map_err(StoreError::new)?;
+                .map_err(BackendError::new)?;
             Ok(())
         })
     }
 
-    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> BackendFuture<'a, Option<Vec<u8>>> {
         Box::pin(async move {
-            let client = self.pool.get().await.map_err(StoreError::new)?;
+            let client = self.pool.get().await.map_err(BackendError::new)?;
             let row = client
                 .query_opt(
                     "SELECT value FROM shared_state WHERE kind = $1 AND key = $2 \
@@ -371,7 +370,7 @@ impl SharedStore for PostgresAudit {
                     &[&kind, &key],
                 )
                 .await
-                .map_err(StoreError::new)?;
+                .map_err(BackendError::new)?;
             Ok(row.map(|row| row.get(0)))
         })
     }
@@ -381,9 +380,9 @@ impl SharedStore for PostgresAudit {
         &'a self,
         kind: &'static str,
         key: &'a str,
-    ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>> {
+    ) -> BackendFuture<'a, Option<(Vec<u8>, bool)>> {
         Box::pin(async move {
-            let client = self.pool.get().await.map_err(StoreError::new)?;
+            let client = self.pool.get().await.map_err(BackendError::new)?;
             let row = client
                 .query_opt(
                     "DELETE FROM shared_state WHERE kind = $1 AND key = $2 \
@@ -391,7 +390,7 @@ impl SharedStore for PostgresAudit {
                     &[&kind, &key],
                 )
                 .await
-                .map_err(StoreError::new)?;
+                .map_err(BackendError::new)?;
             Ok(row.map(|row| (row.get(0), row.get(1))))
         })
     }
@@ -637,17 +636,20 @@ async fn apply(
 impl Sink for PostgresAudit {
     /// Keeps run starts, finished steps and run ends; each is committed (with the writes of
     /// other runs that wait at the same time) before the recorder shows the event to anyone.
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         Box::pin(async move {
-            let Some(write) = write_for(self.privacy, event).map_err(SinkError::new)? else {
+            let Some(write) = write_for(self.privacy, event).map_err(BackendError::new)? else {
                 return Ok(());
             };
             let (committed, answer) = oneshot::channel();
-            let stopped = || SinkError::new("the audit copy's committer stopped");
+            let stopped = || BackendError::new("the audit copy's committer stopped");
             self.committer
                 .send((write, committed))
                 .map_err(|_| stopped())?;
-            answer.await.map_err(|_| stopped())?.map_err(SinkError::new)
+            answer
+                .await
+                .map_err(|_| stopped())?
+                .map_err(BackendError::new)
         })
     }
 }
@@ -655,17 +657,17 @@ impl Sink for PostgresAudit {
 /// Every instance on the database resumes each sealed token once between them: a claim is one
 /// `INSERT` on the token's unique key, so two claims at once (on any instances) cannot both win.
 impl ReplayStore for PostgresAudit {
-    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> ReplayFuture<'a> {
+    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> BackendFuture<'a, bool> {
         let seconds = expires_at
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |since| since.as_secs_f64());
         Box::pin(async move {
-            let client = self.pool.get().await.map_err(ReplayError::new)?;
+            let client = self.pool.get().await.map_err(BackendError::new)?;
             // A token past its expiry cannot open any more: its row is not needed.
             client
                 .execute("DELETE FROM used_tokens WHERE expires_at < now()", &[])
                 .await
-                .map_err(ReplayError::new)?;
+                .map_err(BackendError::new)?;
             let inserted = client
                 .execute(
                     "INSERT INTO used_tokens (token_id, expires_at) VALUES ($1, to_timestamp($2)) \
@@ -673,7 +675,7 @@ impl ReplayStore for PostgresAudit {
                     &[&id, &seconds],
                 )
                 .await
-                .map_err(ReplayError::new)?;
+                .map_err(BackendError::new)?;
             Ok(inserted == 1)
         })
     }

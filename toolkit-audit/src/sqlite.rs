@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::{Connection, OptionalExtension, params};
 use toolkit::{
     RunEvent, Sink,
-    recording::{SinkError, SinkFuture},
-    seal::{ReplayError, ReplayFuture, ReplayStore},
+    seal::ReplayStore,
+    shared::{BackendError, BackendFuture},
 };
 
 use crate::privacy::Privacy;
@@ -190,12 +190,12 @@ impl SqliteAudit {
 impl Sink for SqliteAudit {
     /// Keeps run starts, finished steps and run ends; commits each on the blocking pool before
     /// the recorder shows the event to anyone.
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         let write = write_for(self.privacy, event);
         let connection = Arc::clone(&self.connection);
         let privacy = self.privacy;
         Box::pin(async move {
-            let Some(write) = write.map_err(SinkError::new)? else {
+            let Some(write) = write.map_err(BackendError::new)? else {
                 return Ok(());
             };
             tokio::task::spawn_blocking(move || {
@@ -203,8 +203,8 @@ impl Sink for SqliteAudit {
                 apply(write, &connection, privacy)
             })
             .await
-            .map_err(SinkError::new)?
-            .map_err(SinkError::new)
+            .map_err(BackendError::new)?
+            .map_err(BackendError::new)
         })
     }
 }
@@ -213,7 +213,11 @@ impl Sink for SqliteAudit {
 /// once between them. A claim is one `INSERT` on the token's unique key, never a read then a
 /// write, so two claims at once cannot both win.
 impl ReplayStore for SqliteAudit {
-    fn claim<'a>(&'a self, id: &'a str, expires_at: std::time::SystemTime) -> ReplayFuture<'a> {
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        expires_at: std::time::SystemTime,
+    ) -> BackendFuture<'a, bool> {
         let connection = Arc::clone(&self.connection);
         let id = id.to_owned();
         let millis = |time: std::time::SystemTime| {
@@ -236,8 +240,8 @@ impl ReplayStore for SqliteAudit {
                 Ok::<bool, rusqlite::Error>(inserted == 1)
             })
             .await
-            .map_err(ReplayError::new)?
-            .map_err(ReplayError::new)
+            .map_err(BackendError::new)?
+            .map_err(BackendError::new)
         })
     }
 }

@@ -10,7 +10,7 @@ use toolkit_testing::postgres;
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    RunEvent, RunRequest, Sink, ToolLoopService, ToolRegistry, recording::SinkFuture, tool,
+    RunEvent, RunRequest, Sink, ToolLoopService, ToolRegistry, shared::BackendFuture, tool,
 };
 use toolkit_audit::{PostgresAudit, Privacy};
 
@@ -41,7 +41,7 @@ struct Timed {
 }
 
 impl Sink for Timed {
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         Box::pin(async move {
             let step = matches!(
                 event,

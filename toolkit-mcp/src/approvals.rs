@@ -26,7 +26,7 @@ use toolkit::approval::{Choice, HIDDEN_WARNING, escaped_json, hides_characters, 
 use toolkit::bound::echo;
 use toolkit::question::{AskAgain, KeptQuestion, Question};
 
-use crate::store::{QUESTIONS, SharedStore, StoreError};
+use crate::store::{BackendError, QUESTIONS, SharedStore};
 
 /// How long a person has to answer before the call is not approved.
 pub const APPROVAL_TIMEOUT: Duration = Duration::from_mins(5);
@@ -328,14 +328,14 @@ pub(crate) async fn ask_later(
     forms: usize,
     form: ElicitRequestParams,
     within: Duration,
-) -> Result<InputRequiredResult, StoreError> {
+) -> Result<InputRequiredResult, BackendError> {
     let state = uuid::Uuid::new_v4().simple().to_string();
     let waiting = Waiting {
         question: question.keep(),
         forms,
         expired: false,
     };
-    let value = serde_json::to_vec(&waiting).map_err(StoreError::new)?;
+    let value = serde_json::to_vec(&waiting).map_err(BackendError::new)?;
     let key = waiting_key(&state, name, arguments);
     store.put(QUESTIONS, &key, value, within).await?;
     let request = InputRequest::Elicitation(ElicitRequest::new(form));
@@ -351,12 +351,12 @@ pub(crate) async fn take_waiting(
     state: &str,
     name: &str,
     arguments: &str,
-) -> Result<Option<Waiting>, StoreError> {
+) -> Result<Option<Waiting>, BackendError> {
     let key = waiting_key(state, name, arguments);
     let Some((value, live)) = store.take(QUESTIONS, &key).await? else {
         return Ok(None);
     };
-    let mut waiting: Waiting = serde_json::from_slice(&value).map_err(StoreError::new)?;
+    let mut waiting: Waiting = serde_json::from_slice(&value).map_err(BackendError::new)?;
     waiting.expired = !live;
     Ok(Some(waiting))
 }

@@ -26,7 +26,7 @@ use crate::approvals::{
     APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
     choice, form, take_waiting, too_large_to_show,
 };
-use crate::store::{MemoryStore, Sessions, SharedStore, StoreError};
+use crate::store::{BackendError, MemoryStore, Sessions, SharedStore};
 use crate::views::{
     ARTIFACTS_TOOL, ArtifactsReply, ModelReply, UI_EXTENSION, VIEW_URI, artifacts_tool, keep, kept,
     shows_views, view_contents, view_resource, with_view,
@@ -220,7 +220,7 @@ impl McpToolServer {
 
     /// The artifacts of the call a handle from [`call_for_views`](Self::call_for_views) names,
     /// while it is kept; an error when the store cannot answer.
-    pub async fn artifacts(&self, handle: &str) -> Result<Option<ArtifactsReply>, StoreError> {
+    pub async fn artifacts(&self, handle: &str) -> Result<Option<ArtifactsReply>, BackendError> {
         kept(&*self.store, handle).await
     }
 
@@ -592,7 +592,7 @@ impl McpToolServer {
 
 /// What a stateless writer's call answers when the store that keeps its question does not: an
 /// error, and nothing asked or run.
-fn store_unavailable(error: &StoreError) -> CallToolResponse {
+fn store_unavailable(error: &BackendError) -> CallToolResponse {
     tracing::error!(%error, "the question of a call could not be kept or read");
     CallToolResult::error(vec![rmcp::model::ContentBlock::text(
         "Error: the call was not run: the store that keeps questions for approval did not \

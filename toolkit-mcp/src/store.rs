@@ -12,7 +12,7 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::session::{
     SessionState, SessionStore, SessionStoreError,
 };
-pub use toolkit::shared::{MemoryStore, SharedStore, StoreError, StoreFuture};
+pub use toolkit::shared::{BackendError, BackendFuture, MemoryStore, SharedStore};
 
 /// The kinds this crate keeps.
 pub(crate) const HANDLES: &str = "mcp_artifacts";

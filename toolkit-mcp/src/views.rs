@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use toolkit::{ToolArtifact, WireString};
 
-use crate::store::{HANDLES, SharedStore, StoreError};
+use crate::store::{BackendError, HANDLES, SharedStore};
 
 /// The MCP Apps extension, as clients and servers name it in `capabilities.extensions`.
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -258,10 +258,10 @@ pub(crate) async fn keep(
     store: &dyn SharedStore,
     tool: &str,
     artifacts: &[ToolArtifact],
-) -> Result<String, StoreError> {
+) -> Result<String, BackendError> {
     let handle = uuid::Uuid::new_v4().simple().to_string();
     let kept = serde_json::to_vec(&json!({"tool": tool, "artifacts": artifacts}))
-        .map_err(StoreError::new)?;
+        .map_err(BackendError::new)?;
     store.put(HANDLES, &handle, kept, HANDLE_LIFETIME).await?;
     Ok(handle)
 }
@@ -270,7 +270,7 @@ pub(crate) async fn keep(
 pub(crate) async fn kept(
     store: &dyn SharedStore,
     handle: &str,
-) -> Result<Option<ArtifactsReply>, StoreError> {
+) -> Result<Option<ArtifactsReply>, BackendError> {
     /// What [`keep`] wrote. Not an `ArtifactsReply`: no one outside the server may make one
     /// of any JSON.
     #[derive(serde::Deserialize)]
@@ -281,7 +281,7 @@ pub(crate) async fn kept(
     let Some(bytes) = store.get(HANDLES, handle).await? else {
         return Ok(None);
     };
-    let KeptCall { tool, artifacts } = serde_json::from_slice(&bytes).map_err(StoreError::new)?;
+    let KeptCall { tool, artifacts } = serde_json::from_slice(&bytes).map_err(BackendError::new)?;
     Ok(Some(ArtifactsReply { tool, artifacts }))
 }
 

@@ -2,10 +2,10 @@
 //! token's id can be claimed once.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
+
+use crate::shared::BackendFuture;
 
 /// Where resumed tokens are recorded, so that each resumes once. A process on its own can use
 /// the [`MemoryReplayStore`] (the default); processes that resume each other's runs share one
@@ -14,22 +14,7 @@ pub trait ReplayStore: Send + Sync {
     /// Claims the token `id`, valid until `expires_at`: `Ok(true)` the first time, `Ok(false)`
     /// for every later claim. A claim and its check must be one step (a unique key, never a
     /// read then a write), so that two resumes at once cannot both win.
-    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> ReplayFuture<'a>;
-}
-
-/// The boxed future of [`ReplayStore::claim`].
-pub type ReplayFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, ReplayError>> + Send + 'a>>;
-
-/// A replay store that could not answer.
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct ReplayError(Box<dyn std::error::Error + Send + Sync>);
-
-impl ReplayError {
-    /// Wraps the store's own error.
-    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self(error.into())
-    }
+    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> BackendFuture<'a, bool>;
 }
 
 /// The tokens claimed in this process; an expired token's entry is dropped at the next claim,
@@ -47,7 +32,7 @@ impl MemoryReplayStore {
 }
 
 impl ReplayStore for MemoryReplayStore {
-    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> ReplayFuture<'a> {
+    fn claim<'a>(&'a self, id: &'a str, expires_at: SystemTime) -> BackendFuture<'a, bool> {
         let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         let now = SystemTime::now();
         used.retain(|_, expiry| *expiry > now);

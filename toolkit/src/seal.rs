@@ -10,7 +10,7 @@ use sha2::Sha256;
 
 use crate::provider::Usage;
 use crate::recording::RunId;
-pub use crate::replay::{MemoryReplayStore, ReplayError, ReplayFuture, ReplayStore};
+pub use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::request::RunOptions;
 pub use crate::resumable::Resumable;
 use crate::resumable::resumable_state;

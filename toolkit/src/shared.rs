@@ -11,16 +11,27 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// The boxed future of a [`SharedStore`] method.
-pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+/// The boxed future of a backend's method: [`Sink::record`](crate::Sink::record),
+/// [`SharedStore`]'s, [`ReplayStore::claim`](crate::seal::ReplayStore::claim).
+pub type BackendFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, BackendError>> + Send + 'a>>;
 
-/// A store that could not answer (its database is away).
+/// A backend that could not do what it was asked: a recorder [`Sink`](crate::Sink) that could not
+/// keep an event, a [`SharedStore`] or a [`ReplayStore`](crate::seal::ReplayStore) that could not
+/// answer (its database is away). The one error type of every backend toolkit writes to or reads
+/// from, wrapping the backend's own error.
+///
+/// ```
+/// use toolkit::shared::BackendError;
+///
+/// let error = BackendError::new("the database is away");
+/// assert_eq!(error.to_string(), "the database is away");
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
-pub struct StoreError(Box<dyn std::error::Error + Send + Sync>);
+pub struct BackendError(Box<dyn std::error::Error + Send + Sync>);
 
-impl StoreError {
-    /// Wraps the store's own error.
+impl BackendError {
+    /// Wraps the backend's own error.
     pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         Self(error.into())
     }
@@ -35,10 +46,10 @@ pub trait SharedStore: Send + Sync + 'static {
         key: &'a str,
         value: Vec<u8>,
         lifetime: Duration,
-    ) -> StoreFuture<'a, ()>;
+    ) -> BackendFuture<'a, ()>;
 
     /// The value under `kind` and `key`, unless its lifetime has passed.
-    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>>;
+    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> BackendFuture<'a, Option<Vec<u8>>>;
 
     /// The value under `kind` and `key` taken out, and whether its lifetime has not passed yet
     /// (a store may forget a value some time after its lifetime): of two takes at once, on any
@@ -47,7 +58,7 @@ pub trait SharedStore: Send + Sync + 'static {
         &'a self,
         kind: &'static str,
         key: &'a str,
-    ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>>;
+    ) -> BackendFuture<'a, Option<(Vec<u8>, bool)>>;
 }
 
 /// One process's store: at most [`MemoryStore::PER_KIND`] values of each kind (keeping one more
@@ -91,7 +102,7 @@ impl SharedStore for MemoryStore {
         key: &'a str,
         value: Vec<u8>,
         lifetime: Duration,
-    ) -> StoreFuture<'a, ()> {
+    ) -> BackendFuture<'a, ()> {
         let now = Instant::now();
         self.with_kind(kind, |kept| {
             kept.retain(|entry| entry.key != key);
@@ -107,7 +118,7 @@ impl SharedStore for MemoryStore {
         Box::pin(async { Ok(()) })
     }
 
-    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+    fn get<'a>(&'a self, kind: &'static str, key: &'a str) -> BackendFuture<'a, Option<Vec<u8>>> {
         let now = Instant::now();
         let value = self.with_kind(kind, |kept| {
             kept.iter()
@@ -121,7 +132,7 @@ impl SharedStore for MemoryStore {
         &'a self,
         kind: &'static str,
         key: &'a str,
-    ) -> StoreFuture<'a, Option<(Vec<u8>, bool)>> {
+    ) -> BackendFuture<'a, Option<(Vec<u8>, bool)>> {
         let now = Instant::now();
         let taken = self.with_kind(kind, |kept| {
             let position = kept.iter().position(|entry| entry.key == key)?;

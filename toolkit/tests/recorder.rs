@@ -10,7 +10,8 @@ use toolkit::{
     RunEvent, RunRequest, Sink, ToolArtifact, ToolCall, ToolContext, ToolLoopService, ToolRegistry,
     ToolResult,
     approval::Decision,
-    recording::{SinkError, SinkFuture, StepKind, Termination},
+    recording::{StepKind, Termination},
+    shared::{BackendError, BackendFuture},
     tool,
 };
 
@@ -433,11 +434,11 @@ struct Slow {
 }
 
 impl Sink for Slow {
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         Box::pin(async move {
             tokio::time::sleep(Duration::from_millis(2)).await;
             if self.fail {
-                return Err(SinkError::new("disk full"));
+                return Err(BackendError::new("disk full"));
             }
             self.kept.lock().unwrap().push(name_of(event));
             Ok(())
@@ -568,12 +569,12 @@ fn counted() -> ToolResult {
 }
 
 impl Sink for Refuses {
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a> {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         let name = name_of(event);
         let fails = (self.fails)(&name);
         Box::pin(async move {
             if fails {
-                Err(SinkError::new(format!("cannot keep {name}")))
+                Err(BackendError::new(format!("cannot keep {name}")))
             } else {
                 Ok(())
             }

@@ -13,7 +13,6 @@
 
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -25,6 +24,7 @@ use tokio::time::Instant;
 use crate::provider::Delta;
 use crate::result::ToolArtifact;
 use crate::seam::{Approval, BoundedResult, RunScope, Seam};
+use crate::shared::BackendFuture;
 use crate::wire::{ToolCall, WireString};
 
 pub(crate) mod events;
@@ -49,22 +49,7 @@ use events::Channel;
 /// ([`ObservedCall::unkept`]).
 pub trait Sink: Send + Sync {
     /// Keeps what `event` reports (or ignores it).
-    fn record<'a>(&'a self, event: &'a RunEvent) -> SinkFuture<'a>;
-}
-
-/// The boxed future of [`Sink::record`].
-pub type SinkFuture<'a> = Pin<Box<dyn Future<Output = Result<(), SinkError>> + Send + 'a>>;
-
-/// A sink that could not keep an event.
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct SinkError(Box<dyn std::error::Error + Send + Sync>);
-
-impl SinkError {
-    /// Wraps the sink's own error.
-    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self(error.into())
-    }
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()>;
 }
 
 /// Records runs: fans every step out to the registered [`Sink`]s, the event stream and the
