@@ -21,7 +21,7 @@ const QUERY_LIMIT: usize = 1_000;
 const TABLE_COLUMNS: usize = 100;
 /// Bytes of cells a table holds at most: twice what the seam keeps of artifacts, so no work is
 /// spent on rows that would be cut anyway.
-const TABLE_BYTES: usize = 2 * toolkit::bound::ARTIFACT_BUDGET;
+const TABLE_BYTES: usize = 2 * toolkit::limits::ARTIFACT_BUDGET;
 /// Most places (object keys and array items at each depth) `json_infer_schema` describes.
 pub const SCHEMA_PLACES: usize = 2_000;
 

@@ -9,7 +9,7 @@
 //! The handle names one call's artifacts, is a random (version 4) UUID, 122 random bits, and is
 //! forgotten after [`HANDLE_LIFETIME`]; the server's store (see [`store`](crate::store)) keeps
 //! them, in memory for one instance (where once [`KEPT_CALLS`] newer calls are kept, too: the
-//! seam bounds a call's artifacts to [`ARTIFACT_BUDGET`](toolkit::bound::ARTIFACT_BUDGET) bytes,
+//! seam bounds a call's artifacts to [`ARTIFACT_BUDGET`](toolkit::limits::ARTIFACT_BUDGET) bytes,
 //! so what is kept stays under that many bytes times [`KEPT_CALLS`]), or in the store a fleet of
 //! instances shares, so that any instance answers the view. Clients that did not declare
 //! the extension are not offered the tool and get no handle; their calls of the tool are

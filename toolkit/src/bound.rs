@@ -8,35 +8,22 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::filter::ContentFilter;
+use crate::limits::{ARTIFACT_BUDGET, CONTENT_LIMIT, ECHO_LIMIT, FILTER_MARGIN, MARKER_RESERVE};
 use crate::meter::{self, Meter};
 use crate::result::{self, ArtifactData, ToolArtifact};
-
-/// The most bytes of content a result may carry to the provider.
-pub const CONTENT_LIMIT: usize = 50_000;
 
 /// Appended to content cut at [`CONTENT_LIMIT`]; its 42 bytes count inside the limit.
 pub const TRUNCATION_MARKER: &str = "\n…[tool result truncated at 50000 bytes]";
 
-/// The most bytes the compact JSON of a result's whole artifact list may take.
-pub const ARTIFACT_BUDGET: usize = 50_000;
-
 /// Label of the text artifact that says what the artifact budget cut.
 pub const OMITTED_LABEL: &str = "Artifacts omitted";
-
-/// Names and labels echoed in messages are cut to this many bytes.
-pub const ECHO_LIMIT: usize = 64;
-
-/// Room kept free for the "Artifacts omitted" marker, its separator included, when a list is cut:
-/// what is kept of the artifacts fills at most `ARTIFACT_BUDGET - MARKER_RESERVE` bytes. The
-/// marker's text is built from a label cut to [`ECHO_LIMIT`] bytes and a few numbers, so it
-/// always fits (a unit test measures the worst case).
-pub const MARKER_RESERVE: usize = 1024;
 
 /// Bounds content to [`CONTENT_LIMIT`] bytes: at most that passes unchanged (not copied); longer
 /// content keeps its head, cut on a character boundary, followed by [`TRUNCATION_MARKER`].
 ///
 /// ```
-/// use toolkit::bound::{bound_content, CONTENT_LIMIT, TRUNCATION_MARKER};
+/// use toolkit::bound::{bound_content, TRUNCATION_MARKER};
+/// use toolkit::limits::CONTENT_LIMIT;
 ///
 /// let bounded = bound_content("x".repeat(CONTENT_LIMIT + 1));
 /// assert_eq!(bounded.len(), CONTENT_LIMIT);
@@ -45,10 +32,6 @@ pub const MARKER_RESERVE: usize = 1024;
 pub fn bound_content(content: String) -> String {
     cut_content(&content).unwrap_or(content)
 }
-
-/// Bytes past [`CONTENT_LIMIT`] a content filter sees, so that what straddles the cut is seen
-/// whole; content longer than the limit and the margin is cut before it is filtered.
-pub const FILTER_MARGIN: usize = 16 * 1024;
 
 /// Filters content, then bounds it like [`bound_content`]. The filter sees at most
 /// [`CONTENT_LIMIT`] + [`FILTER_MARGIN`] bytes, so its cost does not grow with the content; what

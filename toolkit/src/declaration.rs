@@ -5,6 +5,7 @@
 #[cfg(feature = "http")]
 use std::sync::OnceLock;
 
+use crate::limits::OPENAI_DESCRIPTION_LIMIT;
 use serde::Serialize;
 use serde_json::Value;
 #[cfg(feature = "http")]
@@ -49,11 +50,6 @@ pub enum ExportError {
         limit: usize,
     },
 }
-
-/// The longest function description OpenAI takes, in characters: its API refuses a longer one
-/// (`string_above_max_length` on `tools[i].function.description`). Anthropic and Gemini document
-/// no limit.
-pub const OPENAI_DESCRIPTION_LIMIT: usize = 1024;
 
 /// Refuses a description OpenAI would refuse.
 pub(crate) fn check_openai_description(name: &str, description: &str) -> Result<(), ExportError> {

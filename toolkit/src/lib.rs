@@ -87,6 +87,7 @@ pub mod describe;
 mod filter;
 #[cfg(test)]
 mod layout;
+pub mod limits;
 mod meter;
 mod name;
 pub mod registry;

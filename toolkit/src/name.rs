@@ -2,8 +2,7 @@
 //! provider accepts. `#[tool]` checks it at compile time with its own copy (a proc-macro crate
 //! cannot call this one); a unit test of `toolkit-macros` checks that both agree.
 
-/// Longest tool name, in bytes.
-pub const TOOL_NAME_LIMIT: usize = 64;
+use crate::limits::TOOL_NAME_LIMIT;
 
 /// A tool name that breaks the rule, and how.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -4,7 +4,8 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::name::{InvalidToolName, TOOL_NAME_LIMIT, check_tool_name};
+use crate::limits::TOOL_NAME_LIMIT;
+use crate::name::{InvalidToolName, check_tool_name};
 use crate::spec::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 
 /// Tools by name.

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::context::ToolContext;
+use crate::limits::{DEFAULT_MAX_ITERATIONS, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT};
 use crate::recording::RunId;
 use crate::resumable::resumable_state;
-use crate::seam::{DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT};
 
 resumable_state! {
     /// Limits and model settings of one run, built with `with_*` from the defaults.
@@ -54,9 +54,6 @@ impl Default for RunOptions {
         }
     }
 }
-
-/// Provider calls one run may make unless told otherwise.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
 
 impl RunOptions {
     /// At most this many provider calls (default 5).

@@ -19,7 +19,7 @@ use crate::provider::{Assembler, Delta, Provider, ProviderRequest, ProviderRespo
 use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, RunTrace, StepKind, Termination,
 };
-pub use crate::request::{CancelSignal, DEFAULT_MAX_ITERATIONS, RunOptions, RunRequest};
+pub use crate::request::{CancelSignal, RunOptions, RunRequest};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall};
 use crate::seam::{CheckedEdit, RunScope, ScopeError, Seam, Shown};
 use crate::service::ToolLoopService;

@@ -13,7 +13,7 @@
 //!
 //! Neither strict mode nor Gemini can declare a value of any type (a `serde_json::Value`
 //! argument) or a map's value type: both are a [`SchemaError`], never a silent drop. Both
-//! OpenAI exports refuse a description past [`OPENAI_DESCRIPTION_LIMIT`](crate::spec::OPENAI_DESCRIPTION_LIMIT) characters
+//! OpenAI exports refuse a description past [`OPENAI_DESCRIPTION_LIMIT`](crate::limits::OPENAI_DESCRIPTION_LIMIT) characters
 //! ([`ExportError::DescriptionTooLong`]), as OpenAI's API would.
 
 use serde_json::{Map, Value, json};
@@ -27,7 +27,7 @@ use crate::spec::ToolSpec;
 impl ToolSpec {
     /// The OpenAI Chat Completions function tool (also accepted by Ollama, vLLM, llama.cpp and
     /// LM Studio), the input schema as it is; a description past
-    /// [`OPENAI_DESCRIPTION_LIMIT`](crate::spec::OPENAI_DESCRIPTION_LIMIT) characters is refused.
+    /// [`OPENAI_DESCRIPTION_LIMIT`](crate::limits::OPENAI_DESCRIPTION_LIMIT) characters is refused.
     pub fn openai(&self) -> Result<Value, ExportError> {
         check_openai_description(self.name(), self.description())?;
         Ok(declaration::to_value(&OpenAiTool::new(
@@ -42,7 +42,7 @@ impl ToolSpec {
     /// and lists every property as required; a property that was optional may be `null`.
     ///
     /// The seam reads `null` for an optional argument as "not given", so strict calls decode.
-    /// A description past [`OPENAI_DESCRIPTION_LIMIT`](crate::spec::OPENAI_DESCRIPTION_LIMIT) characters is refused.
+    /// A description past [`OPENAI_DESCRIPTION_LIMIT`](crate::limits::OPENAI_DESCRIPTION_LIMIT) characters is refused.
     pub fn openai_strict(&self) -> Result<Value, ExportError> {
         check_openai_description(self.name(), self.description())?;
         let rewrite = Rewrite::new(self, "OpenAI strict");

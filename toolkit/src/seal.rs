@@ -19,9 +19,6 @@ use crate::wire::{ChatMessage, ToolCall, WireString};
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// How long a suspended run's token opens unless told otherwise.
-pub const DEFAULT_TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_hours(1);
-
 /// The version prefix of tokens this build makes and accepts.
 const TOKEN_VERSION: &str = "v1";
 

@@ -15,6 +15,7 @@ pub use crate::filter::ContentFilter;
 #[cfg(feature = "secrets")]
 #[cfg_attr(docsrs, doc(cfg(feature = "secrets")))]
 pub use crate::filter::SecretFilter;
+use crate::limits::{ARGUMENT_LIMIT, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT};
 use crate::registry::{Found, ToolRegistry};
 use crate::result::{ToolArtifact, ToolResult};
 use crate::spec::{
@@ -22,15 +23,6 @@ use crate::spec::{
 };
 use crate::wire::{ToolCall, WireString};
 use crate::workers;
-
-/// How many calls to remote tools one run may make unless told otherwise.
-pub const DEFAULT_REMOTE_BUDGET: u32 = 20;
-
-/// Largest arguments text decoded, in bytes; larger arguments are refused before decoding.
-pub const ARGUMENT_LIMIT: usize = 1024 * 1024;
-
-/// How long one tool call may wait unless told otherwise.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The one place where tools run: it checks each call, executes it under its limits and bounds
 /// what comes back. It holds the registry and the content filter, and nothing else: no
@@ -904,7 +896,8 @@ impl BoundedResult {
     fn bound(result: ToolResult, filter: Option<&dyn ContentFilter>) -> Self {
         let (content, is_error, artifacts) = result.into_parts();
         // What fits as it is passes as it is: no artifact to bound, content within the limit.
-        if artifacts.is_empty() && filter.is_none() && content.len() <= bound::CONTENT_LIMIT {
+        if artifacts.is_empty() && filter.is_none() && content.len() <= crate::limits::CONTENT_LIMIT
+        {
             return Self {
                 content: WireString::after_seam(content, is_error),
                 artifacts,

@@ -6,10 +6,11 @@ use std::time::Duration;
 use crate::approval::ApprovalPolicy;
 use crate::context::ToolContext;
 use crate::filter::ContentFilter;
+use crate::limits::DEFAULT_TOKEN_LIFETIME;
 use crate::recording::{ObservedCall, Recorder, Sink, Subscription};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
-use crate::seal::{DEFAULT_TOKEN_LIFETIME, SealKey, SuspendedRunState, TokenError};
+use crate::seal::{SealKey, SuspendedRunState, TokenError};
 use crate::seam::{BoundedResult, RunScope, ScopeError, Seam};
 use crate::wire::ToolCall;
 

@@ -11,13 +11,8 @@
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, LazyLock, Mutex, PoisonError};
-use std::time::Duration;
 
-/// How long an idle worker waits for work before it ends.
-const IDLE: Duration = Duration::from_secs(10);
-
-/// The most workers at once; calls past it wait for one to finish.
-pub(crate) const MAX_WORKERS: usize = 256;
+use crate::limits::{MAX_WORKERS, WORKER_IDLE};
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -72,7 +67,7 @@ fn work() {
         state.idle += 1;
         let (next, timeout) = POOL
             .work
-            .wait_timeout(state, IDLE)
+            .wait_timeout(state, WORKER_IDLE)
             .unwrap_or_else(PoisonError::into_inner);
         state = next;
         state.idle -= 1;

@@ -2,9 +2,10 @@
 
 use proptest::prelude::*;
 use toolkit::bound::{
-    ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE, OMITTED_LABEL, TRUNCATION_MARKER,
-    artifacts_len, bound_artifacts, bound_content, cut_artifacts, cut_content, echo,
+    OMITTED_LABEL, TRUNCATION_MARKER, artifacts_len, bound_artifacts, bound_content, cut_artifacts,
+    cut_content, echo,
 };
+use toolkit::limits::{ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE};
 use toolkit::{Table, ToolArtifact, result::Cell};
 
 /// What the kept artifacts of a cut list may fill: the budget less the marker's reserve.
@@ -761,7 +762,7 @@ fn filtered(content: String) -> (String, usize) {
 
 #[test]
 fn the_filter_sees_the_limit_and_exactly_sixteen_kib_more() {
-    use toolkit::bound::FILTER_MARGIN;
+    use toolkit::limits::FILTER_MARGIN;
     assert_eq!(FILTER_MARGIN, 16 * 1024);
     let window = CONTENT_LIMIT + FILTER_MARGIN;
     // Short content: filtered whole, returned as the filter made it.

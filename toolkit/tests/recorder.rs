@@ -192,7 +192,7 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
     // 1 022 more such calls (four events each): 4 111 events, fifteen more than the buffer
     // holds. The fifteen oldest are lost, counted one by one: the first call's four events
     // and the loop's first eleven.
-    let buffer = toolkit::Recorder::EVENT_BUFFER;
+    let buffer = toolkit::limits::EVENT_BUFFER;
     assert_eq!(buffer, 4096);
     let looked = look(&service).await;
     assert_eq!(looked.content, "seen");

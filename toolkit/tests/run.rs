@@ -626,8 +626,8 @@ async fn tampered_truncated_or_foreign_tokens_are_rejected_and_nothing_runs() {
 async fn an_approval_call_at_the_argument_limit_waits_and_one_byte_more_is_refused_at_once() {
     let frame = r#"{"target":""}"#.len();
     for (length, waits) in [
-        (toolkit::seam::ARGUMENT_LIMIT, true),
-        (toolkit::seam::ARGUMENT_LIMIT + 1, false),
+        (toolkit::limits::ARGUMENT_LIMIT, true),
+        (toolkit::limits::ARGUMENT_LIMIT + 1, false),
     ] {
         let raw = format!(r#"{{"target":"{}"}}"#, "x".repeat(length - frame));
         assert_eq!(raw.len(), length);
@@ -649,7 +649,7 @@ async fn an_approval_call_at_the_argument_limit_waits_and_one_byte_more_is_refus
                     "big".to_owned(),
                     format!(
                         "Error: invalid arguments for tool \"delete_all\": {length} bytes of arguments; the limit is {}.",
-                        toolkit::seam::ARGUMENT_LIMIT
+                        toolkit::limits::ARGUMENT_LIMIT
                     )
                 )]
             );

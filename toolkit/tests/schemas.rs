@@ -323,7 +323,8 @@ async fn strict_calls_with_nulls_for_optional_arguments_decode() {
 
 #[test]
 fn both_openai_exports_refuse_a_description_past_openais_limit_and_count_characters() {
-    use toolkit::spec::{ExportError, OPENAI_DESCRIPTION_LIMIT};
+    use toolkit::limits::OPENAI_DESCRIPTION_LIMIT;
+    use toolkit::spec::ExportError;
     let schema = serde_json::json!({"type": "object", "properties": {}});
     // 1 024 characters of two bytes each: at the limit, so taken.
     let at_limit = ToolSpec::new(

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use toolkit::bound::{CONTENT_LIMIT, TRUNCATION_MARKER};
+use toolkit::bound::TRUNCATION_MARKER;
+use toolkit::limits::CONTENT_LIMIT;
 use toolkit::{
     ChatMessage, RunScope, Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry,
     ToolResult, tool, wire::MessageError,
@@ -829,7 +830,7 @@ async fn arguments_of_exactly_the_limit_are_decoded_and_one_byte_more_is_refused
     let frame = r#"{"text":""}"#.len();
     let exact = format!(
         r#"{{"text":"{}"}}"#,
-        "a".repeat(toolkit::seam::ARGUMENT_LIMIT - frame)
+        "a".repeat(toolkit::limits::ARGUMENT_LIMIT - frame)
     );
     assert_eq!(exact.len(), 1_048_576);
     let decoded = service.invoke(&scope, "echo", &exact).await;
@@ -837,7 +838,7 @@ async fn arguments_of_exactly_the_limit_are_decoded_and_one_byte_more_is_refused
     assert_eq!(decoded.content().len(), CONTENT_LIMIT);
     let over = format!(
         r#"{{"text":"{}"}}"#,
-        "a".repeat(toolkit::seam::ARGUMENT_LIMIT - frame + 1)
+        "a".repeat(toolkit::limits::ARGUMENT_LIMIT - frame + 1)
     );
     assert_eq!(
         call(&service, &scope, "echo", &over).await,

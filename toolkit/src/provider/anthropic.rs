@@ -23,9 +23,6 @@ pub const ANTHROPIC_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 /// The API version sent.
 const API_VERSION: &str = "2023-06-01";
 
-/// Most tokens asked for per answer.
-const MAX_TOKENS: u32 = 4096;
-
 /// A Messages provider. The key comes from `ANTHROPIC_API_KEY` and never appears in `Debug`,
 /// logs or traces.
 pub struct AnthropicProvider {
@@ -143,7 +140,7 @@ impl AnthropicProvider {
         }
         let body = Body {
             model: request.model.unwrap_or(&self.model),
-            max_tokens: MAX_TOKENS,
+            max_tokens: crate::limits::ANTHROPIC_MAX_TOKENS,
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages,
             tools: request

@@ -228,7 +228,7 @@ pub struct Subscription {
 
 impl Subscription {
     /// The next event. [`RecvError::Lagged`](broadcast::error::RecvError::Lagged) says how many
-    /// events a follower more than [`Recorder::EVENT_BUFFER`](super::Recorder::EVENT_BUFFER)
+    /// events a follower more than [`EVENT_BUFFER`](crate::limits::EVENT_BUFFER)
     /// events behind missed; [`RecvError::Closed`](broadcast::error::RecvError::Closed) that the
     /// recorder is gone. Cancel-safe: a receive given up (in a `select!`, say) takes no event,
     /// and the next one gets it.

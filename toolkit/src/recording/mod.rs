@@ -62,7 +62,7 @@ pub struct Recorder {
 impl Default for Recorder {
     fn default() -> Self {
         Self {
-            events: Channel::new(Self::EVENT_BUFFER),
+            events: Channel::new(crate::limits::EVENT_BUFFER),
             sinks: Vec::new(),
         }
     }
@@ -78,10 +78,6 @@ impl fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// How many events a subscriber may fall behind before it misses some (it is told how
-    /// many).
-    pub const EVENT_BUFFER: usize = 4096;
-
     /// A recorder with no sink.
     pub fn new() -> Self {
         Self::default()
@@ -95,7 +91,7 @@ impl Recorder {
     }
 
     /// Follows every run's events live, from now on. A subscriber that falls more than
-    /// [`EVENT_BUFFER`](Self::EVENT_BUFFER) events behind misses events (and is told how
+    /// [`EVENT_BUFFER`](crate::limits::EVENT_BUFFER) events behind misses events (and is told how
     /// many); it never slows a run.
     pub fn subscribe(&self) -> Subscription {
         self.events.subscribe()

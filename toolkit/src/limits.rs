@@ -1,0 +1,126 @@
+//! Every limit toolkit sets, with the reason for its value. A limit a scope, a run or a service
+//! can change says so and names the method; the others hold for every call.
+//!
+//! ```
+//! use toolkit::limits::{ARGUMENT_LIMIT, ARTIFACT_BUDGET, CONTENT_LIMIT, DEFAULT_TOOL_TIMEOUT};
+//!
+//! assert_eq!((CONTENT_LIMIT, ARTIFACT_BUDGET), (50_000, 50_000));
+//! assert_eq!(ARGUMENT_LIMIT, 1024 * 1024);
+//! assert_eq!(DEFAULT_TOOL_TIMEOUT.as_secs(), 30);
+//! ```
+
+use std::time::Duration;
+
+/// The most bytes of content a result may carry to the provider; longer content keeps its head
+/// and ends with [`TRUNCATION_MARKER`](crate::bound::TRUNCATION_MARKER).
+///
+/// Why 50 000: the bound of the decision toolkit implements (ADR-108's `capResult()`), about
+/// 12 000 tokens: a long page of results fits, and one runaway tool cannot fill a model's
+/// context or its bill.
+pub const CONTENT_LIMIT: usize = 50_000;
+
+/// The most bytes the compact JSON of a result's whole artifact list may take; what does not fit
+/// is dropped whole and named in an `Artifacts omitted` text artifact.
+///
+/// Why 50 000: ADR-108 gives artifacts a budget of their own equal to the content's, so a tool
+/// cannot grow one channel by starving the other, and what a person's view of one call holds
+/// stays bounded whatever the tool does.
+pub const ARTIFACT_BUDGET: usize = 50_000;
+
+/// Names and labels echoed in messages (an unknown tool's name, an omitted artifact's label) are
+/// cut to this many bytes.
+///
+/// Why 64: the longest valid tool name ([`TOOL_NAME_LIMIT`]): a real name is echoed whole, a
+/// hostile one cannot grow the message.
+pub const ECHO_LIMIT: usize = 64;
+
+/// Room kept free for the `Artifacts omitted` marker, its separator included, when a list is
+/// cut: what is kept of the artifacts fills at most `ARTIFACT_BUDGET - MARKER_RESERVE` bytes.
+///
+/// Why 1 024: the marker is built from a label cut to [`ECHO_LIMIT`] bytes and a few numbers;
+/// a unit test of `bound.rs` measures the worst case, well under this.
+pub const MARKER_RESERVE: usize = 1024;
+
+/// Bytes past [`CONTENT_LIMIT`] a content filter sees, so that what straddles the cut is seen
+/// whole; content longer than the limit and the margin is cut before it is filtered.
+///
+/// Why 16 KiB: the longest shape the secret mask matches whole, a PEM private key block, is about
+/// 3.3 KB for a 4 096-bit RSA key; the margin holds it with room, and filtering costs at most
+/// this much more than the limit, whatever a tool returns.
+pub const FILTER_MARGIN: usize = 16 * 1024;
+
+/// The largest arguments text a call may carry, in bytes; larger arguments are refused before
+/// anything decodes them.
+///
+/// Why 1 MiB: about twenty times the most a result may carry back ([`CONTENT_LIMIT`]), far above what
+/// a model writes for a call, and small enough that decoding it is cheap in time and memory.
+pub const ARGUMENT_LIMIT: usize = 1024 * 1024;
+
+/// How many calls to remote tools one run may make unless told otherwise
+/// ([`RunScope::with_remote_budget`](crate::RunScope::with_remote_budget)).
+///
+/// Why 20: the default of the decision toolkit implements; a loop that keeps calling external
+/// services stops there, and a real task rarely needs more.
+pub const DEFAULT_REMOTE_BUDGET: u32 = 20;
+
+/// How long one tool call may run unless told otherwise
+/// ([`RunScope::with_timeout`](crate::RunScope::with_timeout)); past it the call ends as an error.
+///
+/// Why 30 s: the default of the decision toolkit implements; longer than any quick tool needs,
+/// short enough that a model (and the person behind it) is not left waiting on a stuck one.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest tool name, in bytes.
+///
+/// Why 64: OpenAI's limit for function names, the strictest of the wires toolkit speaks; a
+/// registry refuses a longer name, so a tool never fails on one wire only.
+pub const TOOL_NAME_LIMIT: usize = 64;
+
+/// The longest function description OpenAI takes, in characters.
+///
+/// Why 1 024: OpenAI's API refuses a longer one (`string_above_max_length` on
+/// `tools[i].function.description`); Anthropic and Gemini document no limit.
+pub const OPENAI_DESCRIPTION_LIMIT: usize = 1024;
+
+/// Provider calls one run may make unless told otherwise
+/// ([`RunOptions::with_max_iterations`](crate::RunOptions::with_max_iterations)).
+///
+/// Why 5: enough for a model to call tools, read their answers and call again a few times; a
+/// loop that keeps calling stops before it costs much.
+#[cfg(feature = "loop")]
+pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
+
+/// How long a suspended run's token opens unless told otherwise
+/// ([`ToolLoopService::with_token_lifetime`](crate::ToolLoopService::with_token_lifetime)).
+///
+/// Why an hour: long enough for a person to read and decide, short enough that a leaked token
+/// is soon worthless.
+#[cfg(feature = "loop")]
+pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_hours(1);
+
+/// How many events a subscriber of a [`Recorder`](crate::Recorder) may fall behind before it
+/// misses some (it is told how many).
+///
+/// Why 4 096: several whole runs of a streamed answer's deltas; a subscriber that falls further
+/// behind is slow, and holding more would let it hold the recorder's memory.
+#[cfg(feature = "loop")]
+pub const EVENT_BUFFER: usize = 4096;
+
+/// The most worker threads running tools at once; calls past it wait for one to finish.
+///
+/// Why 256: far above what two cores keep busy, so waiting happens only when tools block (on a
+/// network or a lock); a bound, so that a flood of blocking calls cannot start a thread each.
+pub(crate) const MAX_WORKERS: usize = 256;
+
+/// How long an idle worker thread waits for work before it ends.
+///
+/// Why 10 s: a steady trickle of calls reuses its workers, and a burst's workers are gone soon
+/// after it.
+pub(crate) const WORKER_IDLE: Duration = Duration::from_secs(10);
+
+/// The most tokens the Anthropic provider asks for per answer (the Messages API needs a value).
+///
+/// Why 4 096: the output limit of every current Claude model is at least this, so no model
+/// refuses it; an answer that needs more ends with the provider's own stop reason.
+#[cfg(feature = "anthropic")]
+pub(crate) const ANTHROPIC_MAX_TOKENS: u32 = 4096;
