@@ -1,5 +1,8 @@
 //! The service: the seam, the recorder and the seal key, serving any number of runs and models.
 
+mod question;
+mod run;
+
 use std::sync::Arc;
 use std::time::Duration;
 
