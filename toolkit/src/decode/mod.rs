@@ -244,3 +244,18 @@ impl ArgumentError {
         &self.message
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The fuzz target's way to the flat reader gives what the reader gives: a value for a flat
+    /// object, nothing where it gives up.
+    #[cfg(feature = "flat-decoder")]
+    #[test]
+    fn the_flat_reader_alone_decodes_a_flat_object_and_gives_up_on_nesting() {
+        use std::collections::BTreeMap;
+        let flat: Option<BTreeMap<String, i64>> = super::flat_decode(r#"{"a": 1, "b": 2}"#);
+        assert_eq!(flat, Some(BTreeMap::from([("a".into(), 1), ("b".into(), 2)])));
+        let nested: Option<BTreeMap<String, Vec<i64>>> = super::flat_decode(r#"{"a": [1]}"#);
+        assert_eq!(nested, None);
+    }
+}
