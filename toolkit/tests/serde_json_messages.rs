@@ -183,13 +183,13 @@ fn the_position_is_cut_off_and_syntax_errors_keep_it() {
             "the arguments are not valid JSON: EOF while parsing an object at line 1 column 11"
         )
     );
-    // Text that is not JSON is never rewritten (a whole number written `1.0` would be, were it
-    // valid): its error's position is in the text the model sent.
+    // Text that is not JSON is said so at the model's own position, also when a whole number
+    // written `1.0` failed first and was rewritten before the broken syntax was reached.
     assert_eq!(
         refused(r#"{"count": 1.0, "ratio" 2}"#),
         pair(
             ".",
-            "the arguments are not valid JSON: expected `:` at line 1 column 22"
+            "the arguments are not valid JSON: expected `:` at line 1 column 24"
         )
     );
     assert_eq!(

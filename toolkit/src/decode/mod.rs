@@ -138,11 +138,24 @@ fn decode<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
         Ok(decoded) => Ok(decoded),
         Err(error) => match retry_text(text, &error) {
             Some(retry) => {
-                serde_json::from_str(&retry).map_err(|error| argument_error(&retry, &error))
+                serde_json::from_str(&retry).map_err(|error| retry_error(text, &retry, &error))
             }
             None => Err(argument_error(text, &error)),
         },
     }
+}
+
+/// The error of arguments that failed again once rewritten. Text that is not JSON (found only
+/// now when a value's type failed first, as `1.0` for an integer does before the end of the
+/// text) is said so where the model's own text breaks, not where the rewritten one does.
+#[cold]
+fn retry_error(text: &str, retry: &str, error: &serde_json::Error) -> ArgumentError {
+    if error.is_syntax() || error.is_eof() {
+        if let Err(original) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            return argument_error(text, &original);
+        }
+    }
+    argument_error(retry, error)
 }
 
 /// The text to decode once more: whole numbers as integers, when the error is not in the
@@ -254,7 +267,10 @@ mod tests {
     fn the_flat_reader_alone_decodes_a_flat_object_and_gives_up_on_nesting() {
         use std::collections::BTreeMap;
         let flat: Option<BTreeMap<String, i64>> = super::flat_decode(r#"{"a": 1, "b": 2}"#);
-        assert_eq!(flat, Some(BTreeMap::from([("a".into(), 1), ("b".into(), 2)])));
+        assert_eq!(
+            flat,
+            Some(BTreeMap::from([("a".into(), 1), ("b".into(), 2)]))
+        );
         let nested: Option<BTreeMap<String, Vec<i64>>> = super::flat_decode(r#"{"a": [1]}"#);
         assert_eq!(nested, None);
     }
