@@ -150,10 +150,10 @@ fn decode<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
 /// text) is said so where the model's own text breaks, not where the rewritten one does.
 #[cold]
 fn retry_error(text: &str, retry: &str, error: &serde_json::Error) -> ArgumentError {
-    if error.is_syntax() || error.is_eof() {
-        if let Err(original) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            return argument_error(text, &original);
-        }
+    if (error.is_syntax() || error.is_eof())
+        && let Err(original) = serde_json::from_str::<serde::de::IgnoredAny>(text)
+    {
+        return argument_error(text, &original);
     }
     argument_error(retry, error)
 }
