@@ -120,6 +120,11 @@ async fn every_argument_text_decodes_or_fails_the_same_way() {
         "{}",
         "",
         "[]",
+        "null",
+        " 3",
+        "true",
+        r#""text""#,
+        "not json",
         r#"{"count": 3, "type": "a""#,
         r#"{"count": 3, "type": "a\u0000"}"#,
     ];

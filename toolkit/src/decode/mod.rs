@@ -176,8 +176,8 @@ fn not_an_object(first: u8) -> Option<&'static str> {
         b'"' => Some("string"),
         b'-' | b'0'..=b'9' => Some("number"),
         b't' | b'f' => Some("boolean"),
-        b'n' => Some("null"),
-        // An object, or not JSON at all.
+        // An object, or not JSON at all; `null` too: `serde_json` says of it what this would
+        // (`invalid type: null, expected an object of named arguments`).
         _ => None,
     }
 }
