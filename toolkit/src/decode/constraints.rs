@@ -333,7 +333,9 @@ mod tests {
                 "maximum": {"type": "string", "default": {"maxLength": 1}, "examples": [{"pattern": "x"}]},
                 "mode": {"enum": [{"minimum": 3}], "const": {"maxItems": 2}}
             },
-            "$defs": {"pattern": {"type": "string"}}
+            "$defs": {"pattern": {"type": "string"}},
+            "patternProperties": {"pattern": {"type": "string"}},
+            "dependentSchemas": {"maxLength": {"type": "object"}}
         });
         assert_eq!(first_constraint(&free), None);
         let nested = json!({
