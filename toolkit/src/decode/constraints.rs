@@ -17,6 +17,8 @@ use std::sync::OnceLock;
 use serde_json::json;
 use serde_json::{Map, Value};
 
+use super::numbers::Holds;
+
 /// A constraint the arguments break: where (a field path, `.` for the whole) and what.
 #[derive(Debug)]
 pub(crate) struct Violation {
@@ -174,23 +176,25 @@ impl<'a> Walk<'a> {
                         keyword: keyword.clone(),
                     });
                 }
-                map.iter().find_map(|(key, value)| match key.as_str() {
-                    // Values, not schemas; and definitions count where a `$ref` uses them.
-                    "default" | "examples" | "const" | "enum" | "$defs" | "definitions" => None,
-                    "properties" => value.as_object()?.iter().find_map(|(name, property)| {
-                        self.path.push(name);
-                        let found = self.find(property);
-                        self.path.pop();
-                        found
-                    }),
-                    // Maps from names to schemas: a name is not a keyword.
-                    "patternProperties" | "dependentSchemas" => value
-                        .as_object()?
-                        .values()
-                        .find_map(|schema| self.find(schema)),
-                    "$ref" => self.enter(value.as_str()?),
-                    _ => self.find(value),
-                })
+                map.iter()
+                    .find_map(|(key, value)| match (key.as_str(), Holds::under(key)) {
+                        ("$ref", _) => self.enter(value.as_str()?),
+                        // Definitions count where a `$ref` uses them.
+                        ("$defs" | "definitions", _) | (_, Holds::Data) => None,
+                        ("properties", _) => {
+                            value.as_object()?.iter().find_map(|(name, property)| {
+                                self.path.push(name);
+                                let found = self.find(property);
+                                self.path.pop();
+                                found
+                            })
+                        }
+                        (_, Holds::Named) => value
+                            .as_object()?
+                            .values()
+                            .find_map(|schema| self.find(schema)),
+                        (_, Holds::Schema) => self.find(value),
+                    })
             }
             Value::Array(items) => items.iter().find_map(|item| self.find(item)),
             _ => None,

@@ -24,9 +24,35 @@ pub(crate) fn bounds(format: &str) -> Option<(Value, Value)> {
     })
 }
 
+/// What a keyword of a schema object holds, for a walk through the schema: the schemas under
+/// `properties`, `$defs` and their kind are named, so a name (an argument called `default` or
+/// `pattern`) is never read as a keyword; and `default`, `examples`, `const` and `enum` hold
+/// values, which are data whatever they contain.
+pub(crate) enum Holds {
+    /// A schema, or an array of them (`items`, `anyOf`, ...).
+    Schema,
+    /// An object from names to schemas.
+    Named,
+    /// Values, not schemas.
+    Data,
+}
+
+impl Holds {
+    /// What the keyword `key` of a schema object holds.
+    pub(crate) fn under(key: &str) -> Self {
+        match key {
+            "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions" => {
+                Self::Named
+            }
+            "default" | "examples" | "const" | "enum" => Self::Data,
+            _ => Self::Schema,
+        }
+    }
+}
+
 /// Writes the bounds of each number's Rust type into `schema`, everywhere in it but in values
-/// (`default`, `examples`, `const`, `enum`: data, whatever they hold): a `minimum` or `maximum`
-/// already there stays when it is within the type's (a `#[schemars(range)]`).
+/// (see [`Holds`]): a `minimum` or `maximum` already there stays when it is within the type's (a
+/// `#[schemars(range)]`).
 pub(crate) fn bound_by_type(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
@@ -35,8 +61,14 @@ pub(crate) fn bound_by_type(schema: &mut Value) {
                 tighten(map, "maximum", high, |bound, given| given > bound);
             }
             for (key, value) in map.iter_mut() {
-                if !matches!(key.as_str(), "default" | "examples" | "const" | "enum") {
-                    bound_by_type(value);
+                match Holds::under(key) {
+                    Holds::Schema => bound_by_type(value),
+                    Holds::Named => {
+                        if let Value::Object(named) = value {
+                            named.values_mut().for_each(bound_by_type);
+                        }
+                    }
+                    Holds::Data => {}
                 }
             }
         }
@@ -230,7 +262,10 @@ mod tests {
                     "examples": [{"format": "int8"}],
                     "const": {"format": "uint16"},
                     "enum": [{"format": "int16"}]
-                }
+                },
+                // Arguments named like the keywords that hold values are schemas all the same.
+                "default": {"type": "integer", "format": "uint8"},
+                "enum": {"type": "integer", "format": "int8"}
             }
         });
         bound_by_type(&mut schema);
@@ -255,7 +290,9 @@ mod tests {
                         "examples": [{"format": "int8"}],
                         "const": {"format": "uint16"},
                         "enum": [{"format": "int16"}]
-                    }
+                    },
+                    "default": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                    "enum": {"type": "integer", "format": "int8", "minimum": -128, "maximum": 127}
                 }
             })
         );
