@@ -367,8 +367,8 @@ impl ToolRegistry {
             return Err(RegistryError::Unchecked {
                 tool: entry.name.to_string(),
                 place: spec.place().to_owned(),
-                keyword: constraint.keyword,
-                path: constraint.path,
+                keyword: constraint.keyword.clone(),
+                path: constraint.path.clone(),
             });
         }
         if let Some(index) = self.index_of(&entry.name) {

@@ -369,9 +369,8 @@ impl ToolSpec {
     /// A constraint of the schema that toolkit would check for this tool and that this build
     /// cannot (without the `constraints` feature): a registry refuses such a tool.
     #[cfg(not(feature = "constraints"))]
-    pub(crate) fn unchecked_constraint(&self) -> Option<crate::decode::constraints::Constraint> {
-        self.constraints.as_ref()?;
-        crate::decode::constraints::first_constraint(&self.input_schema)
+    pub(crate) fn unchecked_constraint(&self) -> Option<&crate::decode::constraints::Constraint> {
+        self.constraints.as_ref()?.first(&self.input_schema)
     }
 
     /// The tool's OpenAI declaration as request bodies carry it, serialised once.

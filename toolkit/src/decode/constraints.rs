@@ -71,10 +71,16 @@ pub(crate) struct Constraints(OnceLock<Option<Constraint>>);
 
 #[cfg(not(feature = "constraints"))]
 impl Constraints {
+    /// The first constraint of `schema` (the spec's input schema, always the same for one
+    /// spec), which this build cannot check: a registry refuses a tool that has one.
+    pub(crate) fn first(&self, schema: &Value) -> Option<&Constraint> {
+        self.0.get_or_init(|| first_constraint(schema)).as_ref()
+    }
+
     /// Refuses every call of a tool whose schema constrains its arguments: this build cannot
     /// check them, and a tool never runs on a value its schema ruled out.
     pub(crate) fn check(&self, schema: &Value, _arguments: &str) -> Result<(), Violation> {
-        match self.0.get_or_init(|| first_constraint(schema)) {
+        match self.first(schema) {
             None => Ok(()),
             Some(constraint) => Err(Violation {
                 path: constraint.path.clone(),
@@ -86,7 +92,7 @@ impl Constraints {
 
 /// Why a constraint is not checked, and the fix.
 #[cfg(not(feature = "constraints"))]
-pub(crate) fn unchecked(keyword: &str) -> String {
+fn unchecked(keyword: &str) -> String {
     format!(
         "the schema's `{keyword}` cannot be checked in this build: enable toolkit's \
          `constraints` feature (on by default)"

@@ -111,7 +111,7 @@ fn object_text(arguments: &str) -> Result<&str, ArgumentError> {
         return Ok("{}");
     };
     // Derived structs would also accept a positional array; arguments are named, always. Text
-    // that only starts like a value (`not json`, `[1,`) is not valid JSON, and is said so.
+    // that only starts like a value (`tru`, `[1,`) is not valid JSON, and is said so.
     let Some(found) = not_an_object(first) else {
         return Ok(arguments);
     };
