@@ -441,6 +441,21 @@ impl ToolRegistry {
 
     /// The names of the registered tools, in the registry's order (to offer them all:
     /// [`Seam::scope_offering`](crate::Seam::scope_offering)).
+    ///
+    /// ```
+    /// use toolkit::{Seam, ToolContext, ToolRegistry, tool};
+    ///
+    /// /// Says hello.
+    /// #[tool]
+    /// fn hello() -> String {
+    ///     "hello".to_owned()
+    /// }
+    ///
+    /// let seam = Seam::new(ToolRegistry::of([HELLO_TOOL]).unwrap());
+    /// assert_eq!(seam.registry().names().collect::<Vec<_>>(), ["hello"]);
+    /// let scope = seam.scope_offering(ToolContext::new(), seam.registry().names()).unwrap();
+    /// assert_eq!(scope.offered().collect::<Vec<_>>(), ["hello"]);
+    /// ```
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.tools.iter().map(|entry| &*entry.name)
     }
