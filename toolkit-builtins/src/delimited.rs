@@ -5,7 +5,11 @@ use std::fmt::Write as _;
 
 use toolkit::{ToolContext, ToolResult, tool};
 
-use crate::shared::{Listing, check_range, cut, number, plural, settle, table_error};
+use std::borrow::Cow;
+
+use crate::shared::{
+    Listing, check_range, cut, number, plural, settle, shown_and_kept, table_error,
+};
 use crate::workspace::source_text;
 
 /// Largest CSV read, in bytes.
@@ -41,17 +45,35 @@ struct Parsed {
     ragged: usize,
 }
 
-/// Reads CSV data record by record, giving each to `record` (as wide as the header, padded or
-/// cut); no record is kept here, so memory does not grow with the data.
-fn parse(
+/// Reads the CSV a tool was given (a workspace file or text) and lays it out with `lay_out`
+/// (given its label and text), as [`shown_and_kept`] says: the content from the text as the run's
+/// content filter passes it, the artifacts from the text itself.
+fn lay_out_csv(
     context: &ToolContext,
     path: Option<&str>,
     text: Option<String>,
+    lay_out: impl Fn(&str, &str) -> Result<ToolResult, ToolResult>,
+) -> Result<ToolResult, ToolResult> {
+    let (label, text) = source_text(context, path, text, CSV_LIMIT)?;
+    let masked = match context.filter_content(&text) {
+        Cow::Owned(masked) => Some(masked),
+        Cow::Borrowed(_) => None,
+    };
+    shown_and_kept(text.as_str(), masked.as_deref(), |text| {
+        lay_out(&label, text)
+    })
+}
+
+/// Reads CSV data record by record, giving each to `record` (as wide as the header, padded or
+/// cut); no record is kept here, so memory does not grow with the data.
+fn parse(
+    label: &str,
+    text: &str,
     delimiter: &str,
     mut record: impl FnMut(Vec<String>) -> Result<(), ToolResult>,
 ) -> Result<Parsed, ToolResult> {
     let delimiter = delimiter_byte(delimiter)?;
-    let (label, text) = source_text(context, path, text, CSV_LIMIT)?;
+    let label = label.to_owned();
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
@@ -142,24 +164,22 @@ pub fn csv_preview(
     if let Err(result) = check_range("rows", rows, 1, 100) {
         return result;
     }
-    settle(csv_preview_in(
+    settle(lay_out_csv(
         context,
         path.as_deref(),
         text,
-        rows,
-        &delimiter,
+        |label, text| csv_preview_in(label, text, rows, &delimiter),
     ))
 }
 
 fn csv_preview_in(
-    context: &ToolContext,
-    path: Option<&str>,
-    text: Option<String>,
+    label: &str,
+    text: &str,
     rows: usize,
     delimiter: &str,
 ) -> Result<ToolResult, ToolResult> {
     let mut records = Vec::with_capacity(rows);
-    let parsed = parse(context, path, text, delimiter, |record| {
+    let parsed = parse(label, text, delimiter, |record| {
         if records.len() < rows {
             records.push(record);
         }
@@ -362,22 +382,22 @@ pub fn csv_stats(
     delimiter: String,
     context: &ToolContext,
 ) -> ToolResult {
-    settle(csv_stats_in(context, path.as_deref(), text, &delimiter))
+    settle(lay_out_csv(
+        context,
+        path.as_deref(),
+        text,
+        |label, text| csv_stats_in(label, text, &delimiter),
+    ))
 }
 
-fn csv_stats_in(
-    context: &ToolContext,
-    path: Option<&str>,
-    text: Option<String>,
-    delimiter: &str,
-) -> Result<ToolResult, ToolResult> {
+fn csv_stats_in(label: &str, text: &str, delimiter: &str) -> Result<ToolResult, ToolResult> {
     // Each column's share of the budget of distinct values.
     let columns_for = |width: usize| -> Vec<Column> {
         let share = (DISTINCT_BUDGET / width.max(1)).clamp(100, DISTINCT_LIMIT);
         (0..width).map(|_| Column::new(share)).collect()
     };
     let mut columns: Vec<Column> = Vec::new();
-    let parsed = parse(context, path, text, delimiter, |record| {
+    let parsed = parse(label, text, delimiter, |record| {
         if columns.is_empty() {
             columns = columns_for(record.len());
         }

@@ -1,12 +1,15 @@
 //! Tools over JSON documents, from a workspace file or passed in.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell, tool};
 
-use crate::shared::{cut, plural, settle, table_error};
+use toolkit::secrets::SECRET_MASK;
+
+use crate::shared::{cut, plural, settle, shown_and_kept, table_error};
 use crate::workspace::source_text;
 
 /// Largest document read, in bytes.
@@ -35,6 +38,107 @@ fn document(
         ToolResult::error(format!("Error: {label} is not valid JSON: {error}."))
     })?;
     Ok((label, value))
+}
+
+/// The document as the run's content filter passes it, when the filter masks part of it: the
+/// filter reads the document pretty-printed (each value beside its key), and each mask that
+/// replaced a whole string (quotes and all) becomes the string `"[REDACTED]"`. A document whose
+/// masked form is no longer JSON (a mask across the end of a string) is refused whole.
+fn masked_document(
+    context: &ToolContext,
+    label: &str,
+    root: &Value,
+) -> Result<Option<Value>, ToolResult> {
+    let pretty = serde_json::to_string_pretty(root).unwrap_or_else(|_| root.to_string());
+    let Cow::Owned(masked) = context.filter_content(&pretty) else {
+        return Ok(None);
+    };
+    if let Ok(document) = serde_json::from_str(&quote_masks(&masked)) {
+        return Ok(Some(document));
+    }
+    // A mask ran past the end of a string: each line the filter changed shows its whole value
+    // masked instead (a pretty-printed line holds one key and one value).
+    let lines: Vec<&str> = pretty.lines().collect();
+    let masked_lines: Vec<&str> = masked.lines().collect();
+    if lines.len() == masked_lines.len() {
+        let repaired: Vec<String> = lines
+            .iter()
+            .zip(&masked_lines)
+            .map(|(line, masked)| {
+                if line == masked {
+                    (*line).to_owned()
+                } else {
+                    masked_line(line, masked)
+                }
+            })
+            .collect();
+        if let Ok(document) = serde_json::from_str(&repaired.join("\n")) {
+            return Ok(Some(document));
+        }
+    }
+    Err(ToolResult::error(format!(
+        "Error: {label} holds text the run's content filter masks, and masked it is no longer JSON; read it with read_file instead."
+    )))
+}
+
+/// A line of pretty-printed JSON (`"key": value,`) whose masked form broke it, as the same key
+/// (masked whole when the filter changed it) with the value masked whole.
+fn masked_line(line: &str, masked: &str) -> String {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    let comma = if body.ends_with(',') { "," } else { "" };
+    let mut tokens = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+    let key = match (tokens.next(), body.get(tokens.byte_offset()..)) {
+        (Some(Ok(Value::String(key))), Some(rest)) if rest.trim_start().starts_with(':') => {
+            let quoted = Value::String(key).to_string();
+            Some(if masked.trim_start().starts_with(&quoted) {
+                quoted
+            } else {
+                format!("\"{SECRET_MASK}\"")
+            })
+        }
+        _ => None,
+    };
+    // A line that opens an object or an array keeps its opening.
+    let opens = [" {", " ["]
+        .into_iter()
+        .find(|open| body.trim_end_matches(',').ends_with(open.trim()) && body.len() > 1);
+    match (key, opens) {
+        (Some(key), Some(open)) => format!("{indent}{key}:{open}"),
+        (Some(key), None) => format!("{indent}{key}: \"{SECRET_MASK}\"{comma}"),
+        (None, _) => format!("{indent}\"{SECRET_MASK}\"{comma}"),
+    }
+}
+
+/// `text` (JSON with masks) with each mask that stands outside a string quoted.
+fn quote_masks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if !in_string && rest.starts_with(SECRET_MASK) {
+            out.push('"');
+            out.push_str(SECRET_MASK);
+            out.push('"');
+            rest = &rest[SECRET_MASK.len()..];
+            continue;
+        }
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// One step of a query.
@@ -223,17 +327,23 @@ fn json_query_in(
         ToolResult::error(format!("Error: cannot read the query \"{query}\": {why}."))
     })?;
     let (label, root) = document(context, path, text)?;
+    let masked = masked_document(context, &label, &root)?;
     let where_ = if query.trim().starts_with('/') {
         query.trim().to_owned()
     } else {
         shown_path(&steps)
     };
-    let value = match walk(&root, &steps) {
+    shown_and_kept(&root, masked.as_ref(), |root| {
+        Ok(query_answer(&label, &where_, &steps, root))
+    })
+}
+
+/// What `json_query` answers: the value at `steps` of `root`.
+fn query_answer(label: &str, where_: &str, steps: &[Step], root: &Value) -> ToolResult {
+    let value = match walk(root, steps) {
         Ok(value) => value,
         Err(why) => {
-            return Ok(ToolResult::text(format!(
-                "Nothing at {where_} in {label}: {why}."
-            )));
+            return ToolResult::text(format!("Nothing at {where_} in {label}: {why}."));
         }
     };
     let answer = format!(
@@ -248,13 +358,13 @@ fn json_query_in(
         Value::Object(map) if !map.is_empty() => Some(keys_table(map)),
         _ => None,
     };
-    Ok(match table {
+    match table {
         None => ToolResult::text(answer),
         Some(Ok((label, table))) => {
             ToolResult::text_with(answer, [ToolArtifact::table(label, table)])
         }
         Some(Err(error)) => table_error(&error),
-    })
+    }
 }
 
 /// The first `limit` characters of a value as pretty JSON, with `…` when cut, written no
@@ -518,8 +628,14 @@ fn json_infer_schema_in(
     text: Option<String>,
 ) -> Result<ToolResult, ToolResult> {
     let (label, root) = document(context, path, text)?;
+    let masked = masked_document(context, &label, &root)?;
+    shown_and_kept(&root, masked.as_ref(), |root| schema_answer(&label, root))
+}
+
+/// What `json_infer_schema` answers for `root`.
+fn schema_answer(label: &str, root: &Value) -> Result<ToolResult, ToolResult> {
     let mut shape = Shape::default();
-    if shape.observe(&root, &mut 1).is_err() {
+    if shape.observe(root, &mut 1).is_err() {
         return Err(ToolResult::error(format!(
             "Error: {label} has more than {SCHEMA_PLACES} places (object keys and array items at every depth); json_infer_schema describes at most {SCHEMA_PLACES}."
         )));

@@ -26,7 +26,8 @@ mod resources;
 mod shared;
 
 pub use resources::{
-    DATABASE_TOOLS, Database, NO_DATABASE, NO_WORKSPACE, WORKSPACE_TOOLS, WorkspaceRoot,
+    DATABASE_TOOLS, Database, NO_DATABASE, NO_WORKSPACE, SOURCE_GROUPS, WORKSPACE_TOOLS,
+    WorkspaceRoot, shows_sources,
 };
 
 #[cfg(feature = "data")]

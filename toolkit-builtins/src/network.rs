@@ -618,7 +618,14 @@ impl Page {
         // A byte order mark overrides the declared charset; a cut may split the last character.
         let (decoded, _, _) = self.encoding.decode(&self.body);
         let source = decoded.into_owned();
-        let text = if self.kind == Kind::Html && !raw {
+        let laid_out = self.kind == Kind::Html && !raw;
+        // The layout joins a page's cells and lines (a tab becomes a space), so the filter reads
+        // the source too: the model's text is laid out from the source as the filter passes it.
+        let masked_source = match context.filter_content(&source) {
+            Cow::Owned(masked) if laid_out => Some(masked),
+            _ => None,
+        };
+        let text = if laid_out {
             match layout(source).await {
                 Ok(text) => text,
                 Err(Unlaid::TooDeep) => {
@@ -643,7 +650,12 @@ impl Page {
         } else {
             source
         };
-        let shown = context.filter_content(&text);
+        let masked_text = match masked_source {
+            // A page the layout refuses masked is shown as its masked source.
+            Some(masked) => Some(layout(masked.clone()).await.unwrap_or(masked)),
+            None => None,
+        };
+        let shown = context.filter_content(masked_text.as_deref().unwrap_or(&text));
         let total = shown.chars().count();
         if start_index > 0 && start_index >= total {
             return ToolResult::error(format!(

@@ -55,6 +55,28 @@ impl Database {
     }
 }
 
+/// The groups whose builtins can show text read from a workspace, a repository, a web page or a
+/// database: `data`, `files`, `git`, `network`, `records` and `system`.
+pub const SOURCE_GROUPS: &[&str] = &["data", "files", "git", "network", "records", "system"];
+
+/// Whether the tool `spec` describes can show text read from a workspace, a repository, a web
+/// page or a database: it is [read-only](toolkit::spec::ToolFlags::read_only) and of one of the
+/// [`SOURCE_GROUPS`]. Such text may hold secrets, so each such builtin is tried against the
+/// secret corpus (`tests/secrets_wire.rs`), and a tool of your own in one of these groups is
+/// tried with them.
+///
+/// ```
+/// use toolkit_builtins::shows_sources;
+///
+/// let registry = toolkit::ToolRegistry::linked().expect("no duplicate names");
+/// let read_file = registry.get("read_file").expect("linked").spec();
+/// let calculate = registry.get("calculate").expect("linked").spec();
+/// assert!(shows_sources(read_file) && !shows_sources(calculate));
+/// ```
+pub fn shows_sources(spec: &toolkit::ToolSpec) -> bool {
+    spec.flags().read_only() && SOURCE_GROUPS.contains(&spec.group())
+}
+
 /// What a file tool answers when the run has no [`WorkspaceRoot`].
 pub const NO_WORKSPACE: &str = "Error: no workspace folder is configured for this run.";
 

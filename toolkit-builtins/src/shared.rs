@@ -150,6 +150,32 @@ impl Listing {
 }
 
 /// A table-width mismatch, which only a bug here can cause, as an error result.
+/// Lays out a source twice when the run's content filter masks part of it: `lay_out` of the
+/// `masked` source gives the content (what the model reads), `lay_out` of the `source` itself the
+/// artifacts (what people see). A layout can part a name from its value (a CSV cell beside its
+/// column, a column's minimum, a JSON value without its key), where the filter, reading the
+/// content, could no longer tell a secret; it reads the source instead, where each value still
+/// stands beside its name. `masked` is `None` when the filter changed nothing: one layout then.
+pub(crate) fn shown_and_kept<S: ?Sized>(
+    source: &S,
+    masked: Option<&S>,
+    lay_out: impl Fn(&S) -> Result<ToolResult, ToolResult>,
+) -> Result<ToolResult, ToolResult> {
+    let Some(masked) = masked else {
+        return lay_out(source);
+    };
+    let shown = lay_out(masked)?;
+    if shown.is_error() {
+        return Ok(shown);
+    }
+    Ok(match lay_out(source) {
+        Ok(kept) if !kept.is_error() => {
+            ToolResult::text_with(shown.content(), kept.artifacts().to_vec())
+        }
+        _ => shown,
+    })
+}
+
 pub(crate) fn table_error(error: &TableError) -> ToolResult {
     ToolResult::error(format!("Error: {error}"))
 }

@@ -420,6 +420,17 @@ fn level_of(line: &str) -> Option<LogLevel> {
     })
 }
 
+/// A log line with its secrets masked. Inside a private key written over several lines
+/// (`in_key`, kept from line to line), each line is masked whole, since alone a line of its body
+/// looks like any other text.
+fn mask_log_line(raw: &str, in_key: &mut bool) -> String {
+    if *in_key || (raw.contains("-----BEGIN ") && raw.contains("PRIVATE KEY")) {
+        *in_key = !raw.contains("-----END ");
+        return secrets::SECRET_MASK.to_owned();
+    }
+    secrets::mask(raw)
+}
+
 /// Shows the last lines of a log file in the workspace, optionally only those at or above a
 /// level or containing a text. E-mail addresses and secret-shaped strings (tokens, passwords,
 /// keys) are masked before anything is shown or matched.
@@ -487,6 +498,7 @@ impl LogFilter {
         let mut kept: VecDeque<[String; 3]> = VecDeque::with_capacity(self.lines);
         let mut total = 0_usize;
         let mut cut_lines = 0_usize;
+        let mut in_key = false;
         while let Some(read) = reader
             .read_line(&mut buffer)
             .map_err(|error| io_refusal(&path, &error))?
@@ -504,7 +516,7 @@ impl LogFilter {
             {
                 continue;
             }
-            let masked = secrets::mask(raw);
+            let masked = mask_log_line(raw, &mut in_key);
             if self
                 .contains
                 .as_ref()

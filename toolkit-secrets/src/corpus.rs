@@ -256,6 +256,44 @@ pub const CORPUS: &[(&str, &str, &str)] = &[
         "ENCRYPTION_KEY=a1ca39829ee93096",
         "a1ca39829ee93096",
     ),
+    // The four shapes of issue 45, shown by tools that laid them out as table cells or diffs.
+    (
+        "DB_PASS plain value",
+        "DB_PASS=plainpass123",
+        "plainpass123",
+    ),
+    (
+        "signing key, SHA-256 hex",
+        "SIGNING_KEY=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ),
+    (
+        "encryption key, 32 hex digits",
+        "ENCRYPTION_KEY=0123456789abcdef0123456789abcdef",
+        "0123456789abcdef0123456789abcdef",
+    ),
+    ("HMAC salt", "HMAC=HmacSalt77xyz", "HmacSalt77xyz"),
+    // A name and its value as cells of a row: CSV, semicolons, tabs, a Markdown table.
+    (
+        "name and value in CSV cells",
+        "SMTP_PASSWORD,Csv-Cell-Pw7",
+        "Csv-Cell-Pw7",
+    ),
+    (
+        "name and value in semicolon cells",
+        "id;API_TOKEN;Semi-Tok-55",
+        "Semi-Tok-55",
+    ),
+    (
+        "name and value in tab cells",
+        "REDIS_AUTH\tTab-Auth-31",
+        "Tab-Auth-31",
+    ),
+    (
+        "name and value in table cells",
+        "| STRIPE_SECRET | T4ble-Str-9 |",
+        "T4ble-Str-9",
+    ),
     (
         "URL password with a slash",
         "https://deploy:Sl4sh/Pw-77@git.example.com/repo.git",

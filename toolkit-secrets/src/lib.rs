@@ -75,11 +75,11 @@
 //! text (every pattern is a `regex` automaton; a rule that judges a field's name resumes past
 //! what it judged), and borrows the text when nothing matches.
 //!
-//! The [`corpus`] holds 163 secret shapes; this crate's `corpus` test masks each one, and
-//! `toolkit-builtins`' `secrets_wire` test plants them in a workspace file, a log file, HTTP pages
-//! and database records, has a model read them with `read_file`, `fetch_logs`, `fetch_page`,
-//! `probe_url` and `read_records` through a service with toolkit's `SecretFilter`, and finds none
-//! of them on the provider wire (and all of them without the filter).
+//! The [`corpus`] holds 171 secret shapes; this crate's `corpus` test masks each one, and
+//! `toolkit-builtins`' `secrets_wire` test plants them in every place a builtin reads, in every
+//! layout (CSV cells, JSON keys, diffs, blame, pages, records), reads them through every builtin
+//! that can show such text through a service with toolkit's `SecretFilter`, and finds none of
+//! them on the provider wire beyond the gaps it pins (and all of them without the filter).
 
 pub mod corpus;
 
@@ -191,10 +191,11 @@ macro_rules! secret_stem {
 }
 
 /// One argument of a command line as a shell reads it: quoted parts and bare characters up to
-/// a space or one of `|;&<>`, not starting with `-` (a next flag).
+/// a space or one of `|;&<>`, not starting with `-` (a next flag) or `[` (a mask: the next round
+/// then finds the next flag on the line).
 macro_rules! shell_word {
     () => {
-        r#"(?:[^\s"'|;&<>-]|"[^"\r\n]*"|'[^'\r\n]*')(?:[^\s"'|;&<>]|"[^"\r\n]*"|'[^'\r\n]*')*"#
+        r#"(?:[^\s"'|;&<>\[-]|"[^"\r\n]*"|'[^'\r\n]*')(?:[^\s"'|;&<>]|"[^"\r\n]*"|'[^'\r\n]*')*"#
     };
 }
 
@@ -380,9 +381,10 @@ const RULES: &[Rule] = &[
     },
     Rule {
         // A `.pgpass` line: `host:port:database:user:password` (port a number or `*`), alone on
-        // its line or after a space (a line number, a log prefix, a table's column).
+        // its line or after a space (a line number, a log prefix, a table's column), a quote, a
+        // comma (a CSV cell, a JSON string) or a tag.
         name: "pgpass_line",
-        pattern: r"(?m)(?:^|[ \t|])[A-Za-z0-9*_\[\]-]*[A-Za-z.*][A-Za-z0-9.*_\[\]-]*:(?:[0-9]{1,5}|\*):(?:[^\s:\\]|\\.)+:[A-Za-z_*](?:[^\s:\\]|\\.)*:(?P<secret>(?:[^\s:\\]|\\.)+)(?:[ \t]|\r?$)",
+        pattern: r#"(?m)(?:^[+-]?|[ \t|,">])[A-Za-z0-9*_\[\]-]*[A-Za-z.*][A-Za-z0-9.*_\[\]-]*:(?:[0-9]{1,5}|\*):(?:[^\s:\\]|\\.)+:[A-Za-z_*](?:[^\s:\\]|\\.)*:(?P<secret>(?:[^\s:\\]|\\.)+)(?:[ \t]|\r?$)"#,
         kind: Kind::Shape,
     },
     Rule {
@@ -407,7 +409,7 @@ const RULES: &[Rule] = &[
         // `<add key="DbPassword" value="PW"/>`, `<property name="password" value="PW"/>`,
         // `<input name="password" value="PW">`, `<meta name="csrf-token" content="…">`.
         name: "xml_key_value",
-        pattern: r#"(?i)<[a-z][a-z0-9_.:-]*[ \t\r\n][^<>]*?(?-u:\b)(?:key|name)[ \t]*=[ \t]*["'](?P<name>[^"'<>]{1,200})["'][^<>]*?(?-u:\b)(?:value|content)[ \t]*=[ \t]*"#,
+        pattern: r#"(?i)<[a-z][a-z0-9_.:-]*[ \t\r\n][^<>]*?(?-u:\b)(?:key|name)[ \t]*=[ \t]*(?:""|\\*["'])(?P<name>[^"'<>\\]{1,200})(?:""|\\*["'])[^<>]*?(?-u:\b)(?:value|content)[ \t]*=[ \t]*"#,
         kind: Kind::Field(Value::Any, Name::Group),
     },
     Rule {
@@ -421,9 +423,9 @@ const RULES: &[Rule] = &[
         // `- name: API_TOKEN` then `value: PW`, `Key`/`Value` (tags, parameters).
         name: "name_value_pair",
         pattern: concat!(
-            r#"(?i)(?:name|key)(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?(?P<name>[a-z0-9_.:/-]*"#,
+            r#"(?i)(?:name|key)(?:""|\\?["'])?[ \t]*[:=][ \t]*(?:""|\\?["'])?(?P<name>[a-z0-9_.:/-]*"#,
             secret_stem!(),
-            r#"[a-z0-9_.:/-]*)(?:\\?["'])?(?:[ \t]*,[ \t]*|[ \t]*\r?\n(?:[0-9]+:[ \t])?[ \t]*|[ \t]*(?:\\[rn])+[ \t]*|[ \t]+)(?:\\?["'])?[a-z_]*value(?:\\?["'])?[ \t]*[:=][ \t]*"#
+            r#"[a-z0-9_.:/-]*)(?:""|\\?["'])?(?:[ \t]*,[ \t]*|[ \t]*\r?\n(?:[^\r\n]{0,80}?[ \t:]|[+-])?[ \t]*|[ \t]*(?:\\[rn])+[ \t]*|[ \t]+)(?:""|\\?["'])?[a-z_]*value(?:""|\\?["'])?[ \t]*[:=][ \t]*"#
         ),
         kind: Kind::Field(Value::Any, Name::Group),
     },
@@ -449,9 +451,25 @@ const RULES: &[Rule] = &[
             "*",
             secret_stem!(),
             name_chars!(),
-            r#"*)(?:\\?["'`]|\*\*|__)?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[a-z_][a-z0-9_]*(?:<[^<>\r\n]*>|\[[^\[\]\r\n]*\])?[ \t]+=[ \t]+|:=|=>|={1,3}|:)(?:\*\*|__)?[ \t]*@?"#
+            r#"*)(?:\\*""|\\*["'`]|\*\*|__)?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[a-z_][a-z0-9_]*(?:<[^<>\r\n]*>|\[[^\[\]\r\n]*\])?[ \t]+=[ \t]+|:=|=>|={1,3}|:)(?:\*\*|__)?[ \t]*@?"#
         ),
         kind: Kind::Field(Value::Any, Name::Leading),
+    },
+    Rule {
+        // A name and its value as neighbouring cells of a row: `DB_PASS,PW` in CSV, `;` or a
+        // tab between them, `| API_TOKEN | PW |` in a table. The name starts a line (after a
+        // diff's `+` or `-`), or follows a space or another cell's separator; a comma or a
+        // semicolon glued to both cells keeps prose lists (`user, password, email`) apart.
+        name: "delimited_cells",
+        pattern: concat!(
+            r#"(?im)(?:^[+-]?|[\s,;|>])"?(?P<name>"#,
+            name_chars!(),
+            "*",
+            secret_stem!(),
+            name_chars!(),
+            r#"*)"?(?:,|;|\t|\\t|[ \t]*\|[ \t]*)"#
+        ),
+        kind: Kind::Field(Value::Any, Name::Group),
     },
     Rule {
         // A flag and its argument: `--password PW`, `--api-key KEY`, `-Password PW` (a flag
@@ -843,14 +861,25 @@ fn is_secret_identifier(name: &str, separator: &str, after_prose: bool) -> bool 
 }
 
 /// `STRIPE_KEY=…`: an environment variable in capitals, of two words or more, one of them
-/// `KEY`, set with `=`.
+/// `KEY`, set with `=` or `:` (`"STRIPE_KEY": …` in a JSON map), or given as a cell beside its
+/// value (`STRIPE_KEY,…`).
 fn is_env_key(name: &str, separator: &str, words: &[String]) -> bool {
-    separator == "="
+    (matches!(
+        separator.trim().trim_start_matches(['"', '\'', '\\']),
+        "=" | ":"
+    ) || is_cell_separator(separator))
         && words.len() >= 2
         && words.iter().any(|word| word == "key")
         && name
+            .trim_start_matches(['-', '+'])
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Whether `separator` parts two cells of a row: a comma, a semicolon, a tab (or `\t` in a
+/// JSON string) or a `|`, with spaces around the `|` only.
+fn is_cell_separator(separator: &str) -> bool {
+    matches!(separator, "," | ";" | "\t" | "\\t") || separator.trim_matches([' ', '\t']) == "|"
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -999,10 +1028,10 @@ fn is_secret_value(raw: &str, next: Option<char>, name: &str) -> bool {
 fn value_pattern(value: Value) -> &'static Regex {
     static ANY: LazyLock<Regex> = LazyLock::new(|| {
         regex(concat!(
-            r#"\A(?:(?:[rRbBuUfF]{1,2})?"(?:[^"\\\r\n]|\\.)*(?:"|\z)"#,
+            r#"\A(?:\\*""[^"\r\n]+?\\*""|(?:[rRbBuUfF]{1,2})?"(?:[^"\\\r\n]|\\.|"")*(?:"|\z)"#,
             r"|(?:[rRbBuUfF]{1,2})?'[^'\r\n]*(?:'|\z)",
             r"|`[^`\r\n]*(?:`|\z)",
-            r#"|\\"(?:[^"\\\r\n]|\\[^"\r\n])*(?:\\"|\z)"#,
+            r#"|\\+"(?:[^"\\\r\n]|\\[^"\r\n])*?(?:\\+"|\z)"#,
             r#"|[^\s"'`,;&<>{}\[\]():\\](?:[^\s"'`,;&<\\]|\\[^\snrt"])*)"#
         ))
     });
@@ -1235,6 +1264,9 @@ impl Compiled {
             at = whole.end() + read;
             let next = match value {
                 Value::XmlText => None,
+                // A closing tag ends a value in markup (`<p>PASS,PW</p>`); a lone `<` opens a
+                // generic type in code (`Option<String>`).
+                Value::Any | Value::Flag if rest[secret.end..].starts_with("</") => None,
                 Value::Any | Value::Flag => rest[secret.end..].chars().next(),
             };
             if is_secret_value(&rest[secret.clone()], next, field) {
@@ -1844,6 +1876,112 @@ mod tests {
             r"ok\napi_key=Esc-Nl-1\n",
             r"ok\napi_key=[REDACTED]\n",
         ),
+        (
+            "delimited_cells",
+            "name,value\nDB_PASS,Csv-Pw1\nHOST,db.local",
+            "name,value\nDB_PASS,[REDACTED]\nHOST,db.local",
+        ),
+        (
+            "delimited_cells",
+            "3,SIGNING_KEY,\"Quoted,Pw\"",
+            "3,SIGNING_KEY,[REDACTED]",
+        ),
+        (
+            "delimited_cells",
+            "id;api_token;Semi-1",
+            "id;api_token;[REDACTED]",
+        ),
+        ("delimited_cells", "HMAC\tTab-Salt-2", "HMAC\t[REDACTED]"),
+        (
+            "delimited_cells",
+            "| REDIS_PASSWORD | T-Pw3 |",
+            "| REDIS_PASSWORD | [REDACTED] |",
+        ),
+        (
+            "delimited_cells",
+            "+STRIPE_KEY,Diff-Key-4",
+            "+STRIPE_KEY,[REDACTED]",
+        ),
+        (
+            "delimited_cells",
+            "12: \"db_password\",\"Row-Pw-5\"",
+            "12: \"db_password\",[REDACTED]",
+        ),
+        (
+            "mysql_password_flag",
+            r#""mysql -p","mysql -h db -pCsv-My-1 shop""#,
+            r#""mysql -p[REDACTED] -h db -p[REDACTED] shop""#,
+        ),
+        (
+            "assignment",
+            r#""{""pass"": ""Csv-Json-2""}""#,
+            r#""{""pass"": [REDACTED]}""#,
+        ),
+        (
+            "assignment",
+            r#""secret = ""Csv-Toml-3""""#,
+            r#""secret = [REDACTED]""#,
+        ),
+        (
+            "assignment",
+            r#""{\\\"client_secret\\\": \\\"Deep-Esc-4\\\"}""#,
+            r#""{\\\"client_secret\\\": [REDACTED]}""#,
+        ),
+        (
+            "delimited_cells",
+            r#""tab": "REDIS_AUTH\tJson-Tab-5""#,
+            r#""tab": "REDIS_AUTH\t[REDACTED]""#,
+        ),
+        (
+            "delimited_cells",
+            "<p>SMTP_PASSWORD,Html-Cell-6</p>",
+            "<p>SMTP_PASSWORD,[REDACTED]</p>",
+        ),
+        (
+            "xml_key_value",
+            r#""<meta name=\"csrf-token\" content=\"Esc-Csrf-7\">""#,
+            r#""<meta name=\"csrf-token\" content=[REDACTED]>""#,
+        ),
+        (
+            "pgpass_line",
+            "<p>db.internal:5432:shop:app:Html-Pg-8</p>",
+            "<p>db.internal:5432:shop:app:[REDACTED]",
+        ),
+        (
+            "assignment",
+            r#"  "FERNET_KEY": "Json-Env-9","#,
+            r#"  "FERNET_KEY": [REDACTED],"#,
+        ),
+        (
+            "xml_key_value",
+            r#""<meta name=""csrf-token"" content=""Csv-Csrf-10"">""#,
+            r#""<meta name=""csrf-token"" content=[REDACTED]>""#,
+        ),
+        (
+            "name_value_pair",
+            r#""{""name"": ""API_TOKEN"", ""value"": ""Csv-Pair-11""}""#,
+            r#""{""name"": ""API_TOKEN"", ""value"": [REDACTED]}""#,
+        ),
+        (
+            "name_value_pair",
+            "+- name: DB_PASSWORD\n+  value: Diff-Pair-12",
+            "+- name: DB_PASSWORD\n+  value: [REDACTED]",
+        ),
+        (
+            "pgpass_line",
+            "+db.internal:5432:shop:app:Diff-Pg-13",
+            "+db.internal:5432:shop:app:[REDACTED]",
+        ),
+        (
+            "name_value_pair",
+            "  2 7da42bf Ada:- name: DB_PASSWORD\n  3 7da42bf Ada:  value: Blame-Pair-14",
+            "  2 7da42bf Ada:- name: DB_PASSWORD\n  3 7da42bf Ada:  value: [REDACTED]",
+        ),
+        (
+            "assignment",
+            "-FERNET_KEY=Diff-Env-15",
+            "-FERNET_KEY=[REDACTED]",
+        ),
         ("flag_value", "--password Fl-Pw1", "--password [REDACTED]"),
         (
             "flag_value",
@@ -2056,6 +2194,10 @@ mod tests {
     /// Ordinary text, and secret words without a secret, that must pass unchanged.
     const UNCHANGED: &[&str] = &[
         "plain words only",
+        "Enter your user, password, email and phone.",
+        "name,value\nHOST,db.local\nPORT,5432",
+        "| name | type |\n| password_length | integer |",
+        "DB_PASS,${DB_PASS}",
         "sha256:13372360cc1f5e93f57306f602f7ea02238fc79fd38fa1b9887ebb5f041d8448",
         "/usr/local/bin:/usr/bin",
         // UUIDs are ids a tool made, not keys (the `uuid` tool's answer stays readable).

@@ -100,7 +100,11 @@ impl ToolContext {
     /// The seam filters every content anyway; a tool that shows only part of a longer text (a
     /// page of it from an offset, whether a pattern matches it) filters the whole text first
     /// and cuts or searches the result, so that no slice and no answer reveals what the filter
-    /// hides.
+    /// hides. The same holds for a layout that parts a name from its value (a CSV cell beside
+    /// its column, a column's minimum, a JSON value without its key, lines in another order):
+    /// the tool filters the source and lays out the result, since the filter, reading the
+    /// content, can no longer tell the value is a secret. Artifacts, for people, may keep the
+    /// source as it is.
     pub fn filter_content<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match &self.filter {
             Some(filter) => filter.filter(text),
