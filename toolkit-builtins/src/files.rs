@@ -11,7 +11,8 @@ use sha2::{Digest, Sha256, Sha512};
 use toolkit::{ToolContext, ToolResult, tool};
 
 use crate::shared::{
-    Listing, PAGE_LIMIT, check_range, cut, hex, looks_binary, plural, refusal, settle, table_error,
+    Listing, PAGE_LIMIT, check_range, cut, filtered_lines, hex, looks_binary, plural, refusal,
+    settle, table_error,
 };
 use crate::text::HashAlgorithm;
 use crate::workspace::{
@@ -589,9 +590,10 @@ struct Search {
 }
 
 impl Search {
-    /// The matches below `path`. Each line is matched as the run's content filter passes it
-    /// (the line shown is the file's): a pattern probing a masked secret a character at a time
-    /// learns nothing from which lines match.
+    /// The matches below `path`. Each line is matched and shown as the run's content filter
+    /// passes its whole file ([`filtered_lines`]; people see the file's line): a pattern probing
+    /// a masked secret a character at a time learns nothing from which lines match, and a line
+    /// picked alone shows nothing the file around it would have masked.
     fn run(
         &self,
         workspace: &Workspace,
@@ -625,9 +627,14 @@ impl Search {
                 return ControlFlow::Continue(());
             };
             let shown_path = shown(&entry.relative);
+            let seen = filtered_lines(tools_see, &text);
             let mut matched_here = false;
             for (index, line) in text.lines().enumerate() {
-                if !self.matcher.is_match(&tools_see.filter_content(line)) {
+                let line_seen = seen
+                    .as_ref()
+                    .and_then(|lines| lines.get(index))
+                    .map_or(line, String::as_str);
+                if !self.matcher.is_match(line_seen) {
                     continue;
                 }
                 if !matched_here {
@@ -640,7 +647,12 @@ impl Search {
                     cut(line.trim(), MATCH_LINE_LIMIT),
                 ];
                 let pushed = listing.push(cells, |cells| {
-                    format!("{}:{}: {}", cells[0], cells[1], cells[2])
+                    format!(
+                        "{}:{}: {}",
+                        cells[0],
+                        cells[1],
+                        cut(line_seen.trim(), MATCH_LINE_LIMIT)
+                    )
                 });
                 if let Err(error) = pushed {
                     failed = Some(table_error(&error));

@@ -8,6 +8,24 @@
 //! tool whose resource is absent answers with one exact error ([`NO_WORKSPACE`],
 //! [`NO_DATABASE`]).
 //!
+//! **Secrets.** With a content filter on the run (toolkit's `SecretFilter`), no builtin shows
+//! the model a secret from what it reads, whatever its layout. Two designs share the work:
+//! - a layout that keeps each value on its name's line (line numbers, a diff's `+`, blame
+//!   columns, `a | b` rows, several files at once) is read by the filter's rules, which know
+//!   these prefixes and separators;
+//! - a layout that parts a value from its name (a CSV cell under its column, a column's
+//!   minimum, a JSON value picked without its key, HTML laid out as text, a line picked by a
+//!   search or a log level) is made from the source *as the filter passes it*: the tool filters
+//!   the whole source first, where each value still stands beside its name, and lays out the
+//!   result; its artifacts, for people, come from the source itself. No rule could tell a
+//!   secret once the layout has dropped its name.
+//!
+//! The builtins that can show a source ([`shows_sources`]) are all tried against the corpus of
+//! `toolkit_secrets`, in every layout, by `tests/secrets_wire.rs`; the README's table of
+//! builtins gives each one's figures. A tool of this crate's groups ([`SOURCE_GROUPS`]) is
+//! chosen by the test without being named; for a tool of your own crate, plant the same corpus
+//! (`toolkit_secrets::corpus::CORPUS`) where it reads.
+//!
 //! Nothing to call: linking the crate registers its tools. A binary that only wants the tools
 //! references the crate so the linker keeps it, then asks the registry:
 //!

@@ -176,6 +176,65 @@ pub(crate) fn shown_and_kept<S: ?Sized>(
     })
 }
 
+/// Lines of `text` that [`filtered_lines`] pairs with a masked region of more or fewer lines
+/// are looked for this far ahead.
+#[cfg(feature = "files")]
+const SYNC_WINDOW: usize = 64;
+
+/// One line for each line of `text`, drawn from `text` as the run's content filter passes it
+/// whole, or `None` when the filter changes nothing. A tool that shows lines picked from a text
+/// (the matches of a search) shows these: a line alone can no longer say that it is the body of
+/// a private key or the value of the name on the line before. Each line comes from the filtered
+/// text, never from `text`: a masked region as long as the lines it replaced is shown line by
+/// line, one of another length on its first line (the others empty).
+#[cfg(feature = "files")]
+pub(crate) fn filtered_lines(context: &toolkit::ToolContext, text: &str) -> Option<Vec<String>> {
+    match context.filter_content(text) {
+        std::borrow::Cow::Owned(filtered) => Some(aligned_lines(text, &filtered)),
+        std::borrow::Cow::Borrowed(_) => None,
+    }
+}
+
+/// One line for each line of `text`, drawn from `filtered` (`text` with regions replaced), as
+/// [`filtered_lines`] says.
+#[cfg(feature = "files")]
+fn aligned_lines(text: &str, filtered: &str) -> Vec<String> {
+    let old: Vec<&str> = text.lines().collect();
+    let new: Vec<&str> = filtered.lines().collect();
+    let mut out: Vec<String> = Vec::with_capacity(old.len());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() {
+        if new.get(j) == Some(&old[i]) || old.len() - i == new.len().saturating_sub(j) {
+            out.push(
+                new.get(j)
+                    .map_or_else(String::new, |line| (*line).to_owned()),
+            );
+            i += 1;
+            j += 1;
+            continue;
+        }
+        // The next line both texts have again, nearest first.
+        let sync = (1..=2 * SYNC_WINDOW).find_map(|distance| {
+            (0..=distance).find_map(|skip_old| {
+                let skip_new = distance - skip_old;
+                let (a, b) = (i + skip_old, j + skip_new);
+                (a < old.len() && b < new.len() && old[a] == new[b]).then_some((skip_old, skip_new))
+            })
+        });
+        let (skip_old, skip_new) = sync.unwrap_or((old.len() - i, new.len().saturating_sub(j)));
+        let region = &new[j.min(new.len())..(j + skip_new).min(new.len())];
+        if skip_old == skip_new {
+            out.extend(region.iter().map(|line| (*line).to_owned()));
+        } else if skip_old > 0 {
+            out.push(region.join(" "));
+            out.extend((1..skip_old).map(|_| String::new()));
+        }
+        i += skip_old;
+        j += skip_new;
+    }
+    out
+}
+
 pub(crate) fn table_error(error: &TableError) -> ToolResult {
     ToolResult::error(format!("Error: {error}"))
 }
@@ -288,4 +347,40 @@ pub(crate) fn line_diff(
         .header(labels.0, labels.1)
         .to_string();
     (counts, unified)
+}
+
+#[cfg(all(test, feature = "files"))]
+mod tests {
+    use super::aligned_lines;
+
+    #[test]
+    fn masks_within_lines_keep_each_line_in_place() {
+        assert_eq!(
+            aligned_lines("a\nDB_PASS=x\nb", "a\nDB_PASS=[M]\nb"),
+            ["a", "DB_PASS=[M]", "b"]
+        );
+    }
+
+    #[test]
+    fn a_mask_across_lines_shows_on_its_first_line_and_empties_the_others() {
+        let text = "before\n-----BEGIN KEY-----\nbody1\nbody2\n-----END KEY-----\nafter";
+        assert_eq!(
+            aligned_lines(text, "before\n[M]\nafter"),
+            ["before", "[M]", "", "", "", "after"]
+        );
+        // Two regions, and one at the end.
+        assert_eq!(
+            aligned_lines("a\nk1\nk2\nb\nk3\nk4", "a\n[M]\nb\n[M]"),
+            ["a", "[M]", "", "b", "[M]", ""]
+        );
+    }
+
+    #[test]
+    fn no_line_comes_from_the_unfiltered_text() {
+        // Lines the filter removed are never shown, whatever the alignment finds.
+        let text = "x\nsecret1\nx\nsecret2\nx";
+        let out = aligned_lines(text, "x\n[M]\nx");
+        assert_eq!(out.len(), 5);
+        assert!(out.iter().all(|line| !line.contains("secret")), "{out:?}");
+    }
 }

@@ -433,10 +433,12 @@ pub(crate) fn cell(value: ValueRef<'_>, boolean: bool) -> Cell {
 
 /// A cell as the model's content shows it, on one line: NULL is `NULL`, whitespace runs become
 /// one space, a text is cut at [`CELL_CHARS`] characters ending in `…`, and a text that would
-/// read as NULL (or starts with `"`) is written as a JSON string (`Cell`'s `Display`).
-pub(crate) fn content_cell(cell: &Cell) -> String {
+/// read as NULL (or starts with `"`) is written as a JSON string (`Cell`'s `Display`). A text
+/// goes through the run's content filter first: on one line, a tab between a name and its value
+/// (`API_TOKEN<tab>…`) would be a space the filter no longer reads as a cell's end.
+pub(crate) fn content_cell(cell: &Cell, context: &ToolContext) -> String {
     match cell {
-        Cell::Text(text) => Cell::Text(tidy(text)).to_string(),
+        Cell::Text(text) => Cell::Text(tidy(&context.filter_content(text))).to_string(),
         _ => cell.to_string(),
     }
 }
@@ -534,7 +536,13 @@ pub(crate) fn integer_of(value: ValueRef<'_>) -> i64 {
 /// [`CONTENT_ROWS`] rows within [`CONTENT_ROW_BYTES`] as `a | b | c` lines, the artifact all.
 pub(crate) struct Records {
     table: Table,
+    /// The header line.
     lines: String,
+    /// The rows the content shows, laid out by [`finish`](Self::finish) through the run's
+    /// filter.
+    shown_rows: Vec<Vec<Cell>>,
+    /// Bytes the content's lines take, as the rows read before the filter.
+    width: usize,
     rows: usize,
     shown: usize,
 }
@@ -545,7 +553,9 @@ impl Records {
         let lines = columns.join(" | ");
         Self {
             table: Table::new(columns),
+            width: lines.len(),
             lines,
+            shown_rows: Vec::new(),
             rows: 0,
             shown: 0,
         }
@@ -557,13 +567,18 @@ impl Records {
     ) -> Result<(), Stop> {
         let row: Vec<Cell> = row.into_iter().map(Into::into).collect();
         if self.shown == self.rows && self.shown < CONTENT_ROWS {
-            let shown: Vec<String> = row.iter().map(content_cell).collect();
             let width = 1
-                + shown.iter().map(String::len).sum::<usize>()
-                + 3 * shown.len().saturating_sub(1);
-            if self.shown == 0 || self.lines.len() + width <= CONTENT_ROW_BYTES {
-                self.lines.push('\n');
-                self.lines.push_str(&shown.join(" | "));
+                + row
+                    .iter()
+                    .map(|cell| match cell {
+                        Cell::Text(text) => Cell::Text(tidy(text)).to_string().len(),
+                        _ => cell.to_string().len(),
+                    })
+                    .sum::<usize>()
+                + 3 * row.len().saturating_sub(1);
+            if self.shown == 0 || self.width + width <= CONTENT_ROW_BYTES {
+                self.width += width;
+                self.shown_rows.push(row.clone());
                 self.shown += 1;
             }
         }
@@ -599,6 +614,11 @@ impl Records {
         let mut text = summary;
         text.push('\n');
         text.push_str(&self.lines);
+        for row in &self.shown_rows {
+            let cells: Vec<String> = row.iter().map(|cell| content_cell(cell, context)).collect();
+            text.push('\n');
+            text.push_str(&cells.join(" | "));
+        }
         let hidden = self.rows - self.shown;
         if hidden > 0 {
             let rows = plural(hidden, "more row", "more rows");

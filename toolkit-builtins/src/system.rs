@@ -420,15 +420,36 @@ fn level_of(line: &str) -> Option<LogLevel> {
     })
 }
 
-/// A log line with its secrets masked. Inside a private key written over several lines
-/// (`in_key`, kept from line to line), each line is masked whole, since alone a line of its body
-/// looks like any other text.
-fn mask_log_line(raw: &str, in_key: &mut bool) -> String {
-    if *in_key || (raw.contains("-----BEGIN ") && raw.contains("PRIVATE KEY")) {
-        *in_key = !raw.contains("-----END ");
-        return secrets::SECRET_MASK.to_owned();
+/// Masks a log's lines in order, each read beside the line before it, where a name may
+/// stand whose value the line holds (`- name: API_TOKEN` then `value: …`): a line a level or a
+/// text picks must not lose what masks it. Inside a private key written over several lines,
+/// each line is masked whole, since alone a line of its body looks like any other text.
+#[derive(Default)]
+struct LogMasker {
+    previous: String,
+    in_key: bool,
+}
+
+impl LogMasker {
+    /// The next line, masked.
+    fn mask(&mut self, raw: &str) -> String {
+        let masked = if self.in_key || (raw.contains("-----BEGIN ") && raw.contains("PRIVATE KEY"))
+        {
+            self.in_key = !raw.contains("-----END ");
+            secrets::SECRET_MASK.to_owned()
+        } else if self.previous.is_empty() {
+            secrets::mask(raw)
+        } else {
+            let joined = secrets::mask(&format!("{}\n{}", self.previous, secrets::mask(raw)));
+            match joined.rsplit_once('\n') {
+                Some((_, line)) => line.to_owned(),
+                // A mask across both lines.
+                None => secrets::SECRET_MASK.to_owned(),
+            }
+        };
+        raw.clone_into(&mut self.previous);
+        masked
     }
-    secrets::mask(raw)
 }
 
 /// Shows the last lines of a log file in the workspace, optionally only those at or above a
@@ -498,7 +519,7 @@ impl LogFilter {
         let mut kept: VecDeque<[String; 3]> = VecDeque::with_capacity(self.lines);
         let mut total = 0_usize;
         let mut cut_lines = 0_usize;
-        let mut in_key = false;
+        let mut log = LogMasker::default();
         while let Some(read) = reader
             .read_line(&mut buffer)
             .map_err(|error| io_refusal(&path, &error))?
@@ -509,6 +530,7 @@ impl LogFilter {
             }
             let raw = String::from_utf8_lossy(&buffer);
             let raw = raw.trim_end_matches(['\n', '\r']);
+            let masked = log.mask(raw);
             let level = level_of(raw);
             if self
                 .level
@@ -516,7 +538,6 @@ impl LogFilter {
             {
                 continue;
             }
-            let masked = mask_log_line(raw, &mut in_key);
             if self
                 .contains
                 .as_ref()

@@ -23,27 +23,9 @@ use toolkit_secrets::corpus::CORPUS;
 const START: &str = "<!-- tools:start (generated from the registry by toolkit-builtins/tests/secrets_wire.rs) -->\n";
 const END: &str = "<!-- tools:end -->";
 
-/// Shapes still shown with the filter on, by tool: layouts the rules do not read yet (issue 45
-/// stays open for them). The test fails when one is masked (take it out) or when anything else
-/// leaks.
-/// - The records tools lay a cell out on one line, a tab as a space: `REDIS_AUTH<tab>value` in a
-///   cell reaches the filter as `REDIS_AUTH value`.
-/// - `probe_url` shows a page's source as it is: markup escaped as entities (`&lt;password&gt;`,
-///   `=&gt;`) is not markup to the rules.
-const KNOWN_GAPS: &[(&str, &[&str])] = &[
-    ("preview_record_change", &["name and value in tab cells"]),
-    (
-        "probe_url",
-        &[
-            "XML password element",
-            "PHP array entry",
-            "Hadoop property",
-            "CSRF meta tag",
-        ],
-    ),
-    ("query_sql", &["name and value in tab cells"]),
-    ("read_records", &["name and value in tab cells"]),
-];
+/// Shapes still shown with the filter on, by tool: layouts the rules do not read yet. The test
+/// fails when one is masked (take it out) or when anything else leaks.
+const KNOWN_GAPS: &[(&str, &[&str])] = &[];
 
 /// The description's first sentence, on one line, with `|` escaped for a Markdown table.
 fn first_sentence(description: &str) -> String {
@@ -114,11 +96,12 @@ async fn no_planted_secret_reaches_the_wire_through_any_source_tool() {
         "shapes on the wire, by tool; the lines: {lines:#?}"
     );
     // Without it: the tools that read each place whole carry every shape (`csv_preview` cuts
-    // a cell at 100 characters, `search_files` lists 30 matches).
+    // a cell at 100 characters, `csv_stats` shows a column's extremes).
     let everything: Vec<&str> = CORPUS.iter().map(|(form, _, _)| *form).collect();
     let partial: Vec<(&str, usize)> = [
         "read_file",
         "read_files",
+        "search_files",
         "git_show",
         "git_diff",
         "git_blame",
@@ -127,6 +110,7 @@ async fn no_planted_secret_reaches_the_wire_through_any_source_tool() {
         "fetch_page",
         "probe_url",
         "read_records",
+        "search_records",
         "query_sql",
         "preview_record_change",
     ]

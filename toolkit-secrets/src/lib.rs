@@ -399,9 +399,9 @@ const RULES: &[Rule] = &[
         // `<password>PW</password>`, `<db:secret>…</db:secret>`, `<apiKey>…</apiKey>`.
         name: "xml_element",
         pattern: concat!(
-            r"(?i)<(?P<name>(?:[a-z_][a-z0-9_.:-]*)?",
+            r"(?i)(?:<|&lt;)(?P<name>(?:[a-z_][a-z0-9_.:-]*)?",
             secret_stem!(),
-            r"[a-z0-9_.:-]*)(?:[ \t\r\n][^<>]*)?>"
+            r"[a-z0-9_.:-]*)(?:[ \t\r\n][^<>&]*)?(?:>|&gt;)"
         ),
         kind: Kind::Field(Value::XmlText, Name::Word),
     },
@@ -409,13 +409,13 @@ const RULES: &[Rule] = &[
         // `<add key="DbPassword" value="PW"/>`, `<property name="password" value="PW"/>`,
         // `<input name="password" value="PW">`, `<meta name="csrf-token" content="…">`.
         name: "xml_key_value",
-        pattern: r#"(?i)<[a-z][a-z0-9_.:-]*[ \t\r\n][^<>]*?(?-u:\b)(?:key|name)[ \t]*=[ \t]*(?:""|\\*["'])(?P<name>[^"'<>\\]{1,200})(?:""|\\*["'])[^<>]*?(?-u:\b)(?:value|content)[ \t]*=[ \t]*"#,
+        pattern: r#"(?i)(?:<|&lt;)[a-z][a-z0-9_.:-]*[ \t\r\n][^<>]*?(?-u:\b)(?:key|name)[ \t]*=[ \t]*(?:""|\\*["']|&quot;)(?P<name>[^"'<>&\\]{1,200})(?:""|\\*["']|&quot;)[^<>]*?(?-u:\b)(?:value|content)[ \t]*=[ \t]*"#,
         kind: Kind::Field(Value::Any, Name::Group),
     },
     Rule {
         // Hadoop-style `<name>fs.s3a.secret.key</name> <value>…</value>`.
         name: "xml_name_then_value",
-        pattern: r"(?i)<name>[ \t]*(?P<name>[^<\s]{1,200})[ \t]*</name>\s*<value>",
+        pattern: r"(?i)(?:<|&lt;)name(?:>|&gt;)[ \t]*(?P<name>[^<&\s]{1,200})[ \t]*(?:<|&lt;)/name(?:>|&gt;)\s*(?:<|&lt;)value(?:>|&gt;)",
         kind: Kind::Field(Value::XmlText, Name::Group),
     },
     Rule {
@@ -451,7 +451,7 @@ const RULES: &[Rule] = &[
             "*",
             secret_stem!(),
             name_chars!(),
-            r#"*)(?:\\*""|\\*["'`]|\*\*|__)?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[a-z_][a-z0-9_]*(?:<[^<>\r\n]*>|\[[^\[\]\r\n]*\])?[ \t]+=[ \t]+|:=|=>|={1,3}|:)(?:\*\*|__)?[ \t]*@?"#
+            r#"*)(?:\\*""|\\*["'`]|\*\*|__)?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[a-z_][a-z0-9_]*(?:<[^<>\r\n]*>|\[[^\[\]\r\n]*\])?[ \t]+=[ \t]+|:=|=>|=&gt;|={1,3}|:)(?:\*\*|__)?[ \t]*@?"#
         ),
         kind: Kind::Field(Value::Any, Name::Leading),
     },
@@ -1040,7 +1040,7 @@ fn value_pattern(value: Value) -> &'static Regex {
     });
     static XML_TEXT: LazyLock<Regex> = LazyLock::new(|| {
         regex(
-            r"\A[ \t\r\n]*(?P<secret>(?s:<!\[CDATA\[.*?\]\]>)|[^<\s](?:[^<]*[^<\s])?)[ \t\r\n]*</",
+            r"\A[ \t\r\n]*(?:(?P<secret>(?s:<!\[CDATA\[.*?\]\]>)|[^<\s](?:[^<]*[^<\s])?)[ \t\r\n]*</|(?P<secret_escaped>(?:[^<&\s]|&amp;)(?:(?:[^<&]|&amp;|&quot;|&#39;)*(?:[^<&\s]|&amp;|&quot;|&#39;))?)[ \t\r\n]*&lt;/)",
         )
     });
     match value {
@@ -1249,7 +1249,10 @@ impl Compiled {
                     let Some(found) = grammar.captures(rest) else {
                         continue;
                     };
-                    let (Some(all), Some(secret)) = (found.get(0), found.name("secret")) else {
+                    let secret = found
+                        .name("secret")
+                        .or_else(|| found.name("secret_escaped"));
+                    let (Some(all), Some(secret)) = (found.get(0), secret) else {
                         continue;
                     };
                     (secret.range(), all.end())
@@ -1284,13 +1287,18 @@ impl Compiled {
     }
 }
 
-/// Where the name in a flag or a tag at `range` is: the name characters after its `-` or `<`.
+/// Where the name in a flag or a tag at `range` is: the name characters after its `-` or `<`
+/// (or `&lt;`, a tag shown escaped in a page's source).
 fn word_name(text: &str, range: Range<usize>) -> (usize, usize) {
     let matched = &text.as_bytes()[range.clone()];
-    let lead = matched
-        .iter()
-        .take_while(|b| matches!(b, b'-' | b'<'))
-        .count();
+    let lead = if matched.starts_with(b"&lt;") {
+        4
+    } else {
+        matched
+            .iter()
+            .take_while(|b| matches!(b, b'-' | b'<'))
+            .count()
+    };
     let length = matched[lead..]
         .iter()
         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
@@ -1981,6 +1989,27 @@ mod tests {
             "assignment",
             "-FERNET_KEY=Diff-Env-15",
             "-FERNET_KEY=[REDACTED]",
+        ),
+        // Escaped, the element's text runs to the next real tag: the closing tag goes with it.
+        (
+            "xml_element",
+            "<p>&lt;password&gt;Esc-Xml-16&lt;/password&gt;</p>",
+            "<p>&lt;password&gt;[REDACTED]</p>",
+        ),
+        (
+            "xml_name_then_value",
+            "&lt;name&gt;fs.s3a.secret.key&lt;/name&gt;&lt;value&gt;Esc-H-17&lt;/value&gt;",
+            "&lt;name&gt;fs.s3a.secret.key&lt;/name&gt;&lt;value&gt;[REDACTED]&lt;/value&gt;",
+        ),
+        (
+            "xml_key_value",
+            "&lt;meta name=&quot;csrf-token&quot; content=\"Esc-Meta-18\"&gt;",
+            "&lt;meta name=&quot;csrf-token&quot; content=[REDACTED]&gt;",
+        ),
+        (
+            "assignment",
+            "'db_password' =&gt; 'Esc-Php-19',",
+            "'db_password' =&gt; [REDACTED],",
         ),
         ("flag_value", "--password Fl-Pw1", "--password [REDACTED]"),
         (

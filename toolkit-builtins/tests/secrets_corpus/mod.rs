@@ -4,8 +4,8 @@
 //!
 //! **Places.** The corpus's texts go in chunks of a few shapes, each chunk in every form a tool
 //! lays out: a `.env` file, a log file, a CSV of `form,text` rows, a JSON document, an HTTP
-//! page as text and as HTML, a database table, a commit's files and message, and a change
-//! staged and one not yet staged. The shapes written `NAME=value` also go as a name and its
+//! page as text and as HTML, a database table, a commit (its files, its message, and its
+//! subject, which holds the chunk's first shape), and a change staged and one not yet staged. The shapes written `NAME=value` also go as a name and its
 //! value in two cells (a CSV of `name,value` rows, a table's columns) and as a key of a JSON
 //! object: layouts that part a name from its value. A chunk fits each tool's default page
 //! (`read_file`'s 60 lines, `csv_preview`'s 10 rows, `probe_url`'s 2 000 bytes), so that a call
@@ -15,12 +15,15 @@
 //! - one *source* property per call (`path`, `paths`, `url`, `table`, `sql`), set to each
 //!   planted place of its kind in turn;
 //! - *knobs* with values of their own (`query`, `pattern`, `revision`, `from`, `contains`,
-//!   `where_equals`, `edits`, booleans), each alone beside the first source; `query` beside a
-//!   JSON document is each of its pointers, and `edits` removes a whole file's text, with every
-//!   source;
+//!   `where_equals`, `edits`, booleans), each alone beside the first source, except those that
+//!   follow the source, beside every one: `query` is each pointer of a JSON document, and
+//!   `query` and `contains` are each word that starts a line of any other source (a file, the
+//!   names in a table's rows), so that a search finds every plant; `edits` removes a whole
+//!   file's text;
 //! - text the model writes itself (`text`, `old`, `new`) is a plain text: a model holds only
 //!   what it was shown, so a tool that shows its own argument back shows no source;
-//! - counts, offsets and enumerations stay at their defaults.
+//! - counts, offsets and enumerations stay at their defaults: a window that starts inside a
+//!   shape is not tried.
 //!
 //! A tool whose required property has no value here cannot be tried, and
 //! [`calls`] says which property to teach it.
@@ -241,6 +244,8 @@ pub struct Plants {
     database: PathBuf,
     /// Workspace files, relative to its root.
     pub files: Vec<String>,
+    /// The texts of all of them, joined.
+    all_text: String,
     pub pages: Vec<String>,
     pub tables: Vec<String>,
     /// `HEAD`, `HEAD~1`, ... down to the first commit.
@@ -340,7 +345,11 @@ pub fn plant() -> Plants {
                 "commit",
                 "-q",
                 "-m",
-                &format!("Plants {number}\n\n{}", planted.env),
+                &format!(
+                    "Plants {number}: {}\n\n{}",
+                    planted.env.lines().next().unwrap_or(""),
+                    planted.env
+                ),
             ],
         );
         pages.insert(
@@ -367,12 +376,17 @@ pub fn plant() -> Plants {
             }
         })
         .collect();
+    let all_text = files
+        .iter()
+        .map(|file| std::fs::read_to_string(root.join(file)).expect("a planted file"))
+        .collect();
     let url = responder(pages.clone());
     let pages = pages.keys().map(|path| format!("{url}{path}")).collect();
     Plants {
         folder,
         database,
         files,
+        all_text,
         pages,
         tables,
         revisions,
@@ -402,8 +416,37 @@ fn source_values(name: &str, plants: &Plants) -> Vec<Value> {
 fn source_text(plants: &Plants, name: &str, value: &Value) -> Option<String> {
     match name {
         "path" => std::fs::read_to_string(plants.root().join(value.as_str()?)).ok(),
+        // A table's first text column (its rows' names): a search for one finds its row.
+        "table" => {
+            let connection = rusqlite::Connection::open(&plants.database).ok()?;
+            let table = value.as_str()?;
+            let mut statement = connection.prepare(&format!("SELECT * FROM {table}")).ok()?;
+            let names = statement
+                .query_map([], |row| row.get::<_, String>(2))
+                .ok()?;
+            Some(names.flatten().map(|name| name + "\n").collect())
+        }
         _ => None,
     }
+}
+
+/// The first word (2 to 20 characters) of each line of `text`, each once: texts to search for
+/// that find every planted line.
+fn first_words(text: &str) -> Vec<Value> {
+    let mut words: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let word: String = line
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(20)
+            .collect();
+        if word.chars().count() >= 2 && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words.into_iter().map(Value::from).collect()
 }
 
 /// Every JSON Pointer to a value of `document`, the whole document first.
@@ -433,15 +476,19 @@ fn pointers(document: &Value) -> Vec<String> {
 /// The values of knob `name` beside a source whose text is `source` (when it has one).
 fn knob_values(name: &str, plants: &Plants, source: Option<&str>) -> Vec<Value> {
     match name {
-        "query" => {
+        // A document's own pointers, or words that start its lines.
+        "query" | "contains" => {
             let document = source.and_then(|text| serde_json::from_str::<Value>(text).ok());
-            match document {
-                Some(document) => pointers(&document).into_iter().map(Value::from).collect(),
-                None => vec![json!("="), json!("_")],
+            match (document, source) {
+                (Some(document), _) if name == "query" => {
+                    pointers(&document).into_iter().map(Value::from).collect()
+                }
+                (_, Some(text)) => first_words(text),
+                // Beside no source (a search of the whole workspace): every planted file's words.
+                _ => first_words(&plants.all_text),
             }
         }
         "pattern" => vec![json!(".+"), json!("*")],
-        "contains" => vec![json!("=")],
         "revision" | "from" => plants.revisions.iter().map(|r| json!(r)).collect(),
         "where_equals" => vec![json!([{"column": "shown", "value": 1}])],
         "edits" => source
@@ -458,7 +505,7 @@ fn knob_values(name: &str, plants: &Plants, source: Option<&str>) -> Vec<Value> 
 
 /// Whether a knob's values depend on the source beside it.
 fn follows_the_source(name: &str) -> bool {
-    matches!(name, "query" | "edits")
+    matches!(name, "query" | "contains" | "edits")
 }
 
 /// The type a property's schema gives, when it names one (`["string", "null"]` gives
