@@ -30,12 +30,14 @@
 
 #![allow(dead_code)] // each test crate uses a part
 
+#[path = "../git_fixture/mod.rs"]
+mod git_fixture;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -175,34 +177,9 @@ fn chunk_texts(chunk: &Chunk, number: usize) -> ChunkTexts {
     }
 }
 
-/// Runs git in `dir` with a fixed identity and date and no user or system configuration.
+/// Runs git in `dir` at one fixed date (with the fixture's identity, no user configuration).
 fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_DATE", "2024-05-02T09:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2024-05-02T09:00:00Z")
-        .args([
-            "-c",
-            "user.name=Ada Lovelace",
-            "-c",
-            "user.email=ada@example.com",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "core.autocrlf=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    git_fixture::git_at(dir, "2024-05-02T09:00:00Z", args);
 }
 
 /// Serves each page at its path (`/page/N` as text, `/html/N` as HTML) to every request,
