@@ -5,9 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
-use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell, tool};
-
 use toolkit::secrets::SECRET_MASK;
+use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell, tool};
 
 use crate::shared::{cut, plural, settle, shown_and_kept, table_error};
 use crate::workspace::source_text;
@@ -42,8 +41,10 @@ fn document(
 
 /// The document as the run's content filter passes it, when the filter masks part of it: the
 /// filter reads the document pretty-printed (each value beside its key), and each mask that
-/// replaced a whole string (quotes and all) becomes the string `"[REDACTED]"`. A document whose
-/// masked form is no longer JSON (a mask across the end of a string) is refused whole.
+/// replaced a whole string (quotes and all) becomes the string `"[REDACTED]"`. Where a mask ran
+/// past the end of a string, each line the filter changed keeps its key and has its value
+/// masked whole; a document that is still not JSON (a filter with another mask than
+/// `[REDACTED]`, say) is refused, so that nothing unfiltered is shown.
 fn masked_document(
     context: &ToolContext,
     label: &str,

@@ -621,8 +621,8 @@ impl Page {
         let laid_out = self.kind == Kind::Html && !raw;
         // The layout joins a page's cells and lines (a tab becomes a space), so the filter reads
         // the source too: the model's text is laid out from the source as the filter passes it.
-        let masked_source = match context.filter_content(&source) {
-            Cow::Owned(masked) if laid_out => Some(masked),
+        let masked_source = match laid_out.then(|| context.filter_content(&source)) {
+            Some(Cow::Owned(masked)) => Some(masked),
             _ => None,
         };
         let text = if laid_out {

@@ -61,9 +61,9 @@ pub const SOURCE_GROUPS: &[&str] = &["data", "files", "git", "network", "records
 
 /// Whether the tool `spec` describes can show text read from a workspace, a repository, a web
 /// page or a database: it is [read-only](toolkit::spec::ToolFlags::read_only) and of one of the
-/// [`SOURCE_GROUPS`]. Such text may hold secrets, so each such builtin is tried against the
-/// secret corpus (`tests/secrets_wire.rs`), and a tool of your own in one of these groups is
-/// tried with them.
+/// [`SOURCE_GROUPS`]. Such text may hold secrets, so the secret corpus test
+/// (`tests/secrets_wire.rs`) tries every tool this says yes to, a new one included, without a
+/// list of names.
 ///
 /// ```
 /// use toolkit_builtins::shows_sources;
