@@ -8,7 +8,8 @@ use toolkit::{ToolContext, ToolResult, tool};
 use std::borrow::Cow;
 
 use crate::shared::{
-    Listing, check_range, cut, number, plural, settle, shown_and_kept, table_error,
+    Listing, check_range, column_cell, cut, number, plural, secret_column, settle, shown_and_kept,
+    table_error,
 };
 use crate::workspace::source_text;
 
@@ -47,21 +48,65 @@ struct Parsed {
 
 /// Reads the CSV a tool was given (a workspace file or text) and lays it out with `lay_out`
 /// (given its label and text), as [`shown_and_kept`] says: the content from the text as the run's
-/// content filter passes it, the artifacts from the text itself.
+/// content filter passes it (each cell of a column whose name says secret masked as
+/// [`column_cell`] says, then the whole text filtered), the artifacts from the text itself.
 fn lay_out_csv(
     context: &ToolContext,
     path: Option<&str>,
     text: Option<String>,
+    delimiter: &str,
     lay_out: impl Fn(&str, &str) -> Result<ToolResult, ToolResult>,
 ) -> Result<ToolResult, ToolResult> {
     let (label, text) = source_text(context, path, text, CSV_LIMIT)?;
-    let masked = match context.filter_content(&text) {
+    let by_column = delimiter_byte(delimiter)
+        .ok()
+        .and_then(|delimiter| mask_secret_columns(context, &text, delimiter));
+    let source = by_column.as_deref().unwrap_or(&text);
+    let masked = match context.filter_content(source) {
         Cow::Owned(masked) => Some(masked),
-        Cow::Borrowed(_) => None,
+        Cow::Borrowed(_) => by_column.clone(),
     };
     shown_and_kept(text.as_str(), masked.as_deref(), |text| {
         lay_out(&label, text)
     })
+}
+
+/// `text` (CSV) with each cell of a column whose name says secret ([`secret_column`]) as the
+/// run's filter passes it; `None` when no column's name says secret, or the CSV cannot be read
+/// (the layout then says why).
+fn mask_secret_columns(context: &ToolContext, text: &str, delimiter: u8) -> Option<String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records();
+    let header = records.next()?.ok()?;
+    let names: Vec<String> = header.iter().map(|name| name.trim().to_owned()).collect();
+    let secret: Vec<Option<String>> = names
+        .iter()
+        .map(|name| secret_column(context, name))
+        .collect();
+    if secret.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .from_writer(Vec::with_capacity(text.len()));
+    writer.write_record(&header).ok()?;
+    for record in records {
+        let record = record.ok()?;
+        let cells = record
+            .iter()
+            .enumerate()
+            .map(|(index, cell)| match secret.get(index) {
+                Some(Some(name)) => column_cell(context, name, cell),
+                _ => cell.to_owned(),
+            });
+        writer.write_record(cells.collect::<Vec<_>>()).ok()?;
+    }
+    String::from_utf8(writer.into_inner().ok()?).ok()
 }
 
 /// Reads CSV data record by record, giving each to `record` (as wide as the header, padded or
@@ -168,6 +213,7 @@ pub fn csv_preview(
         context,
         path.as_deref(),
         text,
+        &delimiter,
         |label, text| csv_preview_in(label, text, rows, &delimiter),
     ))
 }
@@ -386,6 +432,7 @@ pub fn csv_stats(
         context,
         path.as_deref(),
         text,
+        &delimiter,
         |label, text| csv_stats_in(label, text, &delimiter),
     ))
 }

@@ -235,6 +235,47 @@ fn aligned_lines(text: &str, filtered: &str) -> Vec<String> {
     out
 }
 
+/// A value the run's filter masks beside a name that says secret, and leaves alone beside any
+/// other: it has no shape of a known key.
+const COLUMN_PROBE: &str = "Pr0be-C0lumn-V4lue";
+
+/// The name a secret column's cells are written beside when its own name is no plain name (a
+/// CSV read from a file that is not one can take any line for its header).
+const STAND_IN_NAME: &str = "password";
+
+/// Whether the run's content filter takes the values of a column (a CSV's, a table's) called
+/// `name` for secrets (it masks a value written `name=value`), and if so the name to write its
+/// cells beside for [`column_cell`]: `name`, or [`STAND_IN_NAME`] when the filter changes `name`
+/// itself. A table shows a value on its row, lines away from the header that names it, where no
+/// filter could tell it is a secret.
+pub(crate) fn secret_column(context: &toolkit::ToolContext, name: &str) -> Option<String> {
+    let written = format!("{name}={COLUMN_PROBE}");
+    let masked = context.filter_content(&written);
+    if masked.contains(COLUMN_PROBE) {
+        return None;
+    }
+    Some(if masked.starts_with(&written[..=name.len()]) {
+        name.to_owned()
+    } else {
+        STAND_IN_NAME.to_owned()
+    })
+}
+
+/// A cell of a secret column as the run's content filter passes it: alone first (a cell may
+/// hold secrets of its own, `API_KEY = …`, that a name before it would hide), then written
+/// `name=cell`, `name` as [`secret_column`] gave it (the filter's answer whole when it changed
+/// the name too).
+pub(crate) fn column_cell(context: &toolkit::ToolContext, name: &str, cell: &str) -> String {
+    let alone = context.filter_content(cell);
+    let written = format!("{name}={alone}");
+    match context.filter_content(&written) {
+        std::borrow::Cow::Borrowed(_) => alone.into_owned(),
+        std::borrow::Cow::Owned(masked) => masked
+            .strip_prefix(&written[..=name.len()])
+            .map_or_else(|| masked.clone(), str::to_owned),
+    }
+}
+
 pub(crate) fn table_error(error: &TableError) -> ToolResult {
     ToolResult::error(format!("Error: {error}"))
 }

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell};
 
 use crate::resources::{Database, NO_DATABASE};
-use crate::shared::plural;
+use crate::shared::{column_cell, plural, secret_column};
 
 /// Most `where_equals` filters one call takes.
 pub const MAX_FILTERS: usize = 5;
@@ -614,8 +614,24 @@ impl Records {
         let mut text = summary;
         text.push('\n');
         text.push_str(&self.lines);
+        // A column whose name says secret: each of its texts filtered beside that name.
+        let secret: Vec<Option<String>> = self
+            .table
+            .columns()
+            .iter()
+            .map(|name| secret_column(context, name))
+            .collect();
         for row in &self.shown_rows {
-            let cells: Vec<String> = row.iter().map(|cell| content_cell(cell, context)).collect();
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&secret)
+                .map(|(cell, secret)| match (cell, secret) {
+                    (Cell::Text(text), Some(name)) => {
+                        content_cell(&Cell::Text(column_cell(context, name, text)), context)
+                    }
+                    _ => content_cell(cell, context),
+                })
+                .collect();
             text.push('\n');
             text.push_str(&cells.join(" | "));
         }

@@ -81,6 +81,7 @@
 //! that can show such text through a service with toolkit's `SecretFilter`, and finds none of
 //! them on the provider wire beyond the gaps it pins (and all of them without the filter).
 
+mod columns;
 pub mod corpus;
 
 use std::borrow::Cow;
@@ -462,12 +463,9 @@ const RULES: &[Rule] = &[
         // semicolon glued to both cells keeps prose lists (`user, password, email`) apart.
         name: "delimited_cells",
         pattern: concat!(
-            r#"(?im)(?:^[+-]?|[\s,;|>])"?(?P<name>"#,
-            name_chars!(),
-            "*",
+            r#"(?im)(?:^[+-]?|[\s,;|>])"?(?P<name>[a-z0-9_.]*"#,
             secret_stem!(),
-            name_chars!(),
-            r#"*)"?(?:,|;|\t|\\t|[ \t]*\|[ \t]*)"#
+            r#"[a-z0-9_.]*)"?(?:,|;|\t|\\t|[ \t]*\|[ \t]*)"#
         ),
         kind: Kind::Field(Value::Any, Name::Group),
     },
@@ -692,10 +690,16 @@ const RULES: &[Rule] = &[
     },
 ];
 
-/// The names of the masking rules, in the order they apply.
+/// The names of the masking rules, in the order they apply (the first, `columns`, masks the
+/// rows under a header that names a column as secret).
 pub fn rule_names() -> impl Iterator<Item = &'static str> {
-    RULES.iter().map(|rule| rule.name)
+    [COLUMNS_RULE]
+        .into_iter()
+        .chain(RULES.iter().map(|rule| rule.name))
 }
+
+/// The name of the pass of [`columns`].
+const COLUMNS_RULE: &str = "columns";
 
 // ---------------------------------------------------------------------------------------------
 // Judging a field's name
@@ -1411,7 +1415,11 @@ fn looks_like_credential(credential: &str) -> bool {
 /// and long runs of mixed letters and digits. Borrows `text` when nothing is masked.
 pub fn mask_secrets(text: &str) -> Cow<'_, str> {
     let rules = STEPS.as_slice();
-    let mut out = Cow::Borrowed(text);
+    // First the rows under a header that names a column as secret, while every header is whole.
+    let mut out = match columns::mask_columns(text) {
+        Some(masked) => Cow::Owned(masked),
+        None => Cow::Borrowed(text),
+    };
     // A mask can remove what kept an earlier rule from matching (the `<` of `"a<b"` in
     // `<password>password="a<b"</password>`), so the rules apply in turn, round after round,
     // until each has seen the text as it is and masked nothing: one round for a text without
@@ -1457,6 +1465,9 @@ mod tests {
 
     /// `text` with only the rule called `name` applied, or `None` when it masks nothing.
     fn apply_only(name: &str, text: &str) -> Option<String> {
+        if name == COLUMNS_RULE {
+            return columns::mask_columns(text);
+        }
         let rule = RULES
             .iter()
             .find(|rule| rule.name == name)
@@ -1478,7 +1489,11 @@ mod tests {
         let mut names: Vec<&str> = rule_names().collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), RULES.len());
+        assert_eq!(
+            names.len(),
+            RULES.len() + 1,
+            "the rules and the columns pass"
+        );
         for value in [Value::Any, Value::Flag, Value::XmlText] {
             assert!(!value_pattern(value).as_str().is_empty());
         }
@@ -2011,6 +2026,28 @@ mod tests {
             "'db_password' =&gt; 'Esc-Php-19',",
             "'db_password' =&gt; [REDACTED],",
         ),
+        // `delimited_cells` takes the header's `role` for the password's value too: masking
+        // a name is the price of masking `DB_PASS,hunter22` wherever it stands.
+        (
+            "columns",
+            "user,password,role\nada,Col-Pw-20,admin\ngrace,\"Col, Pw 21\",dev\n\ndone,x",
+            "user,password,[REDACTED]\nada,[REDACTED],admin\ngrace,[REDACTED],dev\n\ndone,x",
+        ),
+        (
+            "columns",
+            "| name | api_token |\n|---|---|\n| ci | Col-Tok-22 |",
+            "| name | api_token |\n|---|---|\n| ci | [REDACTED] |",
+        ),
+        (
+            "columns",
+            "+DB_PASS,HMAC\n+Col-Pw-23,Col-Hm-24",
+            "+DB_PASS,HMAC\n+[REDACTED],[REDACTED]",
+        ),
+        (
+            "columns",
+            "    1 3f9a1c0e Ada Lovelace: id;SIGNING_KEY\n    2 3f9a1c0e Ada Lovelace: 7;Col-Sig-25",
+            "    1 3f9a1c0e Ada Lovelace: id;SIGNING_KEY\n    2 3f9a1c0e Ada Lovelace: 7;[REDACTED]",
+        ),
         ("flag_value", "--password Fl-Pw1", "--password [REDACTED]"),
         (
             "flag_value",
@@ -2224,6 +2261,9 @@ mod tests {
     const UNCHANGED: &[&str] = &[
         "plain words only",
         "Enter your user, password, email and phone.",
+        "password, please\nOk, thanks",
+        "name,password_length\nada,16",
+        "user,password\nada,${ADA_PASSWORD}\ngrace,",
         "name,value\nHOST,db.local\nPORT,5432",
         "| name | type |\n| password_length | integer |",
         "DB_PASS,${DB_PASS}",

@@ -109,6 +109,8 @@ struct ChunkTexts {
     log: String,
     texts_csv: String,
     pairs_csv: Option<String>,
+    /// The pairs as columns: a header of their names, a row of their values.
+    columns_csv: Option<String>,
     json: String,
     html: String,
 }
@@ -137,6 +139,12 @@ fn chunk_texts(chunk: &Chunk, number: usize) -> ChunkTexts {
             let _ = writeln!(csv, "{},{}", pair.name, pair.value);
         }
         csv
+    });
+    // An `id` column first: a table of one column has no delimiter, and is two lines of text.
+    let columns_csv = (!pairs.is_empty()).then(|| {
+        let names: Vec<&str> = pairs.iter().map(|pair| pair.name).collect();
+        let values: Vec<&str> = pairs.iter().map(|pair| pair.value).collect();
+        format!("id,{}\n1,{}\n", names.join(","), values.join(","))
     });
     let mut document = Map::new();
     document.insert(
@@ -172,6 +180,7 @@ fn chunk_texts(chunk: &Chunk, number: usize) -> ChunkTexts {
         log: log + "\n",
         texts_csv,
         pairs_csv,
+        columns_csv,
         json,
         html,
     }
@@ -276,6 +285,29 @@ fn plant_tables(
                 .expect("row");
         }
         tables.push(table);
+        // The pairs as columns: each value under a column of its name (a name once).
+        let mut pairs: Vec<Pair> = chunk.iter().filter_map(|&i| pair(i)).collect();
+        let mut seen = BTreeSet::new();
+        pairs.retain(|pair| seen.insert(pair.name.to_ascii_lowercase()));
+        let table = format!("columns_{number}");
+        let names: Vec<String> = pairs
+            .iter()
+            .map(|pair| format!("\"{}\" TEXT", pair.name))
+            .collect();
+        let marks: Vec<String> = (1..=pairs.len()).map(|n| format!("?{n}")).collect();
+        connection
+            .execute_batch(&format!(
+                "CREATE TABLE {table} (id INTEGER PRIMARY KEY, shown INTEGER, {});",
+                names.join(", ")
+            ))
+            .expect("table");
+        connection
+            .execute(
+                &format!("INSERT INTO {table} VALUES (NULL, 1, {})", marks.join(", ")),
+                rusqlite::params_from_iter(pairs.iter().map(|pair| pair.value)),
+            )
+            .expect("row");
+        tables.push(table);
     }
 }
 
@@ -313,6 +345,9 @@ pub fn plant() -> Plants {
         place(format!("plants/texts-{number}.csv"), &planted.texts_csv);
         if let Some(pairs) = &planted.pairs_csv {
             place(format!("plants/pairs-{number}.csv"), pairs);
+        }
+        if let Some(columns) = &planted.columns_csv {
+            place(format!("plants/columns-{number}.csv"), columns);
         }
         place(format!("plants/config-{number}.json"), &planted.json);
         git(root, &["add", "plants"]);
@@ -393,13 +428,16 @@ fn source_values(name: &str, plants: &Plants) -> Vec<Value> {
 fn source_text(plants: &Plants, name: &str, value: &Value) -> Option<String> {
     match name {
         "path" => std::fs::read_to_string(plants.root().join(value.as_str()?)).ok(),
-        // A table's first text column (its rows' names): a search for one finds its row.
+        // A table's names (its `form` or `name` column): a search for one finds its row.
         "table" => {
             let connection = rusqlite::Connection::open(&plants.database).ok()?;
             let table = value.as_str()?;
             let mut statement = connection.prepare(&format!("SELECT * FROM {table}")).ok()?;
+            let column = statement
+                .column_names()
+                .position(|name| name == "form" || name == "name")?;
             let names = statement
-                .query_map([], |row| row.get::<_, String>(2))
+                .query_map([], |row| row.get::<_, String>(column))
                 .ok()?;
             Some(names.flatten().map(|name| name + "\n").collect())
         }
@@ -408,7 +446,8 @@ fn source_text(plants: &Plants, name: &str, value: &Value) -> Option<String> {
 }
 
 /// The first word (2 to 20 characters) of each line of `text`, each once: texts to search for
-/// that find every planted line.
+/// that find every planted line. A word holding a planted secret is left out: a model writes
+/// only what it was shown, and a tool that repeats its query would show the model its own words.
 fn first_words(text: &str) -> Vec<Value> {
     let mut words: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -419,7 +458,8 @@ fn first_words(text: &str) -> Vec<Value> {
             .chars()
             .take(20)
             .collect();
-        if word.chars().count() >= 2 && !words.contains(&word) {
+        let holds_a_secret = CORPUS.iter().any(|(_, _, secret)| word.contains(secret));
+        if word.chars().count() >= 2 && !holds_a_secret && !words.contains(&word) {
             words.push(word);
         }
     }
