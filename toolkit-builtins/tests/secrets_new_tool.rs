@@ -1,7 +1,7 @@
 //! A tool of one's own, in a group whose builtins can show a source, is tried against the
 //! secret corpus with them: nobody lists it. Here two tools show a workspace file's lines last
 //! first, a layout no builtin has and the rules cannot read (a private key's end comes before
-//! its start). The corpus finds both: the one that lays out the file as it is shows secrets
+//! its start, a CSV's row before its header). The corpus finds both: the one that lays out the file as it is shows secrets
 //! with the filter on, and the one that hands the filter the file first
 //! ([`ToolContext::filter_content`]) shows none.
 
@@ -81,12 +81,34 @@ async fn a_new_tool_of_a_source_group_is_tried_without_being_named() {
     let (shown, leaked) = figures("lines_last_first").await;
     assert_eq!(shown, everything, "read without the filter");
     assert_eq!(leaked, Vec::<&str>::new(), "on the wire");
-    // The same layout from the file as it is: the corpus catches what the rules cannot read.
+    // The same layout from the file as it is: the corpus catches what the rules cannot read
+    // (a key's end before its start, a value before its name, a row above its header).
     let (shown, leaked) = figures("lines_last_first_unfiltered").await;
     assert_eq!(shown, everything, "read without the filter");
     assert_eq!(
         leaked,
-        ["PGP private key block", "Kubernetes env pair"],
+        [
+            "PGP private key block",
+            "password variable",
+            "Twilio auth token",
+            "DB_PASS variable",
+            "HMAC variable",
+            "signing key in hex",
+            "encryption key in hex",
+            "DB_PASS plain value",
+            "signing key, SHA-256 hex",
+            "encryption key, 32 hex digits",
+            "HMAC salt",
+            "Kubernetes env pair",
+            "Rails master key",
+            "app password",
+            "webhook secret",
+            "JWT signing secret",
+            "password salt",
+            "Fernet key",
+            "Cloudflare API token",
+            "WPA passphrase",
+        ],
         "on the wire"
     );
 }
