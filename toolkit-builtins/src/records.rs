@@ -23,8 +23,8 @@ use toolkit::{ToolContext, ToolResult, tool};
 use crate::shared::plural;
 use crate::sqlite::{
     Access, ColumnInfo, Filter, Kind, Object, Records, Stop, answer, cell, check_filter_count,
-    describe_value, find_column, find_object, integer_of, is_boolean_type, name_list, objects,
-    open, quote_identifier, quoted, table_columns, text_of, tidy,
+    describe_value, find_column, find_object, integer_of, is_boolean_type, masked_copy, name_list,
+    objects, open, quote_identifier, quoted, table_columns, text_of, tidy,
 };
 pub use crate::sqlite::{
     CELL_CHARS, CONTENT_ROW_BYTES, CONTENT_ROWS, ColumnValue, DEFAULT_QUERY_TIME, MAX_FILTERS,
@@ -138,7 +138,7 @@ pub fn read_records(
         }
         let filters = where_equals.unwrap_or_default();
         check_filter_count(&filters)?;
-        let connection = open_read_only(context)?;
+        let connection = open_values(context)?;
         let objects = objects(&connection)?;
         let object = find_object(&objects, &table)?;
         let columns = table_columns(&connection, &object.name)?;
@@ -226,7 +226,7 @@ pub fn search_records(
             ));
         }
         check_limit(limit)?;
-        let connection = open_read_only(context)?;
+        let connection = open_values(context)?;
         let objects = objects(&connection)?;
         let object = find_object(&objects, &table)?;
         let columns = table_columns(&connection, &object.name)?;
@@ -300,7 +300,7 @@ pub fn count_records(
     answer(|| {
         let filters = where_equals.unwrap_or_default();
         check_filter_count(&filters)?;
-        let connection = open_read_only(context)?;
+        let connection = open_values(context)?;
         let objects = objects(&connection)?;
         let object = find_object(&objects, &table)?;
         let columns = table_columns(&connection, &object.name)?;
@@ -334,7 +334,7 @@ pub fn query_sql(
                 sql.len()
             )));
         }
-        let mut connection = open_read_only(context)?;
+        let mut connection = open_values(context)?;
         let denied = Arc::new(Mutex::new(None::<String>));
         let record = Arc::clone(&denied);
         connection.authorizer(Some(move |action: AuthContext<'_>| {
@@ -458,6 +458,17 @@ const NOT_A_SELECT: &str = "Refused: query_sql runs only read-only SELECT statem
 
 fn open_read_only(context: &ToolContext) -> Result<Connection, Stop> {
     open(context, Access::ReadOnly)
+}
+
+/// The database for a tool that reads values: as it is, or, in a run that filters content, as
+/// the filter passes it ([`masked_copy`]).
+fn open_values(context: &ToolContext) -> Result<Connection, Stop> {
+    let connection = open_read_only(context)?;
+    if context.filters_content() {
+        masked_copy(&connection, context)
+    } else {
+        Ok(connection)
+    }
 }
 
 /// Pragmas [`query_sql`] may run: they only describe the schema.

@@ -4,6 +4,7 @@
 
 #![cfg_attr(not(all(feature = "records", feature = "writers")), allow(dead_code))]
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -132,6 +133,161 @@ pub(crate) fn open(context: &ToolContext, access: Access) -> Result<Connection, 
         };
         Stop::Fail(format!("Error: cannot open the database: {reason}."))
     })?;
+    guard(&mut connection, context)?;
+    match access {
+        Access::ReadOnly => connection.execute_batch("PRAGMA query_only = ON;")?,
+        Access::ReadWrite => connection.execute_batch("PRAGMA foreign_keys = ON;")?,
+    }
+    check_schema_text(&connection)?;
+    Ok(connection)
+}
+
+/// Largest database [`masked_copy`] copies, in bytes.
+pub(crate) const MASKED_COPY_LIMIT: i64 = 64 * 1024 * 1024;
+
+/// The database of `source` as the run's content filter passes it, in memory and read-only, for
+/// a tool that answers questions about values (SQL, a search, a filter) in a run that filters
+/// content: SQL over the real values would let `hex(password)`, `substr(password, 1, 3)` or a
+/// count of `password LIKE 'a%'` show what the filter hides, in a form no filter can tell.
+///
+/// Each table's rows are copied in primary-key order (rowid order without one), each text
+/// masked as the content shows it: beside its column's name when that says secret
+/// ([`column_cell`]), and within its row laid out as the content lays it out (`a | b | c`), where a
+/// name in one cell says what the next holds. Views are made again over the copy; indexes,
+/// keys and constraints are not copied (a query's answer is the same, its speed may not be).
+pub(crate) fn masked_copy(source: &Connection, context: &ToolContext) -> Result<Connection, Stop> {
+    let pages: i64 = source.query_row("PRAGMA page_count", [], |row| row.get(0))?;
+    let page_size: i64 = source.query_row("PRAGMA page_size", [], |row| row.get(0))?;
+    let size = pages.saturating_mul(page_size);
+    if size > MASKED_COPY_LIMIT {
+        return Err(Stop::Fail(format!(
+            "Error: this run masks secrets, so this tool reads a masked copy of the database, and the database is {} MB, more than the {} MB such a copy may take. Read it with read_records, or have the operator run without the content filter.",
+            size / (1024 * 1024),
+            MASKED_COPY_LIMIT / (1024 * 1024)
+        )));
+    }
+    let mut copy = Connection::open_in_memory()?;
+    guard(&mut copy, context)?;
+    let transaction = copy.transaction()?;
+    for object in objects(source)? {
+        if object.kind == Kind::View {
+            continue;
+        }
+        copy_table(source, &transaction, context, &object.name)?;
+    }
+    let mut views = source.prepare(
+        "SELECT sql FROM sqlite_schema WHERE type = 'view' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+    )?;
+    let mut rows = views.query([])?;
+    while let Some(row) = rows.next()? {
+        // A view the copy cannot hold (over a table function, say) is left out.
+        let _ = transaction.execute_batch(&text_of(row.get_ref(0)?));
+    }
+    transaction.commit()?;
+    copy.execute_batch("PRAGMA query_only = ON;")?;
+    Ok(copy)
+}
+
+/// Copies one table into `copy`, its texts masked as [`masked_copy`] says.
+fn copy_table(
+    source: &Connection,
+    copy: &Connection,
+    context: &ToolContext,
+    table: &str,
+) -> Result<(), Stop> {
+    let columns = table_columns(source, table)?;
+    let names: Vec<String> = columns
+        .iter()
+        .map(|column| quote_identifier(&column.name))
+        .collect();
+    let declared: Vec<String> = columns
+        .iter()
+        .zip(&names)
+        .map(|(column, name)| format!("{name} {}", column.declared_type))
+        .collect();
+    copy.execute_batch(&format!(
+        "CREATE TABLE {} ({});",
+        quote_identifier(table),
+        declared.join(", ")
+    ))?;
+    let secret: Vec<Option<String>> = columns
+        .iter()
+        .map(|column| secret_column(context, &column.name))
+        .collect();
+    let mut key: Vec<&ColumnInfo> = columns.iter().filter(|c| c.primary_key > 0).collect();
+    key.sort_by_key(|column| column.primary_key);
+    let order = if key.is_empty() {
+        "rowid".to_owned()
+    } else {
+        key.iter()
+            .map(|column| quote_identifier(&column.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut select = source.prepare(&format!(
+        "SELECT {} FROM {} ORDER BY {order}",
+        names.join(", "),
+        quote_identifier(table)
+    ))?;
+    let marks: Vec<String> = (1..=names.len()).map(|n| format!("?{n}")).collect();
+    let mut insert = copy.prepare(&format!(
+        "INSERT INTO {} VALUES ({})",
+        quote_identifier(table),
+        marks.join(", ")
+    ))?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        let mut values: Vec<Value> = (0..names.len())
+            .map(|index| row.get::<_, Value>(index))
+            .collect::<Result<_, _>>()?;
+        mask_row(context, &mut values, &secret);
+        insert.execute(rusqlite::params_from_iter(values.iter()))?;
+    }
+    Ok(())
+}
+
+/// The texts of a row as the content shows them through the run's filter: each of a secret
+/// column beside its name, then the row laid out as `a | b | c` and filtered whole (a cell
+/// naming the next one's secret); where the filtered row no longer splits into as many cells,
+/// each text is filtered alone.
+fn mask_row(context: &ToolContext, values: &mut [Value], secret: &[Option<String>]) {
+    for (value, name) in values.iter_mut().zip(secret) {
+        if let (Value::Text(text), Some(name)) = (&*value, name) {
+            *value = Value::Text(column_cell(context, name, text));
+        }
+    }
+    let shown: Vec<String> = values.iter().map(value_text).collect();
+    let line = shown.join(" | ");
+    let Cow::Owned(masked) = context.filter_content(&line) else {
+        return;
+    };
+    let parts: Vec<&str> = masked.split(" | ").collect();
+    for (index, value) in values.iter_mut().enumerate() {
+        let Value::Text(text) = &*value else { continue };
+        let masked_text = if parts.len() == shown.len() {
+            parts[index].to_owned()
+        } else {
+            context.filter_content(text).into_owned()
+        };
+        if masked_text != *text {
+            *value = Value::Text(masked_text);
+        }
+    }
+}
+
+/// A value as a row of the content writes it.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::Null => "NULL".to_owned(),
+        Value::Integer(number) => number.to_string(),
+        Value::Real(number) => real_text(*number),
+        Value::Text(text) => text.clone(),
+        Value::Blob(bytes) => format!("<blob of {} bytes>", bytes.len()),
+    }
+}
+
+/// The call's time limit (and its cancellation), and the limits every connection of a tool has.
+fn guard(connection: &mut Connection, context: &ToolContext) -> Result<(), Stop> {
     let limit = context
         .extension::<QueryTimeLimit>()
         .map_or(DEFAULT_QUERY_TIME, |limit| limit.0);
@@ -145,12 +301,7 @@ pub(crate) fn open(context: &ToolContext, access: Access) -> Result<Connection, 
     connection.set_limit(Limit::SQLITE_LIMIT_LENGTH, VALUE_BYTES_LIMIT)?;
     connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
     connection.execute_batch("PRAGMA trusted_schema = OFF;")?;
-    match access {
-        Access::ReadOnly => connection.execute_batch("PRAGMA query_only = ON;")?,
-        Access::ReadWrite => connection.execute_batch("PRAGMA foreign_keys = ON;")?,
-    }
-    check_schema_text(&connection)?;
-    Ok(connection)
+    Ok(())
 }
 
 /// rusqlite panics on column names and declared types that are not UTF-8; they come from the

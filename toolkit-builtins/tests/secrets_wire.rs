@@ -157,3 +157,72 @@ async fn no_planted_secret_reaches_the_wire_through_any_source_tool() {
          UPDATE_README=1 cargo test -p toolkit-builtins --test secrets_wire"
     );
 }
+
+/// SQL answers questions about values, and a question can show a secret in a form no filter
+/// can tell (`hex(value)`, `substr(value, 1, 4)`, how many values start with `p`). With the
+/// filter on, the records tools answer over the values as the filter passes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_over_a_filtered_run_sees_only_masked_values() {
+    use std::sync::Arc;
+
+    use serde_json::json;
+    use toolkit::{ToolLoopService, seam::SecretFilter};
+
+    let plants = secrets_corpus::plant();
+    let secret = "plainpass123";
+    let connection = rusqlite::Connection::open(plants.root().join("vault.db")).expect("database");
+    let table = plants
+        .tables
+        .iter()
+        .find(|table| {
+            table.starts_with("pairs_")
+                && connection
+                    .query_row(
+                        &format!("SELECT count(*) FROM {table} WHERE value = ?1"),
+                        [secret],
+                        |row| row.get::<_, i64>(0),
+                    )
+                    .expect("count")
+                    == 1
+        })
+        .expect("the table holding the secret")
+        .clone();
+    let questions = [
+        format!("SELECT name, hex(value) FROM {table}"),
+        format!(
+            "SELECT name, substr(value, 1, 4), substr(value, 5, 4), substr(value, 9) FROM {table}"
+        ),
+        format!("SELECT name, replace(value, 'a', '@') FROM {table}"),
+        format!("SELECT count(*) FROM {table} WHERE value LIKE 'plai%'"),
+    ];
+    let calls: Vec<serde_json::Value> = questions.iter().map(|sql| json!({"sql": sql})).collect();
+    let answers = |filtered: bool| {
+        let mut service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        if filtered {
+            service = service.with_content_filter(Arc::new(SecretFilter));
+        }
+        let plants = &plants;
+        let calls = &calls;
+        async move {
+            secrets_corpus::read_through(&service, plants, "query_sql", calls)
+                .await
+                .results
+        }
+    };
+    let hex = secret.bytes().fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02X}");
+        hex
+    });
+    // Without the filter, each question shows the secret, in its own form.
+    let open = answers(false).await;
+    assert!(open[0].contains(&hex), "{}", open[0]);
+    assert!(open[1].contains("plai | npas | s123"), "{}", open[1]);
+    assert!(open[2].contains("pl@inp@ss123"), "{}", open[2]);
+    assert!(open[3].contains("\n1"), "{}", open[3]);
+    // With it, none does.
+    let masked = answers(true).await;
+    assert!(!masked[0].contains(&hex), "{}", masked[0]);
+    assert!(!masked[1].contains("plai"), "{}", masked[1]);
+    assert!(!masked[2].contains("pl@inp@ss123"), "{}", masked[2]);
+    assert!(masked[3].contains("\n0"), "{}", masked[3]);
+}

@@ -112,6 +112,18 @@ impl ToolContext {
         }
     }
 
+    /// Whether the run filters content ([`filter_content`](Self::filter_content) may change a
+    /// text). A tool that answers questions about a source rather than showing it (SQL over a
+    /// database: `hex(password)` shows no secret's shape) works on the source as the filter
+    /// passes it whenever this is true.
+    ///
+    /// ```
+    /// assert!(!toolkit::ToolContext::new().filters_content());
+    /// ```
+    pub fn filters_content(&self) -> bool {
+        self.filter.is_some()
+    }
+
     /// Whether the caller has stopped waiting for this call: its timeout passed, or the call's
     /// future was dropped. Always false outside a blocking tool's call.
     ///
