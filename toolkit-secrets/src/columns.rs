@@ -96,7 +96,8 @@ fn names(line: &str, delimiter: u8) -> Option<Vec<&str>> {
 
 /// The header `line` (after its prefix) is, if it is one: two cells or more, each a name, one
 /// of them a secret's, and not a row under a header-shaped line before it (`previous`), as
-/// `DB_PASS,hunter22` is under `name,value`. A comma or a semicolon followed by a space parts prose, not columns.
+/// `DB_PASS,hunter22` is under `name,value`. A comma or a semicolon followed by a space parts
+/// prose, not columns.
 fn header(line: &str, previous: &str) -> Option<Header> {
     for delimiter in DELIMITERS {
         if !line.as_bytes().contains(&delimiter) {
