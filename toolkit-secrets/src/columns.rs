@@ -20,6 +20,10 @@ static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A word a secret column's name holds: the sieve of every header (the exact judgement is
+/// [`is_secret_field`]'s).
+static STEM: LazyLock<Regex> = LazyLock::new(|| regex(concat!("(?i)", secret_stem!())));
+
 /// The delimiters a header may use.
 const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
 
@@ -104,19 +108,20 @@ fn header(line: &str, previous: &str) -> Option<Header> {
             continue;
         }
         let cells = cells(line, delimiter);
-        if cells.len() < 2
-            || names(previous, delimiter).is_some_and(|above| above.len() == cells.len())
-        {
-            continue;
-        }
         let spaced = matches!(delimiter, b',' | b';')
             && cells[1..]
                 .iter()
                 .any(|cell| line[cell.clone()].starts_with(' '));
-        let Some(names) = names(line, delimiter).filter(|_| !spaced) else {
+        if cells.len() < 2 || spaced {
+            continue;
+        }
+        let Some(own) = names(line, delimiter) else {
             continue;
         };
-        let secret: Vec<Option<String>> = names
+        if names(previous, delimiter).is_some_and(|above| above.len() == cells.len()) {
+            continue;
+        }
+        let secret: Vec<Option<String>> = own
             .iter()
             .map(|name| is_secret_field(name, "=").then(|| (*name).to_owned()))
             .collect();
@@ -134,6 +139,9 @@ fn header(line: &str, previous: &str) -> Option<Header> {
 /// `text` with each cell under a secret column masked, or `None` when there is none. A header
 /// holds for the lines after it that have as many cells, up to the first that has not.
 pub(super) fn mask_columns(text: &str) -> Option<String> {
+    if !STEM.is_match(text) {
+        return None;
+    }
     let mut masking = Masking::new(text);
     let mut current: Option<Header> = None;
     let mut previous = "";
@@ -144,7 +152,11 @@ pub(super) fn mask_columns(text: &str) -> Option<String> {
         let line = line.trim_end_matches(['\n', '\r']);
         let prefix = PREFIX.find(line).map_or(0, |found| found.end());
         let cells_part = &line[prefix..];
-        let found = header(cells_part, previous);
+        let found = if STEM.is_match(cells_part) {
+            header(cells_part, previous)
+        } else {
+            None
+        };
         previous = cells_part;
         if let Some(found) = found {
             current = Some(found);

@@ -81,7 +81,6 @@
 //! that can show such text through a service with toolkit's `SecretFilter`, and finds none of
 //! them on the provider wire beyond the gaps it pins (and all of them without the filter).
 
-mod columns;
 pub mod corpus;
 
 use std::borrow::Cow;
@@ -167,6 +166,9 @@ enum Name {
     Leading,
     /// The first name characters after the `-` of a flag or the `<` of a tag.
     Word,
+    /// The name characters after what starts a cell (a diff's sign, a space, a separator, a
+    /// tag's `>`, a quote).
+    Cell,
 }
 
 /// How a field's value is read.
@@ -206,6 +208,9 @@ macro_rules! name_chars {
         "[a-z0-9_.-]"
     };
 }
+
+// After the macros above, which it uses.
+mod columns;
 
 /// The rules, applied in this order, each to the previous one's output.
 const RULES: &[Rule] = &[
@@ -467,7 +472,7 @@ const RULES: &[Rule] = &[
             secret_stem!(),
             r#"[a-z0-9_.]*)"?(?:,|;|\t|\\t|[ \t]*\|[ \t]*)"#
         ),
-        kind: Kind::Field(Value::Any, Name::Group),
+        kind: Kind::Field(Value::Any, Name::Cell),
     },
     Rule {
         // A flag and its argument: `--password PW`, `--api-key KEY`, `-Password PW` (a flag
@@ -1227,6 +1232,7 @@ impl Compiled {
                 Name::Leading => Some(leading_name(text, whole.start())),
                 Name::Word => Some(word_name(text, whole.range())),
                 Name::Group => self.name_in(text, whole.start()),
+                Name::Cell => Some(cell_name(text, whole.start())),
             };
             let Some((name_start, name_end)) = found_name else {
                 continue;
@@ -1308,6 +1314,21 @@ fn word_name(text: &str, range: Range<usize>) -> (usize, usize) {
         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
         .count();
     (range.start + lead, range.start + lead + length)
+}
+
+/// Where the name of a cell whose match starts at `start` is: past what starts the cell, the
+/// name characters.
+fn cell_name(text: &str, start: usize) -> (usize, usize) {
+    let bytes = &text.as_bytes()[start..];
+    let lead = bytes
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace() || b"+-,;|>\"".contains(b))
+        .count();
+    let length = bytes[lead..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+        .count();
+    (start + lead, start + lead + length)
 }
 
 /// Where the name that starts at `start` ends: a word of letters and a space when name
