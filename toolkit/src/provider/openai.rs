@@ -212,6 +212,10 @@ struct Completion {
 
 #[derive(Deserialize)]
 struct Choice {
+    /// Which of the `n` answers this is; the loop reads answer 0 (a server that sends one
+    /// answer may leave the index out).
+    #[serde(default)]
+    index: u64,
     message: AnswerMessage,
 }
 
@@ -253,11 +257,14 @@ impl TryFrom<Completion> for ProviderResponse {
     type Error = ProviderError;
 
     fn try_from(completion: Completion) -> Result<Self, ProviderError> {
+        if completion.choices.is_empty() {
+            return Err(ProviderError::malformed("the answer has no choices"));
+        }
         let choice = completion
             .choices
             .into_iter()
-            .next()
-            .ok_or_else(|| ProviderError::malformed("the answer has no choices"))?;
+            .find(|choice| choice.index == 0)
+            .ok_or_else(|| ProviderError::malformed("the answer has no choice with index 0"))?;
         let content = match choice.message.content {
             Some(Value::String(text)) => text,
             _ => String::new(),
@@ -334,6 +341,9 @@ struct Chunk {
 
 #[derive(Deserialize)]
 struct ChunkChoice {
+    /// Which of the `n` answers this piece belongs to (absent: the only one).
+    #[serde(default)]
+    index: u64,
     #[serde(default)]
     delta: Option<ChunkDelta>,
 }
@@ -423,11 +433,12 @@ impl Decoder for ChunkDecoder {
         if let Some(error) = chunk.error {
             return Err(ProviderError::Interrupted(error_text(&error)));
         }
-        // Only the first choice is read, as in a whole answer.
+        // Only choice 0 is read, as in a whole answer: a chunk of a stream of several answers
+        // may carry any of them first.
         if let Some(delta) = chunk
             .choices
             .into_iter()
-            .next()
+            .find(|choice| choice.index == 0)
             .and_then(|choice| choice.delta)
         {
             if let Some(text) = delta.content.filter(|text| !text.is_empty()) {

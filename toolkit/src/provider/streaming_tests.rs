@@ -278,6 +278,27 @@ fn an_answer_past_the_size_cap_ends_the_stream() {
 }
 
 #[test]
+fn a_chat_answer_of_several_choices_is_read_as_its_choice_0_streamed_and_whole() {
+    // Chunks of `n: 2` interleave the two answers, in either order within a chunk.
+    let streamed = "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"{\\\"\"}},{\"index\":0,\"delta\":{\"content\":\"Par\"}}]}\n\n\
+                    data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"is\"}}]}\n\n\
+                    data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"city\"}}]}\n\n\
+                    data: [DONE]\n\n";
+    let turn = assembled(Wire::OpenAiChat, cut(streamed.as_bytes(), &[]), usize::MAX).unwrap();
+    assert_eq!(turn.content, "Paris");
+    let answer = json!({"choices": [
+        {"index": 1, "message": {"content": "{\"city"}},
+        {"index": 0, "message": {"content": "Paris"}},
+    ]});
+    let turn = whole(Wire::OpenAiChat, answer.to_string().as_bytes()).unwrap();
+    assert_eq!(turn.content, "Paris");
+    // One answer without an index is answer 0.
+    let single = json!({"choices": [{"message": {"content": "Paris"}}]});
+    let turn = whole(Wire::OpenAiChat, single.to_string().as_bytes()).unwrap();
+    assert_eq!(turn.content, "Paris");
+}
+
+#[test]
 fn an_error_event_ends_the_stream_with_the_servers_message() {
     let openai = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n\
                   data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}\n\n";
