@@ -62,10 +62,11 @@ fn lay_out_csv(
         .ok()
         .and_then(|delimiter| mask_secret_columns(context, &text, delimiter));
     let source = by_column.as_deref().unwrap_or(&text);
-    let masked = match context.filter_content(source) {
+    let filtered = match context.filter_content(source) {
         Cow::Owned(masked) => Some(masked),
-        Cow::Borrowed(_) => by_column.clone(),
+        Cow::Borrowed(_) => None,
     };
+    let masked = filtered.or(by_column);
     shown_and_kept(text.as_str(), masked.as_deref(), |text| {
         lay_out(&label, text)
     })
