@@ -23,8 +23,9 @@ use toolkit::{ToolContext, ToolResult, tool};
 use crate::shared::plural;
 use crate::sqlite::{
     Access, ColumnInfo, Filter, Kind, Object, Records, Stop, answer, cell, check_filter_count,
-    describe_value, find_column, find_object, integer_of, is_boolean_type, masked_copy, name_list,
-    objects, open, quote_identifier, quoted, table_columns, text_of, tidy,
+    column_list, describe_value, find_column, find_object, integer_of, is_boolean_type,
+    masked_copy, name_list, objects, open, order_by, quote_identifier, quoted, table_columns,
+    text_of, tidy,
 };
 pub use crate::sqlite::{
     CELL_CHARS, CONTENT_ROW_BYTES, CONTENT_ROWS, ColumnValue, DEFAULT_QUERY_TIME, MAX_FILTERS,
@@ -601,30 +602,6 @@ fn row_count(connection: &Connection, object: &Object) -> Result<usize, Stop> {
         description: String::new(),
     };
     count_where(connection, object, &empty)
-}
-
-/// Primary-key order for a table (rowid when it has no declared key); a view's own order.
-fn order_by(object: &Object, columns: &[ColumnInfo]) -> String {
-    if object.kind == Kind::View {
-        return String::new();
-    }
-    let mut key: Vec<&ColumnInfo> = columns
-        .iter()
-        .filter(|column| column.primary_key > 0)
-        .collect();
-    if key.is_empty() {
-        return " ORDER BY rowid".to_owned();
-    }
-    key.sort_by_key(|column| column.primary_key);
-    format!(" ORDER BY {}", column_list(&key))
-}
-
-fn column_list(columns: &[&ColumnInfo]) -> String {
-    columns
-        .iter()
-        .map(|column| quote_identifier(&column.name))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Runs a query over known columns and collects at most `limit` rows.

@@ -142,6 +142,30 @@ pub(crate) fn open(context: &ToolContext, access: Access) -> Result<Connection, 
     Ok(connection)
 }
 
+/// Primary-key order for a table (rowid when it has no declared key); a view's own order.
+pub(crate) fn order_by(object: &Object, columns: &[ColumnInfo]) -> String {
+    if object.kind == Kind::View {
+        return String::new();
+    }
+    let mut key: Vec<&ColumnInfo> = columns
+        .iter()
+        .filter(|column| column.primary_key > 0)
+        .collect();
+    if key.is_empty() {
+        return " ORDER BY rowid".to_owned();
+    }
+    key.sort_by_key(|column| column.primary_key);
+    format!(" ORDER BY {}", column_list(&key))
+}
+
+pub(crate) fn column_list(columns: &[&ColumnInfo]) -> String {
+    columns
+        .iter()
+        .map(|column| quote_identifier(&column.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Largest database [`masked_copy`] copies, in bytes.
 pub(crate) const MASKED_COPY_LIMIT: i64 = 64 * 1024 * 1024;
 
@@ -173,7 +197,7 @@ pub(crate) fn masked_copy(source: &Connection, context: &ToolContext) -> Result<
         if object.kind == Kind::View {
             continue;
         }
-        copy_table(source, &transaction, context, &object.name)?;
+        copy_table(source, &transaction, context, &object)?;
     }
     let mut views = source.prepare(
         "SELECT sql FROM sqlite_schema WHERE type = 'view' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
@@ -193,51 +217,44 @@ fn copy_table(
     source: &Connection,
     copy: &Connection,
     context: &ToolContext,
-    table: &str,
+    object: &Object,
 ) -> Result<(), Stop> {
-    let columns = table_columns(source, table)?;
-    let names: Vec<String> = columns
-        .iter()
-        .map(|column| quote_identifier(&column.name))
-        .collect();
+    let columns = table_columns(source, &object.name)?;
     let declared: Vec<String> = columns
         .iter()
-        .zip(&names)
-        .map(|(column, name)| format!("{name} {}", column.declared_type))
+        .map(|column| {
+            format!(
+                "{} {}",
+                quote_identifier(&column.name),
+                column.declared_type
+            )
+        })
         .collect();
     copy.execute_batch(&format!(
         "CREATE TABLE {} ({});",
-        quote_identifier(table),
+        quote_identifier(&object.name),
         declared.join(", ")
     ))?;
     let secret: Vec<Option<String>> = columns
         .iter()
         .map(|column| secret_column(context, &column.name))
         .collect();
-    let mut key: Vec<&ColumnInfo> = columns.iter().filter(|c| c.primary_key > 0).collect();
-    key.sort_by_key(|column| column.primary_key);
-    let order = if key.is_empty() {
-        "rowid".to_owned()
-    } else {
-        key.iter()
-            .map(|column| quote_identifier(&column.name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let all: Vec<&ColumnInfo> = columns.iter().collect();
     let mut select = source.prepare(&format!(
-        "SELECT {} FROM {} ORDER BY {order}",
-        names.join(", "),
-        quote_identifier(table)
+        "SELECT {} FROM {}{}",
+        column_list(&all),
+        quote_identifier(&object.name),
+        order_by(object, &columns)
     ))?;
-    let marks: Vec<String> = (1..=names.len()).map(|n| format!("?{n}")).collect();
+    let marks: Vec<String> = (1..=columns.len()).map(|n| format!("?{n}")).collect();
     let mut insert = copy.prepare(&format!(
         "INSERT INTO {} VALUES ({})",
-        quote_identifier(table),
+        quote_identifier(&object.name),
         marks.join(", ")
     ))?;
     let mut rows = select.query([])?;
     while let Some(row) = rows.next()? {
-        let mut values: Vec<Value> = (0..names.len())
+        let mut values: Vec<Value> = (0..columns.len())
             .map(|index| row.get::<_, Value>(index))
             .collect::<Result<_, _>>()?;
         mask_row(context, &mut values, &secret);
