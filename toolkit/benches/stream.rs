@@ -6,10 +6,10 @@
 //!   a server that sends that text's event alone and the rest a millisecond later (as a
 //!   model's first token comes: a loop given the whole answer at once would go on through the
 //!   turn before a subscriber on its thread is woken), and against the same POST parsed as a
-//!   hand-written client would (events by `sse-stream`, their data by `serde_json`);
+//!   hand-written client would (events by `eventsource-stream`, their data by `serde_json`);
 //! - one whole streamed iteration (two provider calls and a tool call) against the same two
 //!   POSTs read to their end, and against the same POSTs parsed as a hand-written client
-//!   would (events by `sse-stream`, their data by `serde_json`);
+//!   would (events by `eventsource-stream`, their data by `serde_json`);
 //! - the cost of one delta as the answer grows: 1 KB against 1 MB of streamed text, through
 //!   the provider's stream and the assembler, and through the assembler alone.
 //!
@@ -267,16 +267,16 @@ impl Bench {
     }
 }
 
-/// Reads `response` as a hand-written client would: each chunk through `sse-stream`, each
+/// Reads `response` as a hand-written client would: each chunk through `eventsource-stream`, each
 /// event's data through `serde_json`, until `[DONE]` or an event `enough` says is.
 async fn parsed(response: reqwest::Response, enough: impl Fn(&serde_json::Value) -> bool) {
     let chunks = futures_util::stream::unfold(response, |mut response| async move {
         let chunk = response.chunk().await.expect("a chunk")?;
         Some((Ok::<_, std::io::Error>(chunk), response))
     });
-    let mut events = std::pin::pin!(sse_stream::SseStream::from_bytes_stream(chunks));
+    let mut events = std::pin::pin!(eventsource_stream::EventStream::new(chunks));
     while let Some(event) = events.next().await {
-        let data = event.expect("an event").data.unwrap_or_default();
+        let data = event.expect("an event").data;
         if data == "[DONE]" {
             return;
         }
@@ -356,7 +356,7 @@ fn main() {
             verdict(ratio <= 1.05)
         );
         println!(
-            "  first text delta, loop / raw parsed by hand (sse-stream, serde_json): {:.3}  ({:.1} us)",
+            "  first text delta, loop / raw parsed by hand (eventsource-stream, serde_json): {:.3}  ({:.1} us)",
             timings.ratio("loop_first_delta", "raw_parsed_first_delta"),
             timings.median("raw_parsed_first_delta") / 1e3,
         );
@@ -376,7 +376,7 @@ fn main() {
             verdict(ratio <= 1.15)
         );
         println!(
-            "  whole streamed iteration, loop / raw parsed by hand (sse-stream, serde_json): {:.3}  ({:.1} us)",
+            "  whole streamed iteration, loop / raw parsed by hand (eventsource-stream, serde_json): {:.3}  ({:.1} us)",
             timings.ratio("loop_streamed_iteration", "raw_parsed_posts"),
             timings.median("raw_parsed_posts") / 1e3,
         );

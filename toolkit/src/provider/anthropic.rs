@@ -5,10 +5,9 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sse_stream::Sse;
 
 use super::http::{HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env};
-use super::sse::{Decoder, Read, data, streamed};
+use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::provider::Usage;
@@ -370,9 +369,6 @@ struct StartedCall {
 
 impl Decoder for EventDecoder {
     fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
-        if event.data.is_none() {
-            return Ok(Read::More);
-        }
         let event: Event = data(&event)?;
         match event.kind.as_str() {
             "message_start" => {

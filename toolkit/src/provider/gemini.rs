@@ -7,10 +7,9 @@ use std::collections::{HashMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sse_stream::Sse;
 
 use super::http::{HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env};
-use super::sse::{Decoder, Read, data, streamed};
+use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Assembler, Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
 use crate::wire::{Carried, ChatMessage};
@@ -499,9 +498,6 @@ impl ChunkDecoder {
 
 impl Decoder for ChunkDecoder {
     fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
-        if event.data.is_none() {
-            return Ok(Read::More);
-        }
         self.chunk(data(&event)?, out)?;
         Ok(Read::More)
     }

@@ -12,6 +12,8 @@ use crate::wire::{Carried, ChatMessage, ToolCall};
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "http")]
+mod framing;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(feature = "http")]

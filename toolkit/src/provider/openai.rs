@@ -6,10 +6,8 @@ use serde_json::value::RawValue;
 
 use std::collections::VecDeque;
 
-use sse_stream::Sse;
-
 use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env};
-use super::sse::{Decoder, Read, data, streamed};
+use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
 use crate::provider::Usage;
@@ -419,15 +417,8 @@ impl ChunkDecoder {
 
 impl Decoder for ChunkDecoder {
     fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
-        if event
-            .data
-            .as_deref()
-            .is_some_and(|data| data.trim() == "[DONE]")
-        {
+        if event.data.trim() == "[DONE]" {
             return Ok(Read::Complete);
-        }
-        if event.data.is_none() {
-            return Ok(Read::More);
         }
         let chunk: Chunk = data(&event)?;
         if let Some(error) = chunk.error {

@@ -7,10 +7,9 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sse_stream::Sse;
 
 use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env};
-use super::sse::{Decoder, Read, data, streamed};
+use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
 use crate::wire::{Carried, ChatMessage, ToolCall};
@@ -381,11 +380,8 @@ impl EventDecoder {
 
 impl Decoder for EventDecoder {
     fn event(&mut self, event: Sse, out: &mut VecDeque<Delta>) -> Result<Read, ProviderError> {
-        let Some(text) = event.data.as_deref() else {
-            return Ok(Read::More);
-        };
         // Some servers end with Chat Completions' marker.
-        if text.trim() == "[DONE]" {
+        if event.data.trim() == "[DONE]" {
             return Ok(Read::Complete);
         }
         let event: Event = data(&event)?;

@@ -366,3 +366,185 @@ fn a_transport_failure_mid_stream_is_the_transport_error() {
         "cannot reach the provider: connection reset"
     );
 }
+
+/// `body`'s events (its blank-line-separated blocks), each rewritten by `frame` from its lines
+/// (`event:` and `data:` as the fixture writes them).
+fn reframed(body: &[u8], frame: impl Fn(Vec<String>) -> Vec<String>) -> Vec<u8> {
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let mut out = String::new();
+    for block in text.split("\n\n").filter(|block| !block.is_empty()) {
+        for line in frame(block.lines().map(str::to_owned).collect()) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+/// `body` written each way the server-sent events standard reads as the same events, with the
+/// rule of its parsing algorithm that says so.
+fn framings(body: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let before = |extra: &'static [&'static str]| {
+        reframed(body, move |lines| {
+            extra
+                .iter()
+                .map(|line| (*line).to_owned())
+                .chain(lines)
+                .collect()
+        })
+    };
+    let each = |rewrite: fn(&str) -> Vec<String>| {
+        reframed(body, move |lines| {
+            lines.iter().flat_map(|line| rewrite(line)).collect()
+        })
+    };
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend_from_slice(body);
+    let keep_alives = String::from_utf8(body.to_vec())
+        .unwrap()
+        .replace("\n\n", "\n\ndata:\n\n: ping\n\n\n\n")
+        .into_bytes();
+    vec![
+        (
+            "a line that starts with a colon is a comment",
+            before(&[": keep-alive"]),
+        ),
+        (
+            "a line without a colon is a field named by the whole line, with no value",
+            before(&["ping"]),
+        ),
+        (
+            "a field of another name is ignored",
+            before(&["x-request: 7", "Data: {}"]),
+        ),
+        (
+            "a retry field that is not only digits is ignored",
+            before(&["retry: soon", "retry: -5", "retry:"]),
+        ),
+        (
+            "a retry field of digits sets the reconnection time",
+            before(&["retry: 3000"]),
+        ),
+        (
+            "an id field sets the last event id",
+            before(&["id: 42", "id"]),
+        ),
+        (
+            "an event field set twice keeps the last value",
+            each(|line| {
+                if line.starts_with("data") && !line.contains("[DONE]") {
+                    vec!["event: first".to_owned(), line.to_owned()]
+                } else {
+                    vec![line.to_owned()]
+                }
+            }),
+        ),
+        (
+            "one space after the colon is dropped, and only one",
+            each(|line| {
+                vec![
+                    line.replacen("data: ", "data:", 1)
+                        .replacen("event: ", "event:", 1),
+                ]
+            }),
+        ),
+        (
+            "data lines are joined by line feeds",
+            each(|line| match line.strip_prefix("data: {") {
+                Some(rest) => vec!["data: {".to_owned(), format!("data: {rest}")],
+                None => vec![line.to_owned()],
+            }),
+        ),
+        ("a byte order mark at the start is dropped", bom),
+        (
+            "an empty line with nothing before it dispatches nothing",
+            keep_alives,
+        ),
+        (
+            "a value keeps what follows its one space",
+            each(|line| vec![line.replacen("data: ", "data:  ", 1)]),
+        ),
+    ]
+}
+
+#[test]
+fn every_framing_the_standard_reads_as_the_same_events_gives_the_same_turn_on_every_wire() {
+    let mut refused = Vec::new();
+    for wire in WIRES {
+        let body = sample().streamed(wire, 3);
+        for (rule, framed) in framings(&body) {
+            for cuts in [vec![], (0..framed.len()).step_by(5).collect()] {
+                match assembled(wire, cut(&framed, &cuts), usize::MAX) {
+                    Ok(turn) if turn == expected(wire, &sample()) => {}
+                    Ok(turn) => refused.push(format!("{wire:?}: {rule}: read as {turn:?}")),
+                    Err(error) => refused.push(format!("{wire:?}: {rule}: {error}")),
+                }
+            }
+        }
+    }
+    assert!(refused.is_empty(), "{refused:#?}");
+}
+
+#[test]
+fn what_follows_an_answers_end_marker_is_never_read() {
+    let ends = [
+        (Wire::OpenAiChat, "data: [DONE]\n\n"),
+        (
+            Wire::Anthropic,
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        ),
+        (Wire::OpenAiResponses, "\"type\":\"response.completed\""),
+    ];
+    for (wire, end) in ends {
+        let body = sample().streamed(wire, 3);
+        let end = String::from_utf8(body.clone()).unwrap().find(end).unwrap();
+        let end = end
+            + body[end..]
+                .windows(2)
+                .position(|pair| pair == b"\n\n")
+                .unwrap()
+            + 2;
+        let longest = body[..end]
+            .split(|byte| *byte == b'\n')
+            .map(<[u8]>::len)
+            .max()
+            .unwrap();
+        // Junk, bytes that are not UTF-8, a line past the line cap, bytes past the size cap.
+        let long = vec![b'x'; longest + 1];
+        let junk: [&[u8]; 4] = [
+            b"data: {not json\n\n",
+            b"\xff\xfe not UTF-8\n\n",
+            &long,
+            &[b'\n'; 4096],
+        ];
+        for junk in junk {
+            let mut framed = body[..end].to_vec();
+            framed.extend_from_slice(junk);
+            for cuts in [vec![], vec![end], (0..framed.len()).step_by(5).collect()] {
+                let events = events_of(stream::iter(cut(&framed, &cuts)), end + 100, longest);
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap();
+                let turn = runtime.block_on(async {
+                    let mut deltas = match wire {
+                        Wire::OpenAiChat => decoded(events, openai::ChunkDecoder::default()),
+                        Wire::Anthropic => decoded(events, anthropic::EventDecoder::default()),
+                        _ => decoded(events, responses::EventDecoder::default()),
+                    };
+                    let mut assembler = Assembler::new();
+                    while let Some(delta) = deltas.next().await {
+                        assembler.push(&delta?)?;
+                    }
+                    Ok::<_, ProviderError>(assembler.finish())
+                });
+                assert_eq!(
+                    turn.unwrap(),
+                    expected(wire, &sample()),
+                    "{wire:?} followed by {:?}",
+                    String::from_utf8_lossy(junk)
+                );
+            }
+        }
+    }
+}
