@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env};
+use super::http::{
+    HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env, text as lenient,
+};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
@@ -221,13 +223,13 @@ struct AnswerBody {
 /// answer writes it.
 #[derive(Deserialize)]
 struct AnswerBlock {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "lenient")]
     kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     text: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     name: String,
     /// A `tool_use` block's arguments, as the answer writes them.
     #[serde(default)]
@@ -340,11 +342,11 @@ struct DeltaUsage {
 /// deltas carry nothing the loop reads.
 #[derive(Deserialize)]
 struct BlockDelta {
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type", default, deserialize_with = "lenient")]
     kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     text: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     partial_json: String,
 }
 
@@ -358,6 +360,10 @@ pub(super) struct EventDecoder {
     /// Each call started: its block, whether any input delta came, and its start's input
     /// (its arguments when no delta follows).
     calls: Vec<StartedCall>,
+    /// The blocks started that are neither text nor a call of ours: a server tool's use
+    /// (`server_tool_use`, `mcp_tool_use`), whose input streams as a call's does, its result,
+    /// and blocks added later. What they carry is the server's, not the loop's.
+    others: Vec<u64>,
     usage: Usage,
 }
 
@@ -407,7 +413,7 @@ impl Decoder for EventDecoder {
                             input: block.input,
                         });
                     }
-                    _ => {}
+                    _ => self.others.push(event.index),
                 }
             }
             "content_block_delta" => {
@@ -418,6 +424,7 @@ impl Decoder for EventDecoder {
                     "text_delta" if !delta.text.is_empty() => {
                         out.push_back(Delta::Text { text: delta.text });
                     }
+                    "input_json_delta" if self.others.contains(&event.index) => {}
                     "input_json_delta" if !delta.partial_json.is_empty() => {
                         let index = self.call_of(event.index)?;
                         self.calls[index].extended = true;
@@ -471,7 +478,7 @@ impl EventDecoder {
             .position(|call| call.block == block)
             .ok_or_else(|| {
                 ProviderError::malformed(format!(
-                    "the stream sends input for block {block}, which is not a started tool_use"
+                    "the stream sends input for block {block}, which has not started"
                 ))
             })
     }

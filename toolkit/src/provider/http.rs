@@ -243,6 +243,19 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, 
     })
 }
 
+/// A field the loop reads as text (`#[serde(deserialize_with = "text", default)]`): a string's
+/// text, nothing for `null`, and the JSON text of any other value (arguments some servers send
+/// as an object). A block or an item the loop does not use may hold anything in a field of
+/// the same name, and must not make the answer unusable.
+pub(crate) fn text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let raw: Box<serde_json::value::RawValue> = serde::Deserialize::deserialize(deserializer)?;
+    match raw.get().as_bytes().first() {
+        Some(b'"') => serde_json::from_str(raw.get()).map_err(serde::de::Error::custom),
+        Some(b'n') => Ok(String::new()),
+        _ => Ok(raw.get().to_owned()),
+    }
+}
+
 /// An error body with every header value (keys among them) masked: a server that echoes the
 /// key it refused must not put it into a trace.
 fn redacted(body: &str, headers: &[(&'static str, String)]) -> String {

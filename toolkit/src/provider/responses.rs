@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env};
+use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env, text as lenient};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
@@ -240,42 +240,57 @@ struct ResponseUsage {
     output_tokens: u64,
 }
 
-/// An output item, as far as the loop reads it (flat: a reasoning item is kept as it came,
-/// which a tagged enum's buffer could not).
+/// An output item's type. Only a `message`'s and a `function_call`'s other fields are read:
+/// items the loop does not use (a tool search, a shell call, items added later) may hold
+/// anything.
+#[derive(Deserialize)]
+struct ItemKind {
+    #[serde(rename = "type", default, deserialize_with = "lenient")]
+    kind: String,
+}
+
+/// A `message` or `function_call` item, as far as the loop reads it.
 #[derive(Deserialize)]
 struct OutputItem {
-    #[serde(rename = "type")]
-    kind: String,
     #[serde(default)]
     content: Vec<ContentPart>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     call_id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     arguments: String,
 }
 
 #[derive(Deserialize)]
 struct ContentPart {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", default, deserialize_with = "lenient")]
     kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     text: String,
 }
 
-fn read_item(item: &RawValue) -> Result<OutputItem, ProviderError> {
-    serde_json::from_str(item.get()).map_err(|error| ProviderError::Malformed {
+/// What the loop reads of an item: its type, and for a message or a call, the item.
+fn read_item(item: &RawValue) -> Result<(String, Option<OutputItem>), ProviderError> {
+    let not_expected = |error: serde_json::Error| ProviderError::Malformed {
         message: format!("an output item is not the expected JSON: {error}"),
         source: Some(error),
-    })
+    };
+    let ItemKind { kind } = serde_json::from_str(item.get()).map_err(not_expected)?;
+    let read = match kind.as_str() {
+        "message" | "function_call" => {
+            Some(serde_json::from_str(item.get()).map_err(not_expected)?)
+        }
+        _ => None,
+    };
+    Ok((kind, read))
 }
 
 /// The reasoning items among `output`, as state carried to the next request.
 fn carried(output: &[Box<RawValue>]) -> Result<Option<Carried>, ProviderError> {
     let mut reasoning = Vec::new();
     for item in output {
-        if read_item(item)?.kind == "reasoning" {
+        if read_item(item)?.0 == "reasoning" {
             reasoning.push(item.as_ref());
         }
     }
@@ -314,8 +329,10 @@ pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderErr
     let mut content = String::new();
     let mut calls = Vec::new();
     for item in &response.output {
-        let item = read_item(item)?;
-        match item.kind.as_str() {
+        let (kind, Some(item)) = read_item(item)? else {
+            continue;
+        };
+        match kind.as_str() {
             "message" => {
                 for part in item
                     .content
@@ -338,13 +355,14 @@ pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderErr
 /// One streamed event, as far as the loop reads it.
 #[derive(Deserialize)]
 struct Event {
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type", default, deserialize_with = "lenient")]
     kind: String,
     #[serde(default)]
     output_index: u64,
     #[serde(default)]
     item: Option<Box<RawValue>>,
-    #[serde(default)]
+    /// Text for the deltas the loop reads; other events' deltas may be objects.
+    #[serde(default, deserialize_with = "lenient")]
     delta: String,
     #[serde(default)]
     response: Option<Response>,
@@ -390,8 +408,9 @@ impl Decoder for EventDecoder {
                 let Some(item) = event.item else {
                     return Ok(Read::More);
                 };
-                let item = read_item(&item)?;
-                if item.kind == "function_call" {
+                if let (kind, Some(item)) = read_item(&item)?
+                    && kind == "function_call"
+                {
                     let index = self.calls.len();
                     self.calls.push(event.output_index);
                     out.push_back(Delta::CallStarted {

@@ -548,3 +548,232 @@ fn what_follows_an_answers_end_marker_is_never_read() {
         }
     }
 }
+
+/// An Anthropic answer of these content blocks, whole and as the stream the API writes: text in
+/// deltas (citations as `citations_delta`), a server tool's input in `input_json_delta`s as a
+/// call's, a server tool's result whole in its start.
+fn anthropic_answer(blocks: &[serde_json::Value]) -> (Vec<u8>, Vec<u8>) {
+    let whole = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+        "content": blocks, "stop_reason": "end_turn",
+        "usage": {"input_tokens": 40, "output_tokens": 9,
+                  "server_tool_use": {"web_search_requests": 1}}});
+    let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_1",
+        "type": "message", "role": "assistant", "model": "m", "content": [],
+        "usage": {"input_tokens": 40, "output_tokens": 1}}})];
+    for (index, block) in blocks.iter().enumerate() {
+        let kind = block["type"].as_str().unwrap();
+        match kind {
+            "text" => {
+                events.push(json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "text", "text": ""}}));
+                for citation in block["citations"].as_array().into_iter().flatten() {
+                    events.push(json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "citations_delta", "citation": citation}}));
+                }
+                let text = block["text"].as_str().unwrap();
+                let middle = text
+                    .char_indices()
+                    .nth(text.chars().count() / 2)
+                    .map_or(0, |(at, _)| at);
+                for piece in [&text[..middle], &text[middle..]] {
+                    events.push(json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "text_delta", "text": piece}}));
+                }
+            }
+            "server_tool_use" | "mcp_tool_use" | "tool_use" => {
+                let mut start = block.clone();
+                start["input"] = json!({});
+                events.push(json!({"type": "content_block_start", "index": index,
+                    "content_block": start}));
+                let input = block["input"].to_string();
+                for piece in [&input[..input.len() / 2], &input[input.len() / 2..]] {
+                    events.push(json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": piece}}));
+                }
+            }
+            _ => events.push(json!({"type": "content_block_start", "index": index,
+                "content_block": block})),
+        }
+        events.push(json!({"type": "content_block_stop", "index": index}));
+    }
+    events.push(
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+        "usage": {"output_tokens": 9, "server_tool_use": {"web_search_requests": 1}}}),
+    );
+    events.push(json!({"type": "message_stop"}));
+    let stream = named_events(&events);
+    (whole.to_string().into_bytes(), stream.into_bytes())
+}
+
+#[test]
+fn anthropic_server_tool_blocks_are_skipped_alike_streamed_and_whole() {
+    let weather = json!({"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+        "input": {"city": "Paris"}});
+    let answers = [
+        // Web search: the search, its results, and text citing them.
+        vec![
+            json!({"type": "text", "text": "I'll search for when Claude Shannon was born."}),
+            json!({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search",
+                "input": {"query": "claude shannon birth date"}}),
+            json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
+                {"type": "web_search_result", "url": "https://en.wikipedia.org/wiki/Claude_Shannon",
+                 "title": "Claude Shannon - Wikipedia", "encrypted_content": "EqgfCioIARgBIiQ3",
+                 "page_age": "April 30, 2025"}]}),
+            json!({"type": "text", "text": "Based on the search results, "}),
+            json!({"type": "text", "text": "Claude Shannon was born on April 30, 1916",
+                "citations": [{"type": "web_search_result_location",
+                    "url": "https://en.wikipedia.org/wiki/Claude_Shannon",
+                    "title": "Claude Shannon - Wikipedia", "encrypted_index": "Eo8BCioIAhgB",
+                    "cited_text": "Claude Elwood Shannon (April 30, 1916 – February 24, 2001)"}]}),
+        ],
+        // Web fetch, its document whole in the result.
+        vec![
+            json!({"type": "server_tool_use", "id": "srvtoolu_02", "name": "web_fetch",
+                "input": {"url": "https://example.com/article"}}),
+            json!({"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_02", "content": {
+                "type": "web_fetch_result", "url": "https://example.com/article",
+                "content": {"type": "document", "source": {"type": "text",
+                    "media_type": "text/plain", "data": "Full text"}, "title": "Article",
+                    "citations": {"enabled": true}},
+                "retrieved_at": "2025-08-25T10:30:00Z"}}),
+            json!({"type": "text", "text": "The article says so."}),
+            weather.clone(),
+        ],
+        // Code execution, then a call of ours.
+        vec![
+            json!({"type": "server_tool_use", "id": "srvtoolu_03", "name": "bash_code_execution",
+                "input": {"command": "python -c 'print(2**10)'"}}),
+            json!({"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_03",
+                "content": {"type": "bash_code_execution_result", "stdout": "1024\n",
+                    "stderr": "", "return_code": 0, "content": []}}),
+            json!({"type": "text", "text": "2**10 is 1024."}),
+            weather.clone(),
+        ],
+        // The MCP connector: a remote server's tool, its result's text blocks.
+        vec![
+            json!({"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo",
+                "server_name": "example-mcp", "input": {"param1": "value1"}}),
+            json!({"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": false,
+                "content": [{"type": "text", "text": "value1"}]}),
+            json!({"type": "text", "text": "It echoed value1."}),
+        ],
+    ];
+    for blocks in answers {
+        let (whole_bytes, stream) = anthropic_answer(&blocks);
+        let whole_turn = whole(Wire::Anthropic, &whole_bytes).unwrap();
+        let texts: Vec<&str> = blocks
+            .iter()
+            .filter(|block| block["type"] == "text")
+            .map(|block| block["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(whole_turn.content, texts.join("\n"));
+        let ours: Vec<ToolCall> = blocks
+            .iter()
+            .filter(|block| block["type"] == "tool_use")
+            .map(|_| ToolCall::new("toolu_1", "get_weather", r#"{"city":"Paris"}"#))
+            .collect();
+        assert_eq!(whole_turn.tool_calls, ours);
+        for cuts in [vec![], (0..stream.len()).step_by(11).collect()] {
+            assert_eq!(
+                assembled(Wire::Anthropic, cut(&stream, &cuts), usize::MAX).unwrap(),
+                whole_turn
+            );
+        }
+    }
+}
+
+#[test]
+fn anthropic_input_for_a_block_never_started_is_still_refused() {
+    let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n\
+                  event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{}\"}}\n\n";
+    assert_eq!(
+        assembled(Wire::Anthropic, cut(stream.as_bytes(), &[]), usize::MAX)
+            .unwrap_err()
+            .to_string(),
+        "the provider's answer is unusable: the stream sends input for block 3, which has not \
+         started"
+    );
+}
+
+#[test]
+fn responses_items_the_loop_does_not_use_are_skipped_alike_streamed_and_whole() {
+    let items = [
+        json!({"type": "tool_search_call", "id": "ts_1", "call_id": null,
+            "arguments": {"query": "weather tools"}, "status": "completed"}),
+        json!({"type": "tool_search_output", "id": "tso_1", "call_id": null,
+            "tools": [{"type": "function", "name": "get_weather"}], "status": "completed"}),
+        json!({"type": "shell_call", "id": "sh_1", "call_id": "call_sh",
+            "action": {"commands": ["ls -la"], "timeout_ms": 120_000}, "status": "completed"}),
+        json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "Checking.", "annotations": []}]}),
+        json!({"type": "function_call", "id": "fc_1", "call_id": "call_1",
+            "name": "get_weather", "arguments": "{\"city\":\"Paris\"}", "status": "completed"}),
+    ];
+    let response = json!({"id": "resp_1", "object": "response", "status": "completed",
+        "output": items, "usage": {"input_tokens": 30, "output_tokens": 12}});
+    let whole_turn = whole(Wire::OpenAiResponses, response.to_string().as_bytes()).unwrap();
+    assert_eq!(
+        whole_turn,
+        ProviderResponse::new(
+            "Checking.",
+            vec![ToolCall::new(
+                "call_1",
+                "get_weather",
+                r#"{"city":"Paris"}"#
+            )],
+            Usage::new(30, 12)
+        )
+    );
+    let mut events = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let mut added = item.clone();
+        if item["type"] == "message" {
+            added["content"] = json!([]);
+        }
+        if item["type"] == "function_call" {
+            added["arguments"] = json!("");
+        }
+        events.push(
+            json!({"type": "response.output_item.added", "output_index": index,
+            "item": added}),
+        );
+        match item["type"].as_str().unwrap() {
+            "shell_call" => events.push(json!({"type": "response.shell_call_command.delta",
+                "output_index": index, "delta": {"commands": ["ls -la"]}})),
+            "tool_search_call" => events
+                .push(json!({"type": "response.tool_search_call.arguments.delta",
+                "output_index": index, "call_id": null, "delta": {"query": "weather tools"}})),
+            "message" => events.push(json!({"type": "response.output_text.delta",
+                "output_index": index, "content_index": 0, "delta": "Checking."})),
+            "function_call" => events
+                .push(json!({"type": "response.function_call_arguments.delta",
+                "output_index": index, "delta": "{\"city\":\"Paris\"}"})),
+            _ => {}
+        }
+        events.push(
+            json!({"type": "response.output_item.done", "output_index": index,
+            "item": item}),
+        );
+    }
+    events.push(json!({"type": "response.completed", "response": response}));
+    let stream = named_events(&events);
+    assert_eq!(
+        assembled(
+            Wire::OpenAiResponses,
+            cut(stream.as_bytes(), &[]),
+            usize::MAX
+        )
+        .unwrap(),
+        whole_turn
+    );
+}
+
+/// Events as a stream whose every event is named by its data's `type`.
+fn named_events(events: &[serde_json::Value]) -> String {
+    use std::fmt::Write as _;
+    events.iter().fold(String::new(), |mut stream, event| {
+        let name = event["type"].as_str().unwrap();
+        write!(stream, "event: {name}\ndata: {event}\n\n").unwrap();
+        stream
+    })
+}
