@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::http::{
-    HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env, text as lenient,
+    ApiKey, HttpClient, HttpOptions, arguments_value, decode, endpoint, text as lenient,
 };
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
@@ -24,29 +24,48 @@ pub const ANTHROPIC_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 /// The API version sent.
 const API_VERSION: &str = "2023-06-01";
 
-/// A Messages provider. The key comes from `ANTHROPIC_API_KEY` and never appears in `Debug`,
-/// logs or traces.
+/// A Messages provider. Its key goes in `x-api-key` and never appears in `Debug`, logs or
+/// traces.
+///
+/// ```
+/// use toolkit::provider::{ANTHROPIC_BASE_URL, AnthropicProvider, ApiKey, HttpOptions};
+///
+/// # let key_from_your_vault = "sk-ant-0123456789";
+/// let provider =
+///     AnthropicProvider::new(ANTHROPIC_BASE_URL, "claude-sonnet-4-5", HttpOptions::default())?
+///         .with_key(ApiKey::new(key_from_your_vault))?;
+/// # Ok::<(), toolkit::provider::ProviderError>(())
+/// ```
+#[derive(Debug)]
 pub struct AnthropicProvider {
-    http: HttpClient,
     endpoint: reqwest::Url,
     model: String,
-    key: String,
-}
-
-impl std::fmt::Debug for AnthropicProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicProvider")
-            .field("endpoint", &self.endpoint.as_str())
-            .field("model", &self.model)
-            .field("key", &"<redacted>")
-            .finish_non_exhaustive()
-    }
+    http: HttpClient,
 }
 
 impl AnthropicProvider {
-    /// A provider for `base_url` and a default model; the key must be set in the environment.
-    /// A missing key, or a `base_url` that is not an `http` or `https` URL, is a
-    /// [`ProviderError::Configuration`] here, before any request.
+    /// A provider for `base_url` (such as [`ANTHROPIC_BASE_URL`]) and a default model, sending
+    /// no key until [`with_key`](Self::with_key) gives one (a local server or a gateway that
+    /// adds it needs none). A `base_url` that is not an `http` or `https` URL, or a header of
+    /// `options` that HTTP does not allow, is a [`ProviderError::Configuration`] here, before
+    /// any request.
+    pub fn new(base_url: &str, model: &str, options: HttpOptions) -> Result<Self, ProviderError> {
+        Ok(Self {
+            endpoint: endpoint(base_url, "/v1/messages")?,
+            model: model.to_owned(),
+            http: HttpClient::new(options, &[("anthropic-version", API_VERSION)])?,
+        })
+    }
+
+    /// The same provider sending `key` in `x-api-key`. A key with a character HTTP does not
+    /// allow in a header is a [`ProviderError::Configuration`].
+    pub fn with_key(mut self, key: impl Into<ApiKey>) -> Result<Self, ProviderError> {
+        self.http.set_key("x-api-key", "", &key.into())?;
+        Ok(self)
+    }
+
+    /// [`new`](Self::new) with the key from `ANTHROPIC_API_KEY`, which must be set: unset, it
+    /// is a [`ProviderError::Configuration`].
     pub fn from_env(
         base_url: &str,
         model: &str,
@@ -62,14 +81,9 @@ impl AnthropicProvider {
         model: &str,
         options: HttpOptions,
     ) -> Result<Self, ProviderError> {
-        let key = key_from_env(variable)
+        let key = ApiKey::from_env(variable)
             .ok_or_else(|| ProviderError::Configuration(format!("{variable} is not set")))?;
-        Ok(Self {
-            http: HttpClient::new(options)?,
-            endpoint: endpoint(base_url, "/v1/messages")?,
-            model: model.to_owned(),
-            key,
-        })
+        Self::new(base_url, model, options)?.with_key(key)
     }
 
     /// The exact bytes this provider POSTs for `request`, serialised straight from borrowed
@@ -153,13 +167,6 @@ impl AnthropicProvider {
             stream,
         };
         super::serialise_body(&body, request, &body.tools)
-    }
-
-    fn headers(&self) -> [(&'static str, String); 2] {
-        [
-            ("x-api-key", self.key.clone()),
-            ("anthropic-version", API_VERSION.to_owned()),
-        ]
     }
 }
 
@@ -279,21 +286,14 @@ impl Provider for AnthropicProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let bytes = self
-                .http
-                .post_for_bytes(&self.endpoint, &self.headers(), body?)
-                .await?;
+            let bytes = self.http.post_for_bytes(&self.endpoint, body?).await?;
             whole_answer(&bytes)
         })
     }
 
     fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
         let body = self.stream_request_body(&request);
-        let answer = async move {
-            self.http
-                .post_stream(&self.endpoint, &self.headers(), body?)
-                .await
-        };
+        let answer = async move { self.http.post_stream(&self.endpoint, body?).await };
         streamed::<EventDecoder>(answer, whole_answer)
     }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, arguments_value, decode, endpoint, key_from_env};
+use super::http::{ApiKey, HttpClient, HttpOptions, arguments_value, decode, endpoint};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Assembler, Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
@@ -23,35 +23,54 @@ pub const GEMINI_KEY_VARIABLE: &str = "GEMINI_API_KEY";
 /// The name of this wire, on the state it carries between turns.
 const WIRE: &str = "gemini";
 
-/// A Gemini provider. The key comes from `GEMINI_API_KEY`, goes in the `x-goog-api-key`
-/// header (never in the URL), and never appears in `Debug`, logs or traces.
+/// A Gemini provider. Its key goes in the `x-goog-api-key` header (never in the URL), and
+/// never appears in `Debug`, logs or traces.
 ///
 /// Tools are declared with [`ToolSpec::gemini`](crate::ToolSpec::gemini)'s rewrite of their
 /// schema; a tool Gemini cannot declare is refused before anything is sent. The thought
 /// signatures Gemini puts on a turn's parts go back with that turn, on the same parts, as
 /// Gemini asks; a call's `id` goes back only when Gemini gave it.
+///
+/// ```
+/// use toolkit::provider::{ApiKey, GEMINI_BASE_URL, GeminiProvider, HttpOptions};
+///
+/// # let key_from_your_config = "AIza0123456789";
+/// let provider = GeminiProvider::new(GEMINI_BASE_URL, "gemini-2.5-flash", HttpOptions::default())?
+///     .with_key(ApiKey::new(key_from_your_config))?;
+/// # Ok::<(), toolkit::provider::ProviderError>(())
+/// ```
+#[derive(Debug)]
 pub struct GeminiProvider {
-    http: HttpClient,
     base_url: String,
     model: String,
-    key: String,
-}
-
-impl std::fmt::Debug for GeminiProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GeminiProvider")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("key", &"<redacted>")
-            .finish_non_exhaustive()
-    }
+    http: HttpClient,
 }
 
 impl GeminiProvider {
     /// A provider for `base_url` (such as [`GEMINI_BASE_URL`]) and a default model (such as
-    /// `gemini-2.5-flash`); the key must be set in the environment. A missing key, a
-    /// `base_url` that is not an `http` or `https` URL, or a model name that is not one, is a
-    /// [`ProviderError::Configuration`] here, before any request.
+    /// `gemini-2.5-flash`), sending no key until [`with_key`](Self::with_key) gives one. A
+    /// `base_url` that is not an `http` or `https` URL, a model name that is not one, or a
+    /// header of `options` that HTTP does not allow, is a [`ProviderError::Configuration`]
+    /// here, before any request.
+    pub fn new(base_url: &str, model: &str, options: HttpOptions) -> Result<Self, ProviderError> {
+        let provider = Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            model: model.to_owned(),
+            http: HttpClient::new(options, &[])?,
+        };
+        provider.endpoint(model, false)?;
+        Ok(provider)
+    }
+
+    /// The same provider sending `key` in `x-goog-api-key`. A key with a character HTTP does
+    /// not allow in a header is a [`ProviderError::Configuration`].
+    pub fn with_key(mut self, key: impl Into<ApiKey>) -> Result<Self, ProviderError> {
+        self.http.set_key("x-goog-api-key", "", &key.into())?;
+        Ok(self)
+    }
+
+    /// [`new`](Self::new) with the key from `GEMINI_API_KEY`, which must be set: unset, it is
+    /// a [`ProviderError::Configuration`].
     pub fn from_env(
         base_url: &str,
         model: &str,
@@ -67,16 +86,9 @@ impl GeminiProvider {
         model: &str,
         options: HttpOptions,
     ) -> Result<Self, ProviderError> {
-        let key = key_from_env(variable)
+        let key = ApiKey::from_env(variable)
             .ok_or_else(|| ProviderError::Configuration(format!("{variable} is not set")))?;
-        let provider = Self {
-            http: HttpClient::new(options)?,
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            model: model.to_owned(),
-            key,
-        };
-        provider.endpoint(model, false)?;
-        Ok(provider)
+        Self::new(base_url, model, options)?.with_key(key)
     }
 
     /// Where a request for `model` goes. A model's name goes into the path, so only names of
@@ -200,10 +212,6 @@ impl GeminiProvider {
                 .map(|temperature| GenerationConfig { temperature }),
         };
         super::serialise_body(&body, request, &declarations)
-    }
-
-    fn headers(&self) -> [(&'static str, String); 1] {
-        [("x-goog-api-key", self.key.clone())]
     }
 
     fn model<'a>(&'a self, request: &ProviderRequest<'a>) -> &'a str {
@@ -532,10 +540,7 @@ impl Provider for GeminiProvider {
             .and_then(|url| Ok((url, self.request_body(&request)?)));
         Box::pin(async move {
             let (url, body) = prepared?;
-            let bytes = self
-                .http
-                .post_for_bytes(&url, &self.headers(), body)
-                .await?;
+            let bytes = self.http.post_for_bytes(&url, body).await?;
             whole_answer(&bytes)
         })
     }
@@ -546,7 +551,7 @@ impl Provider for GeminiProvider {
             .and_then(|url| Ok((url, self.request_body(&request)?)));
         let answer = async move {
             let (url, body) = prepared?;
-            self.http.post_stream(&url, &self.headers(), body).await
+            self.http.post_stream(&url, body).await
         };
         streamed::<ChunkDecoder>(answer, whole_answer)
     }

@@ -1,12 +1,105 @@
-//! HTTP for providers: timeouts, a size cap on answers, and retries with backoff on 429 and 5xx
-//! that honour `Retry-After`.
+//! HTTP for providers: keys given as values, extra headers and query parameters, the caller's
+//! own client, timeouts, a size cap on answers, and retries with backoff on 429 and 5xx that
+//! honour `Retry-After`.
 
 use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::ProviderError;
 use super::sse::Answer;
 
-/// How provider HTTP calls behave.
+/// An API key, given as a value: read from the program's own configuration, a vault or a
+/// per-tenant table (see [`ApiKey::from_env`] for the environment). Its `Debug` and `Display`
+/// show `<redacted>`, never the key, and it goes only into the header its provider sends it in.
+///
+/// ```
+/// use toolkit::provider::ApiKey;
+///
+/// let key = ApiKey::new("sk-proj-0123456789");
+/// assert_eq!(format!("{key} {key:?}"), "<redacted> ApiKey(<redacted>)");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// The key `key`.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key in the environment variable `variable`; `None` when it is unset or blank.
+    pub fn from_env(variable: &str) -> Option<Self> {
+        std::env::var(variable)
+            .ok()
+            .filter(|key| !key.trim().is_empty())
+            .map(Self)
+    }
+
+    /// The key itself, for the header it goes in.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+impl std::fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl From<String> for ApiKey {
+    fn from(key: String) -> Self {
+        Self(key)
+    }
+}
+
+impl From<&str> for ApiKey {
+    fn from(key: &str) -> Self {
+        Self(key.to_owned())
+    }
+}
+
+/// A header the caller adds to every request.
+#[derive(Clone, Debug)]
+struct ExtraHeader {
+    name: String,
+    value: HeaderText,
+}
+
+#[derive(Clone, Debug)]
+enum HeaderText {
+    Plain(String),
+    /// A key: never shown, marked sensitive for the HTTP client.
+    Secret(ApiKey),
+}
+
+/// How provider HTTP calls behave, and what every request carries besides the provider's own
+/// headers: headers and query parameters of the caller's (Azure OpenAI's `api-key` and
+/// `api-version`, OpenAI's organization and project, OpenRouter's attribution), through the
+/// caller's own [`reqwest::Client`] if it gives one (a proxy, private roots).
+///
+/// ```
+/// use toolkit::provider::{ApiKey, HttpOptions, OpenAiProvider};
+///
+/// // Azure OpenAI: the deployment in the URL, the key in `api-key`, the API's version asked for.
+/// let key = ApiKey::new("0123456789abcdef0123456789abcdef");
+/// let options = HttpOptions::default()
+///     .with_secret_header("api-key", key)
+///     .with_query("api-version", "2024-10-21");
+/// let azure = OpenAiProvider::new(
+///     "https://my-resource.openai.azure.com/openai/deployments/gpt-4o",
+///     "gpt-4o",
+///     options,
+/// )?;
+/// # Ok::<(), toolkit::provider::ProviderError>(())
+/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -23,6 +116,9 @@ pub struct HttpOptions {
     /// Longest line of a streamed answer, in bytes: one event's data line carries one JSON
     /// document, and a line past this ends the stream with an error.
     pub max_line_bytes: usize,
+    headers: Vec<ExtraHeader>,
+    query: Vec<(String, String)>,
+    client: Option<reqwest::Client>,
 }
 
 impl Default for HttpOptions {
@@ -34,6 +130,9 @@ impl Default for HttpOptions {
             max_backoff: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
             max_line_bytes: 4 * 1024 * 1024,
+            headers: Vec::new(),
+            query: Vec::new(),
+            client: None,
         }
     }
 }
@@ -80,23 +179,130 @@ impl HttpOptions {
         self.max_line_bytes = max_line_bytes;
         self
     }
+
+    /// The same options with a header sent on every request (`OpenAI-Organization`,
+    /// OpenRouter's `HTTP-Referer`). A header of the same name as one the provider sets (its
+    /// key's among them) replaces it; a name or value HTTP does not allow is a
+    /// [`ProviderError::Configuration`] when the provider is made. Its value is masked in error
+    /// bodies like a key's.
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push(ExtraHeader {
+            name: name.into(),
+            value: HeaderText::Plain(value.into()),
+        });
+        self
+    }
+
+    /// The same options with a header whose value is a key (Azure OpenAI's `api-key`): sent
+    /// as [`with_header`](Self::with_header) sends one, and never shown.
+    #[must_use]
+    pub fn with_secret_header(mut self, name: impl Into<String>, key: ApiKey) -> Self {
+        self.headers.push(ExtraHeader {
+            name: name.into(),
+            value: HeaderText::Secret(key),
+        });
+        self
+    }
+
+    /// The same options with a query parameter added to every request's URL (Azure OpenAI's
+    /// `api-version`).
+    #[must_use]
+    pub fn with_query(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.query.push((name.into(), value.into()));
+        self
+    }
+
+    /// The same options sending requests through `client`, built by the caller (a proxy,
+    /// private root certificates, its own connection pool). The options' timeout still bounds
+    /// each attempt.
+    #[must_use]
+    pub fn with_client(mut self, client: reqwest::Client) -> Self {
+        self.client = Some(client);
+        self
+    }
 }
 
-/// A client bound to its options.
+/// A client bound to its options and to the headers every request of its provider carries.
 pub(crate) struct HttpClient {
     client: reqwest::Client,
     options: HttpOptions,
+    /// The provider's own headers, its key's among them.
+    own: HeaderMap,
+    /// The caller's, which replace the provider's of the same name.
+    extra: HeaderMap,
+}
+
+impl std::fmt::Debug for HttpClient {
+    /// Header names only: values may be keys.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fn names(map: &HeaderMap) -> Vec<&str> {
+            map.keys().map(HeaderName::as_str).collect()
+        }
+        f.debug_struct("HttpClient")
+            .field("headers", &names(&self.own))
+            .field("extra_headers", &names(&self.extra))
+            .field("query", &self.options.query)
+            .finish_non_exhaustive()
+    }
 }
 
 impl HttpClient {
-    pub(crate) fn new(options: HttpOptions) -> Result<Self, ProviderError> {
-        let client = reqwest::Client::builder()
-            .timeout(options.timeout)
-            .build()
-            .map_err(|error| {
+    /// A client sending `own` (the provider's fixed headers) and the options' headers.
+    pub(crate) fn new(
+        options: HttpOptions,
+        own: &[(&'static str, &str)],
+    ) -> Result<Self, ProviderError> {
+        let client = match &options.client {
+            Some(client) => client.clone(),
+            None => reqwest::Client::builder().build().map_err(|error| {
                 ProviderError::Configuration(format!("cannot build the HTTP client: {error}"))
-            })?;
-        Ok(Self { client, options })
+            })?,
+        };
+        let mut extra = HeaderMap::new();
+        for header in &options.headers {
+            let (text, secret) = match &header.value {
+                HeaderText::Plain(text) => (text.as_str(), false),
+                HeaderText::Secret(key) => (key.expose(), true),
+            };
+            let (name, value) = header_of(&header.name, text, secret)?;
+            extra.insert(name, value);
+        }
+        let mut http = Self {
+            client,
+            options,
+            own: HeaderMap::new(),
+            extra,
+        };
+        for (name, value) in own {
+            http.set(name, value, false)?;
+        }
+        Ok(http)
+    }
+
+    /// Sends `key` in the header `name` on every request (unless the caller's headers replace
+    /// it). A key HTTP does not allow in a header is a [`ProviderError::Configuration`].
+    pub(crate) fn set_key(
+        &mut self,
+        name: &'static str,
+        prefix: &str,
+        key: &ApiKey,
+    ) -> Result<(), ProviderError> {
+        self.set(name, &format!("{prefix}{}", key.expose()), true)
+    }
+
+    fn set(&mut self, name: &'static str, value: &str, secret: bool) -> Result<(), ProviderError> {
+        let (name, value) = header_of(name, value, secret)?;
+        self.own.insert(name, value);
+        Ok(())
+    }
+
+    /// Every header value sent, as text: what an error body must not show.
+    fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.own
+            .values()
+            .chain(self.extra.values())
+            .filter_map(|value| value.to_str().ok())
     }
 
     /// POSTs a JSON body and reads the whole answer, retrying what is worth retrying. Header
@@ -104,10 +310,9 @@ impl HttpClient {
     pub(crate) async fn post_for_bytes(
         &self,
         url: &reqwest::Url,
-        headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<bytes::Bytes, ProviderError> {
-        let response = self.post(url, headers, body).await?;
+        let response = self.post(url, body).await?;
         self.read_capped(response).await
     }
 
@@ -118,10 +323,9 @@ impl HttpClient {
     pub(crate) async fn post_stream(
         &self,
         url: &reqwest::Url,
-        headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<Answer, ProviderError> {
-        let response = self.post(url, headers, body).await?;
+        let response = self.post(url, body).await?;
         let streamed = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -143,21 +347,24 @@ impl HttpClient {
     async fn post(
         &self,
         url: &reqwest::Url,
-        headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<reqwest::Response, ProviderError> {
         // Shared by every attempt without a copy.
         let body = bytes::Bytes::from(body);
+        let mut url = url.clone();
+        if !self.options.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(&self.options.query);
+        }
         let mut attempt = 0;
         loop {
-            let mut request = self
+            let request = self
                 .client
                 .post(url.clone())
+                .timeout(self.options.timeout)
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .headers(self.own.clone())
+                .headers(self.extra.clone())
                 .body(body.clone());
-            for (name, value) in headers {
-                request = request.header(*name, value);
-            }
             let wait = match request.send().await {
                 Ok(response) => {
                     let status = response.status();
@@ -169,7 +376,7 @@ impl HttpClient {
                     let body = self.read_capped(response).await.unwrap_or_default();
                     let error = ProviderError::Status {
                         status: status.as_u16(),
-                        body: redacted(&String::from_utf8_lossy(&body), headers)
+                        body: redacted(&String::from_utf8_lossy(&body), self.secrets())
                             .chars()
                             .take(500)
                             .collect(),
@@ -256,17 +463,31 @@ pub(crate) fn text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<
     }
 }
 
+/// A header of this name and value, refused with the name (never the value) when HTTP does not
+/// allow it; a secret one is marked sensitive for the HTTP client.
+fn header_of(
+    name: &str,
+    value: &str,
+    secret: bool,
+) -> Result<(HeaderName, HeaderValue), ProviderError> {
+    let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        ProviderError::Configuration(format!("{name:?} is not an HTTP header name"))
+    })?;
+    let mut value = HeaderValue::from_str(value).map_err(|_| {
+        ProviderError::Configuration(format!(
+            "the value of the header {name} is not one HTTP allows (a line break or a control \
+             character)"
+        ))
+    })?;
+    value.set_sensitive(secret);
+    Ok((name, value))
+}
+
 /// An error body with every header value (keys among them) masked: a server that echoes the
 /// key it refused must not put it into a trace.
-fn redacted(body: &str, headers: &[(&'static str, String)]) -> String {
+fn redacted<'a>(body: &str, headers: impl Iterator<Item = &'a str>) -> String {
     headers
-        .iter()
-        .flat_map(|(_, value)| {
-            [
-                value.as_str(),
-                value.strip_prefix("Bearer ").unwrap_or(value),
-            ]
-        })
+        .flat_map(|value| [value, value.strip_prefix("Bearer ").unwrap_or(value)])
         .filter(|secret| secret.len() >= 8)
         .fold(body.to_owned(), |body, secret| {
             body.replace(secret, "[REDACTED]")
@@ -296,13 +517,6 @@ pub(crate) fn arguments_value(arguments: &str) -> serde_json::Value {
     }
     serde_json::from_str(arguments)
         .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
-}
-
-/// Reads an API key from the environment; `None` when unset or empty.
-pub(crate) fn key_from_env(variable: &str) -> Option<String> {
-    std::env::var(variable)
-        .ok()
-        .filter(|key| !key.trim().is_empty())
 }
 
 /// The URL a provider posts to: `base_url` without its trailing slashes, then `path`. Parsed

@@ -37,7 +37,7 @@ pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_KEY_VARIABLE, AnthropicProvide
 pub use gemini::{GEMINI_BASE_URL, GEMINI_KEY_VARIABLE, GeminiProvider};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use http::HttpOptions;
+pub use http::{ApiKey, HttpOptions};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OPENAI_BASE_URL, OPENAI_KEY_VARIABLE, OpenAiProvider};

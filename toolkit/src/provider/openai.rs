@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 
 use std::collections::VecDeque;
 
-use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env};
+use super::http::{ApiKey, HttpClient, HttpOptions, decode, endpoint};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
@@ -19,29 +19,47 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// The environment variable holding the key.
 pub const OPENAI_KEY_VARIABLE: &str = "OPENAI_API_KEY";
 
-/// A Chat Completions provider. The key comes from `OPENAI_API_KEY` (optional: local servers
-/// need none) and never appears in `Debug`, logs or traces.
+/// A Chat Completions provider. Its key (optional: local servers need none) goes as
+/// `Authorization: Bearer` and never appears in `Debug`, logs or traces.
+///
+/// ```
+/// use toolkit::provider::{ApiKey, HttpOptions, OPENAI_BASE_URL, OpenAiProvider};
+///
+/// # let key_from_your_config = "sk-proj-0123456789";
+/// let provider = OpenAiProvider::new(OPENAI_BASE_URL, "gpt-4.1-mini", HttpOptions::default())?
+///     .with_key(ApiKey::new(key_from_your_config))?;
+/// // A local server (Ollama) needs no key.
+/// let local = OpenAiProvider::new("http://127.0.0.1:11434/v1", "qwen3", HttpOptions::default())?;
+/// # Ok::<(), toolkit::provider::ProviderError>(())
+/// ```
+#[derive(Debug)]
 pub struct OpenAiProvider {
-    http: HttpClient,
     endpoint: reqwest::Url,
     model: String,
-    key: Option<String>,
-}
-
-impl std::fmt::Debug for OpenAiProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiProvider")
-            .field("endpoint", &self.endpoint.as_str())
-            .field("model", &self.model)
-            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
-            .finish_non_exhaustive()
-    }
+    http: HttpClient,
 }
 
 impl OpenAiProvider {
-    /// A provider for `base_url` (such as `http://127.0.0.1:11434/v1` for Ollama) and a default
-    /// model, with the key from the environment. A `base_url` that is not an `http` or `https`
-    /// URL is a [`ProviderError::Configuration`] here, before any request.
+    /// A provider for `base_url` (such as [`OPENAI_BASE_URL`], or `http://127.0.0.1:11434/v1`
+    /// for Ollama) and a default model, sending no key until [`with_key`](Self::with_key)
+    /// gives one. A `base_url` that is not an `http` or `https` URL, or a header of `options`
+    /// that HTTP does not allow, is a [`ProviderError::Configuration`] here, before any request.
+    pub fn new(base_url: &str, model: &str, options: HttpOptions) -> Result<Self, ProviderError> {
+        Ok(Self {
+            endpoint: endpoint(base_url, "/chat/completions")?,
+            model: model.to_owned(),
+            http: HttpClient::new(options, &[])?,
+        })
+    }
+
+    /// The same provider sending `key` as `Authorization: Bearer`. A key with a character
+    /// HTTP does not allow in a header is a [`ProviderError::Configuration`].
+    pub fn with_key(mut self, key: impl Into<ApiKey>) -> Result<Self, ProviderError> {
+        self.http.set_key("authorization", "Bearer ", &key.into())?;
+        Ok(self)
+    }
+
+    /// [`new`](Self::new), with the key from `OPENAI_API_KEY` when it is set.
     pub fn from_env(
         base_url: &str,
         model: &str,
@@ -57,12 +75,11 @@ impl OpenAiProvider {
         model: &str,
         options: HttpOptions,
     ) -> Result<Self, ProviderError> {
-        Ok(Self {
-            http: HttpClient::new(options)?,
-            endpoint: endpoint(base_url, "/chat/completions")?,
-            model: model.to_owned(),
-            key: key_from_env(variable),
-        })
+        let provider = Self::new(base_url, model, options)?;
+        match ApiKey::from_env(variable) {
+            Some(key) => provider.with_key(key),
+            None => Ok(provider),
+        }
     }
 
     /// The exact bytes this provider POSTs for `request`, serialised straight from borrowed
@@ -102,13 +119,6 @@ impl OpenAiProvider {
             }),
         };
         super::serialise_body(&body, request, &body.tools)
-    }
-
-    fn headers(&self) -> Vec<(&'static str, String)> {
-        self.key
-            .iter()
-            .map(|key| ("authorization", format!("Bearer {key}")))
-            .collect()
     }
 }
 
@@ -301,21 +311,14 @@ impl Provider for OpenAiProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let bytes = self
-                .http
-                .post_for_bytes(&self.endpoint, &self.headers(), body?)
-                .await?;
+            let bytes = self.http.post_for_bytes(&self.endpoint, body?).await?;
             whole_answer(&bytes)
         })
     }
 
     fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
         let body = self.stream_request_body(&request);
-        let answer = async move {
-            self.http
-                .post_stream(&self.endpoint, &self.headers(), body?)
-                .await
-        };
+        let answer = async move { self.http.post_stream(&self.endpoint, body?).await };
         streamed::<ChunkDecoder>(answer, whole_answer)
     }
 }

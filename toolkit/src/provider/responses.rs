@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::http::{HttpClient, HttpOptions, decode, endpoint, key_from_env, text as lenient};
+use super::http::{ApiKey, HttpClient, HttpOptions, decode, endpoint, text as lenient};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
 use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
@@ -17,38 +17,46 @@ use crate::wire::{Carried, ChatMessage, ToolCall};
 /// The name of this wire, on the state it carries between turns.
 const WIRE: &str = "openai-responses";
 
-/// A Responses provider. The key comes from `OPENAI_API_KEY` (optional: local servers need
-/// none) and never appears in `Debug`, logs or traces.
+/// A Responses provider. Its key (optional: local servers need none) goes as
+/// `Authorization: Bearer` and never appears in `Debug`, logs or traces; it is built as
+/// [`OpenAiProvider`](super::OpenAiProvider) is.
 ///
 /// The model's reasoning items (from reasoning models) go back to the server with the turn
 /// they came in, before its message and calls, as the API asks. By default the server keeps
 /// the answers it gives (its own default for `store`); [`without_storage`](Self::without_storage)
 /// asks it to keep nothing, and for the reasoning's encrypted content, which then comes back
 /// in each turn instead.
+#[derive(Debug)]
 pub struct OpenAiResponsesProvider {
-    http: HttpClient,
     endpoint: reqwest::Url,
     model: String,
-    key: Option<String>,
     store: bool,
-}
-
-impl std::fmt::Debug for OpenAiResponsesProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiResponsesProvider")
-            .field("endpoint", &self.endpoint.as_str())
-            .field("model", &self.model)
-            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
-            .field("store", &self.store)
-            .finish_non_exhaustive()
-    }
+    http: HttpClient,
 }
 
 impl OpenAiResponsesProvider {
     /// A provider for `base_url` (such as [`OPENAI_BASE_URL`](super::OPENAI_BASE_URL), or
-    /// `http://127.0.0.1:11434/v1` for Ollama) and a default model, with the key from
-    /// `OPENAI_API_KEY`. A `base_url` that is not an `http` or `https` URL is a
+    /// `http://127.0.0.1:11434/v1` for Ollama) and a default model, sending no key until
+    /// [`with_key`](Self::with_key) gives one. A `base_url` that is not an `http` or `https`
+    /// URL, or a header of `options` that HTTP does not allow, is a
     /// [`ProviderError::Configuration`] here, before any request.
+    pub fn new(base_url: &str, model: &str, options: HttpOptions) -> Result<Self, ProviderError> {
+        Ok(Self {
+            endpoint: endpoint(base_url, "/responses")?,
+            model: model.to_owned(),
+            store: true,
+            http: HttpClient::new(options, &[])?,
+        })
+    }
+
+    /// The same provider sending `key` as `Authorization: Bearer`. A key with a character
+    /// HTTP does not allow in a header is a [`ProviderError::Configuration`].
+    pub fn with_key(mut self, key: impl Into<ApiKey>) -> Result<Self, ProviderError> {
+        self.http.set_key("authorization", "Bearer ", &key.into())?;
+        Ok(self)
+    }
+
+    /// [`new`](Self::new), with the key from `OPENAI_API_KEY` when it is set.
     pub fn from_env(
         base_url: &str,
         model: &str,
@@ -64,13 +72,11 @@ impl OpenAiResponsesProvider {
         model: &str,
         options: HttpOptions,
     ) -> Result<Self, ProviderError> {
-        Ok(Self {
-            http: HttpClient::new(options)?,
-            endpoint: endpoint(base_url, "/responses")?,
-            model: model.to_owned(),
-            key: key_from_env(variable),
-            store: true,
-        })
+        let provider = Self::new(base_url, model, options)?;
+        match ApiKey::from_env(variable) {
+            Some(key) => provider.with_key(key),
+            None => Ok(provider),
+        }
     }
 
     /// The same provider asking the server to keep nothing (`"store": false`) and to send
@@ -162,13 +168,6 @@ impl OpenAiResponsesProvider {
             },
         };
         super::serialise_body(&body, request, &body.tools)
-    }
-
-    fn headers(&self) -> Vec<(&'static str, String)> {
-        self.key
-            .iter()
-            .map(|key| ("authorization", format!("Bearer {key}")))
-            .collect()
     }
 }
 
@@ -473,21 +472,14 @@ impl Provider for OpenAiResponsesProvider {
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> ProviderFuture<'a> {
         let body = self.request_body(&request);
         Box::pin(async move {
-            let bytes = self
-                .http
-                .post_for_bytes(&self.endpoint, &self.headers(), body?)
-                .await?;
+            let bytes = self.http.post_for_bytes(&self.endpoint, body?).await?;
             whole_answer(&bytes)
         })
     }
 
     fn stream<'a>(&'a self, request: ProviderRequest<'a>) -> DeltaStream<'a> {
         let body = self.stream_request_body(&request);
-        let answer = async move {
-            self.http
-                .post_stream(&self.endpoint, &self.headers(), body?)
-                .await
-        };
+        let answer = async move { self.http.post_stream(&self.endpoint, body?).await };
         streamed::<EventDecoder>(answer, whole_answer)
     }
 }
