@@ -130,7 +130,7 @@ impl Turn {
                                         "input": arguments(call)}));
                 }
                 json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
-                       "content": content, "stop_reason": self.finish(), "stop_sequence": null,
+                       "content": content, "stop_reason": self.anthropic_finish(), "stop_sequence": null,
                        "usage": {"input_tokens": input, "output_tokens": output}})
             }
             Wire::OpenAiResponses => json!({
@@ -259,7 +259,7 @@ impl Turn {
         events.named(
             "message_delta",
             &json!({"type": "message_delta",
-            "delta": {"stop_reason": self.finish(), "stop_sequence": null},
+            "delta": {"stop_reason": self.anthropic_finish(), "stop_sequence": null},
             "usage": {"output_tokens": output}}),
         );
         events.named("message_stop", &json!({"type": "message_stop"}));
@@ -270,11 +270,21 @@ impl Turn {
         (!self.text.is_empty()).then_some(self.text.as_str())
     }
 
+    /// Chat Completions' `finish_reason`.
     fn finish(&self) -> &'static str {
         if self.calls.is_empty() {
             "stop"
         } else {
             "tool_calls"
+        }
+    }
+
+    /// Anthropic's `stop_reason`.
+    fn anthropic_finish(&self) -> &'static str {
+        if self.calls.is_empty() {
+            "end_turn"
+        } else {
+            "tool_use"
         }
     }
 

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::provider::Usage;
+use crate::provider::{StopReason, Usage};
 use crate::recording::{RunTrace, Termination};
 pub use crate::request::{CancelSignal, RunOptions, RunRequest};
 use crate::seal::TokenError;
@@ -57,6 +57,9 @@ pub struct ToolLoopResult {
     pub messages: Vec<ChatMessage>,
     /// Set when the run waits for approvals.
     pub suspension: Option<Suspension>,
+    /// Why the model's last turn ended (`None` when no turn came in this run: the provider
+    /// failed first, or the run was cancelled, aborted or suspended before asking).
+    pub stop_reason: Option<StopReason>,
 }
 
 /// A run that cannot start or resume.

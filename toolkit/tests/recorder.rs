@@ -188,10 +188,10 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
         assert!(Arc::ptr_eq(one, other), "{one:?}");
     }
 
-    // Then a loop's nineteen events (twelve of its steps, seven of its streamed answers) and
-    // 1 022 more such calls (four events each): 4 111 events, fifteen more than the buffer
-    // holds. The fifteen oldest are lost, counted one by one: the first call's four events
-    // and the loop's first eleven.
+    // Then a loop's twenty-one events (twelve of its steps, nine of its two streamed answers)
+    // and 1 022 more such calls (four events each): 4 113 events, seventeen more than the
+    // buffer holds. The seventeen oldest are lost, counted one by one: the first call's four
+    // events and the loop's first thirteen.
     let buffer = toolkit::limits::EVENT_BUFFER;
     assert_eq!(buffer, 4096);
     let looked = look(&service).await;
@@ -207,11 +207,11 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
     }
     assert_eq!(
         format!("{behind:?}"),
-        format!("Subscription {{ waiting: {}, .. }}", 4 + 19 + 1022 * 4)
+        format!("Subscription {{ waiting: {}, .. }}", 4 + 21 + 1022 * 4)
     );
     match behind.try_recv() {
         Err(tokio::sync::broadcast::error::TryRecvError::Lagged(missed)) => {
-            assert_eq!(missed, 4 + 11, "every event lost, counted one by one");
+            assert_eq!(missed, 4 + 13, "every event lost, counted one by one");
         }
         other => panic!("expected the subscriber to have lagged, got {other:?}"),
     }
@@ -219,16 +219,16 @@ async fn every_subscriber_shares_a_calls_events_and_one_that_falls_behind_is_tol
         .map(|_| name_of(&behind.try_recv().expect("the loop's last events")))
         .collect();
     // The loop's two calls run concurrently: either may finish first.
-    if last_eight[1] == "tool_invoked#3" {
-        last_eight.swap(1, 2);
+    if last_eight[0] == "tool_invoked#3" {
+        last_eight.swap(0, 1);
     }
     assert_eq!(
         last_eight,
         [
-            "step_started#3",
             "tool_invoked#2",
             "tool_invoked#3",
             "step_started#4",
+            "model_delta#4",
             "model_delta#4",
             "model_delta#4",
             "step_finished#4",
@@ -689,7 +689,9 @@ async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
             "step_started#0",
             "step_finished#0",
             "step_started#1",
-            // The model's answer, as it streamed: two calls started, their arguments, usage.
+            // The model's answer, as it streamed: two calls started, their arguments, usage,
+            // why it stopped.
+            "model_delta#1",
             "model_delta#1",
             "model_delta#1",
             "model_delta#1",
@@ -707,6 +709,7 @@ async fn a_resumed_run_numbers_its_steps_on_from_where_it_stopped() {
             "step_started#5",
             "tool_invoked#5",
             "step_started#6",
+            "model_delta#6",
             "model_delta#6",
             "model_delta#6",
             "step_finished#6",

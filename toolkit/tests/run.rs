@@ -375,7 +375,9 @@ async fn events_follow_the_run_live_with_artifacts_on_tool_steps() {
             "step_started",
             "step_finished",
             "step_started",
-            // The answer as it streamed: the call started, its arguments, the usage.
+            // The answer as it streamed: the call started, its arguments, the usage, why it
+            // stopped.
+            "model_delta",
             "model_delta",
             "model_delta",
             "model_delta",
@@ -383,7 +385,8 @@ async fn events_follow_the_run_live_with_artifacts_on_tool_steps() {
             "step_started",
             "tool_invoked",
             "step_started",
-            // The text, the usage.
+            // The text, the usage, why it stopped.
+            "model_delta",
             "model_delta",
             "model_delta",
             "step_finished",

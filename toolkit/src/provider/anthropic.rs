@@ -11,9 +11,11 @@ use super::http::{
 };
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
-use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
+use super::{
+    Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason,
+};
 use crate::provider::Usage;
-use crate::wire::{ChatMessage, ToolCall};
+use crate::wire::{Carried, ChatMessage, ToolCall};
 
 /// The API's own address.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -23,6 +25,12 @@ pub const ANTHROPIC_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 
 /// The API version sent.
 const API_VERSION: &str = "2023-06-01";
+
+/// The name of this wire, on the state it carries between turns.
+const WIRE: &str = "anthropic";
+
+/// The smallest thinking budget Anthropic takes.
+const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// A Messages provider. Its key goes in `x-api-key` and never appears in `Debug`, logs or
 /// traces.
@@ -36,11 +44,30 @@ const API_VERSION: &str = "2023-06-01";
 ///         .with_key(ApiKey::new(key_from_your_vault))?;
 /// # Ok::<(), toolkit::provider::ProviderError>(())
 /// ```
-#[derive(Debug)]
+///
+/// With [`with_thinking`](Self::with_thinking), the model thinks before it answers: what it
+/// thought is the turn's [`thinking`](ProviderResponse::thinking), for people, and its
+/// thinking blocks, signatures included, go back with the turn on the next request (before its
+/// text and calls), as Anthropic requires when a turn that used tools is continued.
 pub struct AnthropicProvider {
     endpoint: reqwest::Url,
     model: String,
+    /// The thinking budget, when thinking is on.
+    thinking: Option<u32>,
     http: HttpClient,
+}
+
+impl std::fmt::Debug for AnthropicProvider {
+    /// The endpoint as text, the model, and the names of the headers sent (never a value: the
+    /// key is one).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicProvider")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("model", &self.model)
+            .field("thinking", &self.thinking)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl AnthropicProvider {
@@ -53,8 +80,25 @@ impl AnthropicProvider {
         Ok(Self {
             endpoint: endpoint(base_url, "/v1/messages")?,
             model: model.to_owned(),
+            thinking: None,
             http: HttpClient::new(options, &[("anthropic-version", API_VERSION)])?,
         })
+    }
+
+    /// The same provider with extended thinking on: the model may spend up to `budget_tokens`
+    /// thinking before it answers, on top of the answer's own limit (`max_tokens` is the budget
+    /// plus 4 096). Anthropic takes no temperature with thinking: a run's temperature is not
+    /// sent. A budget under Anthropic's minimum of 1 024 is a
+    /// [`ProviderError::Configuration`].
+    pub fn with_thinking(mut self, budget_tokens: u32) -> Result<Self, ProviderError> {
+        if budget_tokens < MIN_THINKING_BUDGET {
+            return Err(ProviderError::Configuration(format!(
+                "a thinking budget of {budget_tokens} tokens is under Anthropic's minimum of \
+                 {MIN_THINKING_BUDGET}"
+            )));
+        }
+        self.thinking = Some(budget_tokens);
+        Ok(self)
     }
 
     /// The same provider sending `key` in `x-api-key`. A key with a character HTTP does not
@@ -115,8 +159,17 @@ impl AnthropicProvider {
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
+                    carried,
                     ..
                 } => {
+                    // The turn's thinking blocks, as they came, first.
+                    let thoughts = carried
+                        .as_ref()
+                        .and_then(|carried| carried.json_for(WIRE))
+                        .and_then(|json| serde_json::from_str::<Vec<Box<RawValue>>>(json).ok())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(Block::Kept);
                     let text = (!content.is_empty()).then(|| Block::Text { text: content });
                     let uses = tool_calls.iter().map(|call| Block::ToolUse {
                         id: &call.id,
@@ -125,7 +178,7 @@ impl AnthropicProvider {
                     });
                     messages.push(Message {
                         role: "assistant",
-                        content: Content::Blocks(text.into_iter().chain(uses).collect()),
+                        content: Content::Blocks(thoughts.chain(text).chain(uses).collect()),
                     });
                 }
                 ChatMessage::ToolResult(result) => {
@@ -155,7 +208,12 @@ impl AnthropicProvider {
         }
         let body = Body {
             model: request.model.unwrap_or(&self.model),
-            max_tokens: crate::limits::ANTHROPIC_MAX_TOKENS,
+            max_tokens: crate::limits::ANTHROPIC_MAX_TOKENS
+                .saturating_add(self.thinking.unwrap_or(0)),
+            thinking: self.thinking.map(|budget_tokens| Thinking {
+                kind: "enabled",
+                budget_tokens,
+            }),
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages,
             tools: request
@@ -163,7 +221,7 @@ impl AnthropicProvider {
                 .iter()
                 .map(|spec| spec.anthropic_declaration())
                 .collect(),
-            temperature: request.temperature,
+            temperature: request.temperature.filter(|_| self.thinking.is_none()),
             stream,
         };
         super::serialise_body(&body, request, &body.tools)
@@ -176,6 +234,8 @@ struct Body<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Thinking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     system: Option<String>,
     messages: Vec<Message<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -184,6 +244,13 @@ struct Body<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
+}
+
+#[derive(Serialize)]
+struct Thinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
 }
 
 #[derive(Serialize)]
@@ -215,12 +282,17 @@ enum Block<'a> {
         content: &'a str,
         is_error: bool,
     },
+    /// A block of an earlier answer sent back as it came (a thinking block).
+    #[serde(untagged)]
+    Kept(Box<RawValue>),
 }
 
 /// A Messages answer, as far as the loop reads it.
 #[derive(Deserialize)]
 struct AnswerBody {
     content: Vec<AnswerBlock>,
+    #[serde(default, deserialize_with = "lenient")]
+    stop_reason: String,
     #[serde(default)]
     usage: Option<AnswerUsage>,
 }
@@ -241,14 +313,71 @@ struct AnswerBlock {
     /// A `tool_use` block's arguments, as the answer writes them.
     #[serde(default)]
     input: Option<Box<RawValue>>,
+    /// A `thinking` block's text and signature.
+    #[serde(default, deserialize_with = "lenient")]
+    thinking: String,
+    #[serde(default, deserialize_with = "lenient")]
+    signature: String,
+    /// A `redacted_thinking` block's encrypted thinking.
+    #[serde(default, deserialize_with = "lenient")]
+    data: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Default, Deserialize)]
+#[allow(clippy::struct_field_names)]
 struct AnswerUsage {
     #[serde(default)]
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+    #[serde(default)]
+    cache_read_input_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: u64,
+}
+
+impl From<&AnswerUsage> for Usage {
+    /// Anthropic counts the cached part of a prompt apart from its `input_tokens`: here it is
+    /// in the prompt's count, as on the other wires.
+    fn from(usage: &AnswerUsage) -> Self {
+        let input = usage
+            .input_tokens
+            .saturating_add(usage.cache_read_input_tokens)
+            .saturating_add(usage.cache_creation_input_tokens);
+        Usage::new(input, usage.output_tokens).with_cache(
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+        )
+    }
+}
+
+/// The reason of a `stop_reason`, `None` when there is none.
+fn stop_reason(word: &str) -> Option<StopReason> {
+    Some(match word {
+        "" => return None,
+        "end_turn" | "stop_sequence" => StopReason::Finished,
+        "tool_use" => StopReason::ToolCalls,
+        "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
+        "refusal" => StopReason::Refusal,
+        other => StopReason::Other(other.to_owned()),
+    })
+}
+
+/// A thinking block as it goes back to Anthropic: the same JSON, streamed or whole.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Thought {
+    Thinking { thinking: String, signature: String },
+    RedactedThinking { data: String },
+}
+
+/// The turn's thinking blocks as the state carried to the next request; `None` for none.
+fn carried(thoughts: &[Thought]) -> Result<Option<Carried>, ProviderError> {
+    if thoughts.is_empty() {
+        return Ok(None);
+    }
+    let json = serde_json::to_string(thoughts).map_err(super::unserialisable)?;
+    Ok(Some(Carried::new(WIRE, json)))
 }
 
 /// A `tool_use` block's arguments: its input's JSON text, `{}` when it has none.
@@ -256,25 +385,42 @@ fn input_text(input: Option<Box<RawValue>>) -> String {
     input.map_or_else(|| "{}".to_owned(), |input| input.get().to_owned())
 }
 
-impl From<AnswerBody> for ProviderResponse {
-    fn from(answer: AnswerBody) -> Self {
+impl TryFrom<AnswerBody> for ProviderResponse {
+    type Error = ProviderError;
+
+    fn try_from(answer: AnswerBody) -> Result<Self, ProviderError> {
         let mut content = Vec::new();
+        let mut thinking = Vec::new();
+        let mut thoughts = Vec::new();
         let mut tool_calls = Vec::new();
-        // Thinking and other blocks carry nothing the loop reads.
+        // A server tool's blocks and blocks added later carry nothing the loop reads.
         for block in answer.content {
             match block.kind.as_str() {
                 "text" => content.push(block.text),
                 "tool_use" => {
                     tool_calls.push(ToolCall::new(block.id, block.name, input_text(block.input)));
                 }
+                "thinking" => {
+                    thinking.push(block.thinking.clone());
+                    thoughts.push(Thought::Thinking {
+                        thinking: block.thinking,
+                        signature: block.signature,
+                    });
+                }
+                "redacted_thinking" => {
+                    thoughts.push(Thought::RedactedThinking { data: block.data });
+                }
                 _ => {}
             }
         }
-        let usage = answer.usage.map_or_else(Usage::default, |usage| Usage {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-        });
-        ProviderResponse::new(content.join("\n"), tool_calls, usage)
+        let usage = answer.usage.as_ref().map(Usage::from).unwrap_or_default();
+        let turn = ProviderResponse::new(content.join("\n"), tool_calls, usage)
+            .with_thinking(thinking.join("\n"))
+            .with_carried(carried(&thoughts)?);
+        Ok(match stop_reason(&answer.stop_reason) {
+            Some(reason) => turn.with_stop_reason(reason),
+            None => turn,
+        })
     }
 }
 
@@ -300,7 +446,7 @@ impl Provider for AnthropicProvider {
 
 /// The turn of a whole Messages answer.
 pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
-    decode::<AnswerBody>(bytes).map(ProviderResponse::from)
+    decode::<AnswerBody>(bytes).and_then(ProviderResponse::try_from)
 }
 
 /// One event of a streamed Messages answer, as far as the loop reads it (flat, for the same
@@ -330,16 +476,22 @@ struct StartedMessage {
     usage: Option<AnswerUsage>,
 }
 
+/// The counts of a `message_delta`: each given replaces the one before.
 #[derive(Deserialize)]
+#[allow(clippy::struct_field_names)]
 struct DeltaUsage {
     #[serde(default)]
     input_tokens: Option<u64>,
     #[serde(default)]
-    output_tokens: u64,
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
 }
 
-/// A block's delta: `text_delta` and `input_json_delta` are read; thinking and signature
-/// deltas carry nothing the loop reads.
+/// A block's delta (`text_delta`, `input_json_delta`, `thinking_delta`, `signature_delta`),
+/// or a `message_delta`'s (its `stop_reason`).
 #[derive(Deserialize)]
 struct BlockDelta {
     #[serde(rename = "type", default, deserialize_with = "lenient")]
@@ -348,15 +500,25 @@ struct BlockDelta {
     text: String,
     #[serde(default, deserialize_with = "lenient")]
     partial_json: String,
+    #[serde(default, deserialize_with = "lenient")]
+    thinking: String,
+    #[serde(default, deserialize_with = "lenient")]
+    signature: String,
+    #[serde(default, deserialize_with = "lenient")]
+    stop_reason: String,
 }
 
 /// Reads Messages events until `message_stop`: the text of every text block (a block after
 /// the first begins on a new line, as a whole answer's blocks are joined), each `tool_use`
-/// block as a call, usage from `message_start` and `message_delta`.
+/// block as a call, thinking blocks as thinking and carried state, usage from
+/// `message_start` and `message_delta`, the stop reason from `message_delta`.
 #[derive(Default)]
 pub(super) struct EventDecoder {
     /// Text blocks started so far.
     texts: usize,
+    /// The thinking blocks started, and the block each is.
+    thoughts: Vec<Thought>,
+    thought_blocks: Vec<u64>,
     /// Each call started: its block, whether any input delta came, and its start's input
     /// (its arguments when no delta follows).
     calls: Vec<StartedCall>,
@@ -364,7 +526,7 @@ pub(super) struct EventDecoder {
     /// (`server_tool_use`, `mcp_tool_use`), whose input streams as a call's does, its result,
     /// and blocks added later. What they carry is the server's, not the loop's.
     others: Vec<u64>,
-    usage: Usage,
+    usage: AnswerUsage,
 }
 
 struct StartedCall {
@@ -379,8 +541,10 @@ impl Decoder for EventDecoder {
         match event.kind.as_str() {
             "message_start" => {
                 if let Some(usage) = event.message.and_then(|message| message.usage) {
-                    self.usage = Usage::new(usage.input_tokens, usage.output_tokens);
-                    out.push_back(Delta::Usage { usage: self.usage });
+                    self.usage = usage;
+                    out.push_back(Delta::Usage {
+                        usage: Usage::from(&self.usage),
+                    });
                 }
             }
             "content_block_start" => {
@@ -389,51 +553,11 @@ impl Decoder for EventDecoder {
                         "the stream starts a content block without the block",
                     ));
                 };
-                match block.kind.as_str() {
-                    "text" => {
-                        let text = if self.texts == 0 {
-                            block.text
-                        } else {
-                            format!("\n{}", block.text)
-                        };
-                        self.texts += 1;
-                        if !text.is_empty() {
-                            out.push_back(Delta::Text { text });
-                        }
-                    }
-                    "tool_use" => {
-                        out.push_back(Delta::CallStarted {
-                            index: self.calls.len(),
-                            id: block.id,
-                            name: block.name,
-                        });
-                        self.calls.push(StartedCall {
-                            block: event.index,
-                            extended: false,
-                            input: block.input,
-                        });
-                    }
-                    _ => self.others.push(event.index),
-                }
+                self.block_started(event.index, block, out);
             }
             "content_block_delta" => {
-                let Some(delta) = event.delta else {
-                    return Ok(Read::More);
-                };
-                match delta.kind.as_str() {
-                    "text_delta" if !delta.text.is_empty() => {
-                        out.push_back(Delta::Text { text: delta.text });
-                    }
-                    "input_json_delta" if self.others.contains(&event.index) => {}
-                    "input_json_delta" if !delta.partial_json.is_empty() => {
-                        let index = self.call_of(event.index)?;
-                        self.calls[index].extended = true;
-                        out.push_back(Delta::Arguments {
-                            index,
-                            fragment: delta.partial_json,
-                        });
-                    }
-                    _ => {}
+                if let Some(delta) = event.delta {
+                    self.block_delta(event.index, delta, out)?;
                 }
             }
             "content_block_stop" => {
@@ -444,14 +568,43 @@ impl Decoder for EventDecoder {
                     let fragment = input_text(self.calls[index].input.take());
                     out.push_back(Delta::Arguments { index, fragment });
                 }
+                // The thinking blocks so far, signatures whole, go back with the turn.
+                if self.thought_blocks.contains(&event.index)
+                    && let Some(carried) = carried(&self.thoughts)?
+                {
+                    out.push_back(Delta::Carried { carried });
+                }
             }
             "message_delta" => {
                 if let Some(usage) = event.usage {
-                    self.usage.output_tokens = usage.output_tokens;
-                    if let Some(input) = usage.input_tokens {
-                        self.usage.input_tokens = input;
+                    let counts = &mut self.usage;
+                    let fields = [
+                        (&mut counts.input_tokens, usage.input_tokens),
+                        (&mut counts.output_tokens, usage.output_tokens),
+                        (
+                            &mut counts.cache_read_input_tokens,
+                            usage.cache_read_input_tokens,
+                        ),
+                        (
+                            &mut counts.cache_creation_input_tokens,
+                            usage.cache_creation_input_tokens,
+                        ),
+                    ];
+                    for (count, given) in fields {
+                        if let Some(given) = given {
+                            *count = given;
+                        }
                     }
-                    out.push_back(Delta::Usage { usage: self.usage });
+                    out.push_back(Delta::Usage {
+                        usage: Usage::from(&self.usage),
+                    });
+                }
+                if let Some(reason) = event
+                    .delta
+                    .as_ref()
+                    .and_then(|delta| stop_reason(&delta.stop_reason))
+                {
+                    out.push_back(Delta::Stop { reason });
                 }
             }
             "message_stop" => return Ok(Read::Complete),
@@ -471,6 +624,121 @@ impl Decoder for EventDecoder {
 }
 
 impl EventDecoder {
+    /// A content block begins: text, a call of ours, thinking, or a block the loop does not
+    /// use.
+    fn block_started(&mut self, index: u64, block: AnswerBlock, out: &mut VecDeque<Delta>) {
+        match block.kind.as_str() {
+            "text" => {
+                let text = if self.texts == 0 {
+                    block.text
+                } else {
+                    format!("\n{}", block.text)
+                };
+                self.texts += 1;
+                if !text.is_empty() {
+                    out.push_back(Delta::Text { text });
+                }
+            }
+            "tool_use" => {
+                out.push_back(Delta::CallStarted {
+                    index: self.calls.len(),
+                    id: block.id,
+                    name: block.name,
+                });
+                self.calls.push(StartedCall {
+                    block: index,
+                    extended: false,
+                    input: block.input,
+                });
+            }
+            "thinking" | "redacted_thinking" => {
+                let thought = if block.kind == "thinking" {
+                    // A block after the first begins on a new line, as a whole
+                    // answer's are joined.
+                    let text = if self.thinking_blocks() == 0 {
+                        block.thinking.clone()
+                    } else {
+                        format!("\n{}", block.thinking)
+                    };
+                    if !text.is_empty() {
+                        out.push_back(Delta::Thinking { text });
+                    }
+                    Thought::Thinking {
+                        thinking: block.thinking,
+                        signature: block.signature,
+                    }
+                } else {
+                    Thought::RedactedThinking { data: block.data }
+                };
+                self.thoughts.push(thought);
+                self.thought_blocks.push(index);
+            }
+            _ => self.others.push(index),
+        }
+    }
+
+    /// More of a started block.
+    fn block_delta(
+        &mut self,
+        index: u64,
+        delta: BlockDelta,
+        out: &mut VecDeque<Delta>,
+    ) -> Result<(), ProviderError> {
+        match delta.kind.as_str() {
+            "text_delta" if !delta.text.is_empty() => {
+                out.push_back(Delta::Text { text: delta.text });
+            }
+            "thinking_delta" | "signature_delta" => {
+                let Some(Thought::Thinking {
+                    thinking,
+                    signature,
+                }) = self.thought_of(index)
+                else {
+                    return Err(ProviderError::malformed(format!(
+                        "the stream sends thinking for block {index}, which is not a \
+                         started thinking block"
+                    )));
+                };
+                if delta.kind == "signature_delta" {
+                    signature.push_str(&delta.signature);
+                } else if !delta.thinking.is_empty() {
+                    thinking.push_str(&delta.thinking);
+                    out.push_back(Delta::Thinking {
+                        text: delta.thinking,
+                    });
+                }
+            }
+            "input_json_delta" if self.others.contains(&index) => {}
+            "input_json_delta" if !delta.partial_json.is_empty() => {
+                let index = self.call_of(index)?;
+                self.calls[index].extended = true;
+                out.push_back(Delta::Arguments {
+                    index,
+                    fragment: delta.partial_json,
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The thinking blocks (not redacted) started so far.
+    fn thinking_blocks(&self) -> usize {
+        self.thoughts
+            .iter()
+            .filter(|thought| matches!(thought, Thought::Thinking { .. }))
+            .count()
+    }
+
+    /// The thinking block `block` is.
+    fn thought_of(&mut self, block: u64) -> Option<&mut Thought> {
+        let position = self
+            .thought_blocks
+            .iter()
+            .position(|index| *index == block)?;
+        self.thoughts.get_mut(position)
+    }
+
     /// The call a block's delta extends.
     fn call_of(&self, block: u64) -> Result<usize, ProviderError> {
         self.calls

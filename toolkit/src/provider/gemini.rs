@@ -11,7 +11,9 @@ use serde_json::value::RawValue;
 use super::http::{ApiKey, HttpClient, HttpOptions, arguments_value, decode, endpoint};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Assembler, Delta, DeltaStream};
-use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
+use super::{
+    Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason, Usage,
+};
 use crate::wire::{Carried, ChatMessage};
 
 /// The API's own address.
@@ -39,11 +41,22 @@ const WIRE: &str = "gemini";
 ///     .with_key(ApiKey::new(key_from_your_config))?;
 /// # Ok::<(), toolkit::provider::ProviderError>(())
 /// ```
-#[derive(Debug)]
 pub struct GeminiProvider {
     base_url: String,
     model: String,
     http: HttpClient,
+}
+
+impl std::fmt::Debug for GeminiProvider {
+    /// The endpoint as text, the model, and the names of the headers sent (never a value: the
+    /// key is one).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeminiProvider")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl GeminiProvider {
@@ -380,7 +393,7 @@ struct CandidateContent {
 struct AnswerPart {
     #[serde(default)]
     text: Option<String>,
-    /// A thought summary, not the answer's text.
+    /// A thought summary, not the answer's text: the turn's thinking, for people.
     #[serde(default)]
     thought: bool,
     #[serde(rename = "thoughtSignature", default)]
@@ -409,6 +422,29 @@ struct UsageMetadata {
     /// Thinking tokens, counted apart from the candidates' (other wires count them as output).
     #[serde(rename = "thoughtsTokenCount", default)]
     thoughts_token_count: u64,
+    /// Of the prompt, the tokens read from a cache.
+    #[serde(rename = "cachedContentTokenCount", default)]
+    cached_content_token_count: u64,
+    /// The prompt of Gemini's own tool use (search results), billed as prompt.
+    #[serde(rename = "toolUsePromptTokenCount", default)]
+    tool_use_prompt_token_count: u64,
+}
+
+/// The reason of a `finishReason`.
+fn stop_reason(word: &str) -> StopReason {
+    match word {
+        "STOP" => StopReason::Finished,
+        "MAX_TOKENS" => StopReason::Length,
+        "SAFETY"
+        | "RECITATION"
+        | "BLOCKLIST"
+        | "PROHIBITED_CONTENT"
+        | "SPII"
+        | "IMAGE_SAFETY"
+        | "IMAGE_PROHIBITED_CONTENT"
+        | "IMAGE_RECITATION" => StopReason::ContentFilter,
+        other => StopReason::Other(other.to_owned()),
+    }
 }
 
 /// Reads chunks: each is a whole `generateContent` answer holding what came since the last
@@ -452,6 +488,9 @@ impl ChunkDecoder {
             .unwrap_or_default()
         {
             if part.thought {
+                if let Some(text) = part.text.filter(|text| !text.is_empty()) {
+                    out.push_back(Delta::Thinking { text });
+                }
                 continue;
             }
             if let Some(call) = part.function_call {
@@ -486,7 +525,12 @@ impl ChunkDecoder {
             });
         }
         Self::usage(chunk.usage_metadata.as_ref(), out);
-        self.finished |= candidate.finish_reason.is_some();
+        if let Some(reason) = &candidate.finish_reason {
+            out.push_back(Delta::Stop {
+                reason: stop_reason(reason),
+            });
+            self.finished = true;
+        }
         Ok(())
     }
 
@@ -494,11 +538,15 @@ impl ChunkDecoder {
         if let Some(usage) = usage {
             out.push_back(Delta::Usage {
                 usage: Usage::new(
-                    usage.prompt_token_count,
+                    usage
+                        .prompt_token_count
+                        .saturating_add(usage.tool_use_prompt_token_count),
                     usage
                         .candidates_token_count
                         .saturating_add(usage.thoughts_token_count),
-                ),
+                )
+                .with_cache(usage.cached_content_token_count, 0)
+                .with_reasoning(usage.thoughts_token_count),
             });
         }
     }

@@ -47,14 +47,38 @@ pub use responses::OpenAiResponsesProvider;
 pub use scripted::{ScriptError, ScriptedProvider};
 pub use stream::{Assembler, Delta, DeltaStream};
 
-/// Token counts reported by the provider.
+/// Token counts reported by the provider, as it bills them, in one meaning on every wire:
+/// `input_tokens` is the whole prompt (the part read from or written to the provider's cache
+/// included, and the prompt of a provider's own tool use), `output_tokens` the whole answer
+/// (reasoning included). The parts billed apart are counted again in their own fields.
+///
+/// | wire | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `reasoning_tokens` |
+/// | --- | --- | --- | --- | --- |
+/// | Chat Completions | `prompt_tokens` | `prompt_tokens_details.cached_tokens` | | `completion_tokens_details.reasoning_tokens` |
+/// | Responses | `input_tokens` | `input_tokens_details.cached_tokens` | | `output_tokens_details.reasoning_tokens` |
+/// | Anthropic | `input_tokens` + both cache counts | `cache_read_input_tokens` | `cache_creation_input_tokens` | |
+/// | Gemini | `promptTokenCount` + `toolUsePromptTokenCount` | `cachedContentTokenCount` | | `thoughtsTokenCount` |
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Usage {
-    /// Tokens of the prompt.
+    /// Tokens of the prompt, cached ones included.
     pub input_tokens: u64,
-    /// Tokens of the answer.
+    /// Tokens of the answer, reasoning included.
     pub output_tokens: u64,
+    /// Of the prompt's tokens, those read from the provider's cache (billed at a discount).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Of the prompt's tokens, those written to the provider's cache (billed at a premium).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Of the answer's tokens, those the model spent reasoning before it answered.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl Usage {
@@ -63,13 +87,120 @@ impl Usage {
         Self {
             input_tokens,
             output_tokens,
+            ..Self::default()
         }
+    }
+
+    /// The same counts, with `read` and `written` of the prompt's tokens read from and
+    /// written to the provider's cache.
+    #[must_use]
+    pub fn with_cache(mut self, read: u64, written: u64) -> Self {
+        self.cache_read_tokens = read;
+        self.cache_write_tokens = written;
+        self
+    }
+
+    /// The same counts, with `reasoning` of the answer's tokens spent reasoning.
+    #[must_use]
+    pub fn with_reasoning(mut self, reasoning: u64) -> Self {
+        self.reasoning_tokens = reasoning;
+        self
     }
 
     /// Adds another call's counts.
     pub fn add(&mut self, other: Usage) {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
+    }
+}
+
+/// Why the model ended its turn, in one word on every wire: Chat Completions' `finish_reason`
+/// (and a message's `refusal`), Anthropic's `stop_reason`, a Responses answer's status and
+/// incomplete reason (and its refusal parts), Gemini's `finishReason` (and a prompt it
+/// blocked). Serialised as its [`as_str`](Self::as_str).
+///
+/// A turn that asks for tools and whose provider says only that it finished (Gemini's `STOP`,
+/// some servers' `stop`) stopped for [`ToolCalls`](Self::ToolCalls); a turn whose provider says
+/// nothing stopped for `ToolCalls` when it asks for tools, else [`Finished`](Self::Finished).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The model finished its answer (`stop`, `end_turn`, `stop_sequence`, `STOP`, `completed`).
+    Finished,
+    /// The model asked for tools (`tool_calls`, `tool_use`).
+    ToolCalls,
+    /// The answer was cut by a token limit (`length`, `max_tokens`, `MAX_TOKENS`,
+    /// `max_output_tokens`, `model_context_window_exceeded`): a call in it may be cut inside
+    /// its arguments, and the loop never runs one (see `Termination::Truncated`).
+    Length,
+    /// The model refused (Anthropic's `refusal`, OpenAI's refusal text, which is the turn's
+    /// text).
+    Refusal,
+    /// A content filter stopped the answer or blocked the prompt (`content_filter`, Gemini's
+    /// `SAFETY`, `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`, `IMAGE_SAFETY`).
+    ContentFilter,
+    /// Another reason, in the provider's own word (`pause_turn`, `MALFORMED_FUNCTION_CALL`).
+    Other(String),
+}
+
+impl StopReason {
+    /// `finished`, `tool_calls`, `length`, `refusal`, `content_filter`, or the provider's word.
+    pub fn as_str(&self) -> &str {
+        match self {
+            StopReason::Finished => "finished",
+            StopReason::ToolCalls => "tool_calls",
+            StopReason::Length => "length",
+            StopReason::Refusal => "refusal",
+            StopReason::ContentFilter => "content_filter",
+            StopReason::Other(word) => word,
+        }
+    }
+
+    /// The reason named `name` ([`as_str`](Self::as_str)'s inverse).
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "finished" => StopReason::Finished,
+            "tool_calls" => StopReason::ToolCalls,
+            "length" => StopReason::Length,
+            "refusal" => StopReason::Refusal,
+            "content_filter" => StopReason::ContentFilter,
+            other => StopReason::Other(other.to_owned()),
+        }
+    }
+
+    /// What a turn that does not say stopped for: `ToolCalls` when it asks for tools.
+    fn of_turn(calls: &[ToolCall]) -> Self {
+        if calls.is_empty() {
+            StopReason::Finished
+        } else {
+            StopReason::ToolCalls
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for StopReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for StopReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(Self::from_name(&name))
     }
 }
 
@@ -102,15 +233,22 @@ impl<'a> ProviderRequest<'a> {
 }
 
 /// What one provider call answers.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct ProviderResponse {
-    /// The model's text (may be empty when it only asks for tools).
+    /// The model's text (may be empty when it only asks for tools; a refusal's text when it
+    /// refused).
     pub content: String,
     /// The calls it asks for, in its order.
     pub tool_calls: Vec<ToolCall>,
     /// Token counts.
     pub usage: Usage,
+    /// Why the turn ended.
+    pub stop_reason: StopReason,
+    /// What the model thought before it answered, where its provider shows it (Anthropic's
+    /// thinking, a Responses reasoning summary, Gemini's thoughts): for people (the trace,
+    /// subscribers, the audit copy by its privacy level), never sent to a model.
+    pub thinking: String,
     /// What the provider needs back with this turn on its next request (see [`Carried`]).
     pub carried: Option<Carried>,
 }
@@ -203,14 +341,36 @@ impl ProviderError {
 }
 
 impl ProviderResponse {
-    /// The model's turn: its text, the calls it asks for and the tokens it used.
+    /// The model's turn: its text, the calls it asks for and the tokens it used. It stopped
+    /// for [`StopReason::ToolCalls`] when it asks for tools, else [`StopReason::Finished`],
+    /// until [`with_stop_reason`](Self::with_stop_reason) says otherwise.
     pub fn new(content: impl Into<String>, tool_calls: Vec<ToolCall>, usage: Usage) -> Self {
         Self {
             content: content.into(),
+            stop_reason: StopReason::of_turn(&tool_calls),
             tool_calls,
             usage,
+            thinking: String::new(),
             carried: None,
         }
+    }
+
+    /// The same turn, stopped for `reason` as its provider said (`Finished` with calls is
+    /// `ToolCalls`, as the type's docs say).
+    #[must_use]
+    pub fn with_stop_reason(mut self, reason: StopReason) -> Self {
+        self.stop_reason = match reason {
+            StopReason::Finished => StopReason::of_turn(&self.tool_calls),
+            other => other,
+        };
+        self
+    }
+
+    /// The same turn, with what the model thought before it answered.
+    #[must_use]
+    pub fn with_thinking(mut self, thinking: impl Into<String>) -> Self {
+        self.thinking = thinking.into();
+        self
     }
 
     /// The same turn, with what its provider needs back with it.

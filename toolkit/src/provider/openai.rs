@@ -6,10 +6,12 @@ use serde_json::value::RawValue;
 
 use std::collections::VecDeque;
 
-use super::http::{ApiKey, HttpClient, HttpOptions, decode, endpoint};
+use super::http::{ApiKey, HttpClient, HttpOptions, decode, endpoint, text as lenient};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
-use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse};
+use super::{
+    Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason,
+};
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -32,11 +34,22 @@ pub const OPENAI_KEY_VARIABLE: &str = "OPENAI_API_KEY";
 /// let local = OpenAiProvider::new("http://127.0.0.1:11434/v1", "qwen3", HttpOptions::default())?;
 /// # Ok::<(), toolkit::provider::ProviderError>(())
 /// ```
-#[derive(Debug)]
 pub struct OpenAiProvider {
     endpoint: reqwest::Url,
     model: String,
     http: HttpClient,
+}
+
+impl std::fmt::Debug for OpenAiProvider {
+    /// The endpoint as text, the model, and the names of the headers sent (never a value: the
+    /// key is one).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiProvider")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("model", &self.model)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl OpenAiProvider {
@@ -225,6 +238,8 @@ struct Choice {
     #[serde(default)]
     index: u64,
     message: AnswerMessage,
+    #[serde(default, deserialize_with = "lenient")]
+    finish_reason: String,
 }
 
 #[derive(Deserialize)]
@@ -232,6 +247,15 @@ struct AnswerMessage {
     /// Text, or `null` for a turn that only calls tools; other shapes carry no text for us.
     #[serde(default)]
     content: Option<Value>,
+    /// Why the model refused, when it did (OpenAI's structured outputs).
+    #[serde(default, deserialize_with = "lenient")]
+    refusal: String,
+    /// What the model thought, on servers that show it (`DeepSeek`, `vLLM`: `reasoning_content`;
+    /// OpenRouter, Ollama: `reasoning`).
+    #[serde(default, deserialize_with = "lenient")]
+    reasoning_content: String,
+    #[serde(default, deserialize_with = "lenient")]
+    reasoning: String,
     #[serde(default)]
     tool_calls: Option<Vec<AnswerCall>>,
 }
@@ -259,6 +283,54 @@ struct CompletionUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+#[derive(Deserialize)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
+}
+
+impl From<&CompletionUsage> for Usage {
+    fn from(usage: &CompletionUsage) -> Self {
+        let cached = usage
+            .prompt_tokens_details
+            .as_ref()
+            .map_or(0, |details| details.cached_tokens);
+        let reasoning = usage
+            .completion_tokens_details
+            .as_ref()
+            .map_or(0, |details| details.reasoning_tokens);
+        Usage::new(usage.prompt_tokens, usage.completion_tokens)
+            .with_cache(cached, 0)
+            .with_reasoning(reasoning)
+    }
+}
+
+/// The stop reason of a `finish_reason`, `None` when there is none yet; a refusal whatever
+/// the word when the model refused.
+fn stop_reason(finish_reason: &str, refused: bool) -> Option<StopReason> {
+    if refused {
+        return Some(StopReason::Refusal);
+    }
+    Some(match finish_reason {
+        "" => return None,
+        "stop" => StopReason::Finished,
+        "length" => StopReason::Length,
+        "tool_calls" | "function_call" => StopReason::ToolCalls,
+        "content_filter" => StopReason::ContentFilter,
+        other => StopReason::Other(other.to_owned()),
+    })
 }
 
 impl TryFrom<Completion> for ProviderResponse {
@@ -273,10 +345,14 @@ impl TryFrom<Completion> for ProviderResponse {
             .into_iter()
             .find(|choice| choice.index == 0)
             .ok_or_else(|| ProviderError::malformed("the answer has no choice with index 0"))?;
-        let content = match choice.message.content {
+        let mut content = match choice.message.content {
             Some(Value::String(text)) => text,
             _ => String::new(),
         };
+        // A refusal's text is the turn's: the caller reads why the model would not answer.
+        let refused = !choice.message.refusal.is_empty();
+        content.push_str(&choice.message.refusal);
+        let thinking = choice.message.reasoning_content + &choice.message.reasoning;
         let tool_calls = choice
             .message
             .tool_calls
@@ -295,11 +371,16 @@ impl TryFrom<Completion> for ProviderResponse {
                 ToolCall::new(call.id.unwrap_or_default(), name, arguments)
             })
             .collect();
-        let usage = completion.usage.map_or_else(Usage::default, |usage| Usage {
-            input_tokens: usage.prompt_tokens,
-            output_tokens: usage.completion_tokens,
-        });
-        Ok(ProviderResponse::new(content, tool_calls, usage))
+        let usage = completion
+            .usage
+            .as_ref()
+            .map(Usage::from)
+            .unwrap_or_default();
+        let turn = ProviderResponse::new(content, tool_calls, usage).with_thinking(thinking);
+        Ok(match stop_reason(&choice.finish_reason, refused) {
+            Some(reason) => turn.with_stop_reason(reason),
+            None => turn,
+        })
     }
 }
 
@@ -347,12 +428,20 @@ struct ChunkChoice {
     index: u64,
     #[serde(default)]
     delta: Option<ChunkDelta>,
+    #[serde(default, deserialize_with = "lenient")]
+    finish_reason: String,
 }
 
 #[derive(Deserialize)]
 struct ChunkDelta {
     #[serde(default)]
     content: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    refusal: String,
+    #[serde(default, deserialize_with = "lenient")]
+    reasoning_content: String,
+    #[serde(default, deserialize_with = "lenient")]
+    reasoning: String,
     #[serde(default)]
     tool_calls: Option<Vec<ChunkCall>>,
 }
@@ -384,6 +473,8 @@ struct ChunkFunction {
 pub(super) struct ChunkDecoder {
     /// The wire's index of each call started, in order.
     calls: Vec<Option<u64>>,
+    /// Whether refusal text came.
+    refused: bool,
 }
 
 impl ChunkDecoder {
@@ -429,22 +520,32 @@ impl Decoder for ChunkDecoder {
         }
         // Only choice 0 is read, as in a whole answer: a chunk of a stream of several answers
         // may carry any of them first.
-        if let Some(delta) = chunk
-            .choices
-            .into_iter()
-            .find(|choice| choice.index == 0)
-            .and_then(|choice| choice.delta)
-        {
-            if let Some(text) = delta.content.filter(|text| !text.is_empty()) {
-                out.push_back(Delta::Text { text });
+        if let Some(choice) = chunk.choices.into_iter().find(|choice| choice.index == 0) {
+            if let Some(delta) = choice.delta {
+                let thinking = delta.reasoning_content + &delta.reasoning;
+                if !thinking.is_empty() {
+                    out.push_back(Delta::Thinking { text: thinking });
+                }
+                if let Some(text) = delta.content.filter(|text| !text.is_empty()) {
+                    out.push_back(Delta::Text { text });
+                }
+                if !delta.refusal.is_empty() {
+                    self.refused = true;
+                    out.push_back(Delta::Text {
+                        text: delta.refusal,
+                    });
+                }
+                for call in delta.tool_calls.unwrap_or_default() {
+                    self.call(call, out);
+                }
             }
-            for call in delta.tool_calls.unwrap_or_default() {
-                self.call(call, out);
+            if let Some(reason) = stop_reason(&choice.finish_reason, self.refused) {
+                out.push_back(Delta::Stop { reason });
             }
         }
-        if let Some(usage) = chunk.usage {
+        if let Some(usage) = &chunk.usage {
             out.push_back(Delta::Usage {
-                usage: Usage::new(usage.prompt_tokens, usage.completion_tokens),
+                usage: Usage::from(usage),
             });
         }
         Ok(Read::More)

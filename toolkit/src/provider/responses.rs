@@ -11,7 +11,9 @@ use serde_json::value::RawValue;
 use super::http::{ApiKey, HttpClient, HttpOptions, decode, endpoint, text as lenient};
 use super::sse::{Decoder, Read, Sse, data, streamed};
 use super::stream::{Delta, DeltaStream};
-use super::{Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, Usage};
+use super::{
+    Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason, Usage,
+};
 use crate::wire::{Carried, ChatMessage, ToolCall};
 
 /// The name of this wire, on the state it carries between turns.
@@ -26,12 +28,24 @@ const WIRE: &str = "openai-responses";
 /// the answers it gives (its own default for `store`); [`without_storage`](Self::without_storage)
 /// asks it to keep nothing, and for the reasoning's encrypted content, which then comes back
 /// in each turn instead.
-#[derive(Debug)]
 pub struct OpenAiResponsesProvider {
     endpoint: reqwest::Url,
     model: String,
     store: bool,
     http: HttpClient,
+}
+
+impl std::fmt::Debug for OpenAiResponsesProvider {
+    /// The endpoint as text, the model, and the names of the headers sent (never a value: the
+    /// key is one).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiResponsesProvider")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("model", &self.model)
+            .field("store", &self.store)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl OpenAiResponsesProvider {
@@ -224,6 +238,8 @@ struct Response {
     #[serde(default)]
     status: Option<String>,
     #[serde(default)]
+    incomplete_details: Option<IncompleteDetails>,
+    #[serde(default)]
     error: Option<Value>,
     #[serde(default)]
     output: Vec<Box<RawValue>>,
@@ -232,11 +248,57 @@ struct Response {
 }
 
 #[derive(Deserialize)]
+struct IncompleteDetails {
+    #[serde(default, deserialize_with = "lenient")]
+    reason: String,
+}
+
+#[derive(Deserialize)]
 struct ResponseUsage {
     #[serde(default)]
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+    #[serde(default)]
+    input_tokens_details: Option<InputDetails>,
+    #[serde(default)]
+    output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize)]
+struct InputDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+#[derive(Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
+}
+
+/// Why a response ended: its status, and for an incomplete one, the reason it gives; a
+/// refusal when the model refused.
+fn stop_reason(response: &Response, refused: bool) -> Option<StopReason> {
+    if refused {
+        return Some(StopReason::Refusal);
+    }
+    match response.status.as_deref()? {
+        "completed" => Some(StopReason::Finished),
+        "incomplete" => {
+            let reason = response
+                .incomplete_details
+                .as_ref()
+                .map_or("", |details| details.reason.as_str());
+            Some(match reason {
+                "max_output_tokens" => StopReason::Length,
+                "content_filter" => StopReason::ContentFilter,
+                "" => StopReason::Other("incomplete".to_owned()),
+                other => StopReason::Other(other.to_owned()),
+            })
+        }
+        _ => None,
+    }
 }
 
 /// An output item's type. Only a `message`'s and a `function_call`'s other fields are read:
@@ -248,11 +310,14 @@ struct ItemKind {
     kind: String,
 }
 
-/// A `message` or `function_call` item, as far as the loop reads it.
+/// A `message`, `function_call` or `reasoning` item, as far as the loop reads it.
 #[derive(Deserialize)]
 struct OutputItem {
     #[serde(default)]
     content: Vec<ContentPart>,
+    /// A reasoning item's summary, for people.
+    #[serde(default)]
+    summary: Vec<ContentPart>,
     #[serde(default, deserialize_with = "lenient")]
     call_id: String,
     #[serde(default, deserialize_with = "lenient")]
@@ -267,6 +332,9 @@ struct ContentPart {
     kind: String,
     #[serde(default, deserialize_with = "lenient")]
     text: String,
+    /// A `refusal` part's text.
+    #[serde(default, deserialize_with = "lenient")]
+    refusal: String,
 }
 
 /// What the loop reads of an item: its type, and for a message or a call, the item.
@@ -277,7 +345,7 @@ fn read_item(item: &RawValue) -> Result<(String, Option<OutputItem>), ProviderEr
     };
     let ItemKind { kind } = serde_json::from_str(item.get()).map_err(not_expected)?;
     let read = match kind.as_str() {
-        "message" | "function_call" => {
+        "message" | "function_call" | "reasoning" => {
             Some(serde_json::from_str(item.get()).map_err(not_expected)?)
         }
         _ => None,
@@ -314,18 +382,31 @@ fn failure(error: Option<&Value>) -> ProviderError {
 
 fn usage(usage: Option<&ResponseUsage>) -> Usage {
     usage.map_or_else(Usage::default, |usage| {
+        let cached = usage
+            .input_tokens_details
+            .as_ref()
+            .map_or(0, |details| details.cached_tokens);
+        let reasoning = usage
+            .output_tokens_details
+            .as_ref()
+            .map_or(0, |details| details.reasoning_tokens);
         Usage::new(usage.input_tokens, usage.output_tokens)
+            .with_cache(cached, 0)
+            .with_reasoning(reasoning)
     })
 }
 
-/// The turn of a whole Responses answer: the text of every `output_text` part, each
-/// `function_call` item as a call (its `call_id` the id), the reasoning items carried.
+/// The turn of a whole Responses answer: the text of every `output_text` part (and of every
+/// `refusal` part), each `function_call` item as a call (its `call_id` the id), the reasoning
+/// items' summaries as thinking, the reasoning items carried.
 pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
     let response: Response = decode(bytes)?;
     if response.status.as_deref() == Some("failed") {
         return Err(failure(response.error.as_ref()));
     }
     let mut content = String::new();
+    let mut thinking = Vec::new();
+    let mut refused = false;
     let mut calls = Vec::new();
     for item in &response.output {
         let (kind, Some(item)) = read_item(item)? else {
@@ -333,22 +414,34 @@ pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderErr
         };
         match kind.as_str() {
             "message" => {
-                for part in item
-                    .content
-                    .iter()
-                    .filter(|part| part.kind == "output_text")
-                {
-                    content.push_str(&part.text);
+                for part in &item.content {
+                    match part.kind.as_str() {
+                        "output_text" => content.push_str(&part.text),
+                        "refusal" => {
+                            refused = true;
+                            content.push_str(&part.refusal);
+                        }
+                        _ => {}
+                    }
                 }
             }
             "function_call" => calls.push(ToolCall::new(item.call_id, item.name, item.arguments)),
+            "reasoning" => thinking.extend(
+                item.summary
+                    .into_iter()
+                    .filter(|part| part.kind == "summary_text" && !part.text.is_empty())
+                    .map(|part| part.text),
+            ),
             _ => {}
         }
     }
-    Ok(
-        ProviderResponse::new(content, calls, usage(response.usage.as_ref()))
-            .with_carried(carried(&response.output)?),
-    )
+    let turn = ProviderResponse::new(content, calls, usage(response.usage.as_ref()))
+        .with_thinking(thinking.join("\n"))
+        .with_carried(carried(&response.output)?);
+    Ok(match stop_reason(&response, refused) {
+        Some(reason) => turn.with_stop_reason(reason),
+        None => turn,
+    })
 }
 
 /// One streamed event, as far as the loop reads it.
@@ -358,6 +451,9 @@ struct Event {
     kind: String,
     #[serde(default)]
     output_index: u64,
+    /// Which part of a reasoning item's summary a summary delta extends.
+    #[serde(default)]
+    summary_index: u64,
     #[serde(default)]
     item: Option<Box<RawValue>>,
     /// Text for the deltas the loop reads; other events' deltas may be objects.
@@ -379,6 +475,11 @@ struct Event {
 pub(super) struct EventDecoder {
     /// The output index of each call started, in order.
     calls: Vec<u64>,
+    /// Whether refusal text came.
+    refused: bool,
+    /// The summary part the last thinking came from (its item's output index and its own):
+    /// thinking of another part begins on a new line, as a whole answer's parts are joined.
+    summary: Option<(u64, u64)>,
 }
 
 impl EventDecoder {
@@ -428,6 +529,18 @@ impl Decoder for EventDecoder {
             "response.output_text.delta" if !event.delta.is_empty() => {
                 out.push_back(Delta::Text { text: event.delta });
             }
+            "response.refusal.delta" if !event.delta.is_empty() => {
+                self.refused = true;
+                out.push_back(Delta::Text { text: event.delta });
+            }
+            "response.reasoning_summary_text.delta" if !event.delta.is_empty() => {
+                let part = (event.output_index, event.summary_index);
+                let text = match self.summary.replace(part) {
+                    Some(last) if last != part => format!("\n{}", event.delta),
+                    _ => event.delta,
+                };
+                out.push_back(Delta::Thinking { text });
+            }
             "response.function_call_arguments.delta" if !event.delta.is_empty() => {
                 let index = self.call_of(event.output_index)?;
                 out.push_back(Delta::Arguments {
@@ -440,6 +553,9 @@ impl Decoder for EventDecoder {
                     out.push_back(Delta::Usage {
                         usage: usage(response.usage.as_ref()),
                     });
+                    if let Some(reason) = stop_reason(&response, self.refused) {
+                        out.push_back(Delta::Stop { reason });
+                    }
                     if let Some(carried) = carried(&response.output)? {
                         out.push_back(Delta::Carried { carried });
                     }

@@ -130,10 +130,7 @@ impl ScriptedProvider {
         Ok(ProviderResponse::new(
             turn.content.clone(),
             tool_calls,
-            Usage {
-                input_tokens: tokens(input_bytes),
-                output_tokens: tokens(turn.content.len()),
-            },
+            Usage::new(tokens(input_bytes), tokens(turn.content.len())),
         ))
     }
 }

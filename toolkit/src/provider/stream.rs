@@ -6,7 +6,7 @@ use std::pin::Pin;
 use futures_util::{Stream, StreamExt, stream};
 use serde::Serialize;
 
-use super::{ProviderError, ProviderResponse, Usage};
+use super::{ProviderError, ProviderResponse, StopReason, Usage};
 use crate::wire::{Carried, ToolCall};
 
 /// One piece of a streamed answer, in the order the provider sent it.
@@ -38,10 +38,21 @@ pub enum Delta {
         /// The text that follows what came before.
         fragment: String,
     },
+    /// More of what the model thinks before it answers, for people (see
+    /// [`ProviderResponse::thinking`]).
+    Thinking {
+        /// The text that follows what came before.
+        text: String,
+    },
     /// The answer's token counts as far as known: each replaces the one before.
     Usage {
         /// The counts.
         usage: Usage,
+    },
+    /// Why the turn ended, as the provider said: the last one given holds.
+    Stop {
+        /// The reason.
+        reason: StopReason,
     },
     /// What the provider needs back with the turn (see [`Carried`]): each replaces the one
     /// before. The loop does not show it to subscribers.
@@ -61,8 +72,10 @@ pub type DeltaStream<'a> = Pin<Box<dyn Stream<Item = Result<Delta, ProviderError
 #[derive(Debug, Default)]
 pub struct Assembler {
     content: String,
+    thinking: String,
     calls: Vec<ToolCall>,
     usage: Usage,
+    stop: Option<StopReason>,
     carried: Option<Carried>,
 }
 
@@ -95,7 +108,9 @@ impl Assembler {
                 })?;
                 call.arguments.push_str(fragment);
             }
+            Delta::Thinking { text } => self.thinking.push_str(text),
             Delta::Usage { usage } => self.usage = *usage,
+            Delta::Stop { reason } => self.stop = Some(reason.clone()),
             Delta::Carried { carried } => self.carried = Some(carried.clone()),
         }
         Ok(())
@@ -105,15 +120,27 @@ impl Assembler {
     /// that is not JSON goes to the seam, which tells the model so. An answer cut off before
     /// its end never gets here: its stream ends with an error.
     pub fn finish(self) -> ProviderResponse {
-        ProviderResponse::new(self.content, self.calls, self.usage).with_carried(self.carried)
+        let turn = ProviderResponse::new(self.content, self.calls, self.usage)
+            .with_thinking(self.thinking)
+            .with_carried(self.carried);
+        match self.stop {
+            Some(reason) => turn.with_stop_reason(reason),
+            None => turn,
+        }
     }
 }
 
 impl ProviderResponse {
-    /// The deltas that assemble into this turn: its text, each call's start and arguments, its
-    /// usage. How a provider that cannot stream answers [`Provider::stream`](super::Provider::stream).
+    /// The deltas that assemble into this turn: what the model thought, its text, each call's
+    /// start and arguments, its usage and why it stopped. How a provider that cannot stream
+    /// answers [`Provider::stream`](super::Provider::stream).
     pub fn into_deltas(self) -> Vec<Delta> {
-        let mut deltas = Vec::with_capacity(2 + 2 * self.tool_calls.len());
+        let mut deltas = Vec::with_capacity(4 + 2 * self.tool_calls.len());
+        if !self.thinking.is_empty() {
+            deltas.push(Delta::Thinking {
+                text: self.thinking,
+            });
+        }
         if !self.content.is_empty() {
             deltas.push(Delta::Text { text: self.content });
         }
@@ -131,6 +158,9 @@ impl ProviderResponse {
             }
         }
         deltas.push(Delta::Usage { usage: self.usage });
+        deltas.push(Delta::Stop {
+            reason: self.stop_reason,
+        });
         if let Some(carried) = self.carried {
             deltas.push(Delta::Carried { carried });
         }
@@ -171,7 +201,7 @@ mod tests {
             Usage::new(12, 7),
         );
         let deltas = turn.clone().into_deltas();
-        assert_eq!(deltas.len(), 5);
+        assert_eq!(deltas.len(), 6);
         assert_eq!(assembled(&deltas).unwrap(), turn);
     }
 

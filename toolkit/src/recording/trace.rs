@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::provider::Usage;
+use crate::provider::{StopReason, Usage};
 use crate::recording::record::{CallDecision, RunId, ToolInvocation, duration_ms};
 use crate::wire::ToolCall;
 
@@ -26,6 +26,9 @@ pub enum Termination {
     Cancelled,
     /// An operator stopped the run while it waited for approvals.
     Aborted,
+    /// The model's turn was cut by its token limit ([`StopReason::Length`]) while it asked
+    /// for tools: a call may be cut inside its arguments, so none of the turn's calls ran.
+    Truncated,
 }
 
 impl Termination {
@@ -38,6 +41,7 @@ impl Termination {
             Termination::ProviderError => "provider_error",
             Termination::Cancelled => "cancelled",
             Termination::Aborted => "aborted",
+            Termination::Truncated => "truncated",
         }
     }
 }
@@ -100,6 +104,13 @@ pub enum RunStep {
         tool_calls: Vec<ToolCall>,
         /// Token counts.
         usage: Usage,
+        /// Why the turn ended (`None` when the call failed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<StopReason>,
+        /// What the model thought before it answered, where its provider shows it: for people,
+        /// never sent to a model (the audit copy keeps it by its privacy level).
+        #[serde(skip_serializing_if = "String::is_empty")]
+        thinking: String,
         /// What went wrong, when the call failed.
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,

@@ -16,7 +16,9 @@ use crate::bound::echo;
 use crate::context::ToolContext;
 use futures_util::StreamExt;
 
-use crate::provider::{Assembler, Delta, Provider, ProviderRequest, ProviderResponse, Usage};
+use crate::provider::{
+    Assembler, Delta, Provider, ProviderRequest, ProviderResponse, StopReason, Usage,
+};
 use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, StepKind, Termination,
 };
@@ -94,6 +96,7 @@ impl ToolLoopService {
                 ..Progress::default()
             },
             cancel: request.cancel,
+            stop_reason: None,
         };
         let offered = run.scope.offered().map(str::to_owned).collect();
         let count = run.progress.messages.len();
@@ -156,6 +159,7 @@ impl ToolLoopService {
             options,
             progress,
             cancel: None,
+            stop_reason: None,
         };
         let mut records = Vec::new();
         let mut plans = Vec::with_capacity(turn.len());
@@ -253,6 +257,7 @@ impl ToolLoopService {
             usage: progress.usage,
             messages: progress.messages,
             suspension: None,
+            stop_reason: None,
         })
     }
 
@@ -341,6 +346,8 @@ struct Run<'s> {
     options: RunOptions,
     progress: Progress,
     cancel: Option<CancelSignal>,
+    /// Why the model's last turn of this run ended.
+    stop_reason: Option<StopReason>,
 }
 
 /// A call approved and not run yet: its place in the turn, who approved it, and what they were
@@ -391,6 +398,8 @@ impl<'s> Run<'s> {
                                 content: String::new(),
                                 tool_calls: Vec::new(),
                                 usage: Usage::default(),
+                                stop_reason: None,
+                                thinking: String::new(),
                                 error: Some(message.clone()),
                                 duration,
                             },
@@ -401,6 +410,7 @@ impl<'s> Run<'s> {
             };
             let unanswerable = give_own_ids(&mut response.tool_calls, iteration);
             self.progress.usage.add(response.usage);
+            self.stop_reason = Some(response.stop_reason.clone());
             self.recording
                 .finish(
                     index,
@@ -409,6 +419,8 @@ impl<'s> Run<'s> {
                         content: response.content.clone(),
                         tool_calls: response.tool_calls.clone(),
                         usage: response.usage,
+                        stop_reason: Some(response.stop_reason.clone()),
+                        thinking: mem::take(&mut response.thinking),
                         error: None,
                         duration,
                     },
@@ -417,6 +429,13 @@ impl<'s> Run<'s> {
             if response.tool_calls.is_empty() {
                 return self
                     .end(Termination::Answered, response.content, None)
+                    .await;
+            }
+            // A turn cut by its token limit may hold a call cut inside its arguments: none of
+            // its calls runs, and the run ends saying why.
+            if response.stop_reason == StopReason::Length {
+                return self
+                    .end(Termination::Truncated, response.content, None)
                     .await;
             }
             last_content.clone_from(&response.content);
@@ -802,6 +821,7 @@ impl<'s> Run<'s> {
                     messages,
                     ..
                 },
+            stop_reason,
             ..
         } = self;
         async move {
@@ -814,6 +834,7 @@ impl<'s> Run<'s> {
                 usage,
                 messages,
                 suspension,
+                stop_reason,
             }
         }
     }
