@@ -45,7 +45,7 @@ function arrowKeys(tablist) {
 
 // A step as the renderer takes it: {index, kind, name, duration_ms, is_error, arguments, content,
 // content_bytes, artifacts (array, or null when not kept), artifact_count, artifact_types,
-// privacy, note, calls}.
+// privacy, note, calls, stop_reason, thinking}.
 function renderStep(step) {
   const item = testId(el('li', 'step'), 'step');
   item.dataset.kind = step.kind || '';
@@ -56,8 +56,19 @@ function renderStep(step) {
   if (step.name) head.append(testId(val('span', 'name', step.name), 'step-name'));
   if (step.is_error) head.append(el('span', 'error', 'error'));
   if (step.note) head.append(testId(el('span', 'meta', step.note), 'step-note'));
+  // Why a model turn ended, in its provider's word when it is none of ours: a value, isolated.
+  if (typeof step.stop_reason === 'string' && step.stop_reason !== '') {
+    head.append(el('span', 'meta', ' · ended: '), testId(val('span', 'stop-reason', step.stop_reason), 'step-stop-reason'));
+    if (step.stop_reason !== 'finished' && step.stop_reason !== 'tool_calls') item.classList.add('stopped');
+  }
   head.append(testId(el('span', 'duration', formatMs(step.duration_ms)), 'step-duration'));
   item.append(head);
+  // What the model thought before it answered: for people, folded away.
+  if (typeof step.thinking === 'string' && step.thinking !== '') {
+    const thought = testId(el('details', 'thinking step-body'), 'step-thinking');
+    thought.append(el('summary', null, 'What the model thought'), val('pre', null, step.thinking));
+    item.append(thought);
+  }
   if (step.kind !== 'tool') {
     if (Array.isArray(step.calls) && step.calls.length > 0) {
       const calls = testId(el('ul', 'calls step-body'), 'requested-calls');
@@ -155,9 +166,16 @@ function fromInvocation(index, invocation) {
   };
 }
 
+// Token counts as billed: the prompt and the answer, and the parts billed apart when the
+// provider counted them.
 function usageNote(usage) {
   if (!usage) return '';
-  return usage.input_tokens + ' in / ' + usage.output_tokens + ' out tokens';
+  const parts = [];
+  if (Number(usage.cache_read_tokens) > 0) parts.push(Number(usage.cache_read_tokens) + ' read from cache');
+  if (Number(usage.cache_write_tokens) > 0) parts.push(Number(usage.cache_write_tokens) + ' written to cache');
+  if (Number(usage.reasoning_tokens) > 0) parts.push(Number(usage.reasoning_tokens) + ' reasoning');
+  return Number(usage.input_tokens) + ' in / ' + Number(usage.output_tokens) + ' out tokens'
+    + (parts.length > 0 ? ' (' + parts.join(', ') + ')' : '');
 }
 
 function fromStep(index, step) {
@@ -167,7 +185,7 @@ function fromStep(index, step) {
       index, kind: 'llm', duration_ms: step.duration, is_error: Boolean(step.error),
       content: step.error || step.content,
       note: plural(calls.length, 'tool call', 'tool calls') + ' · ' + usageNote(step.usage),
-      calls,
+      calls, stop_reason: step.stop_reason, thinking: step.thinking,
     };
   }
   if (step.kind === 'request') {
@@ -643,12 +661,15 @@ async function inspector() {
 }
 
 // What the page knows of the run it shows: its id, token usage and step durations.
-const shown = { runId: null, input: 0, output: 0, durations: [] };
+const shown = { runId: null, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, durations: [] };
 
 function resetRun() {
   shown.runId = null;
   shown.input = 0;
   shown.output = 0;
+  shown.cacheRead = 0;
+  shown.cacheWrite = 0;
+  shown.reasoning = 0;
   shown.durations = [];
   document.getElementById('run-id').textContent = '';
   document.getElementById('usage').textContent = '';
@@ -740,9 +761,11 @@ function streamInto(pending, delta) {
   if (!live) {
     live = testId(el('div', 'streaming'), 'streaming');
     live.append(
+      testId(val('pre', 'streaming-thinking'), 'streaming-thinking'),
       testId(val('pre', 'streaming-text'), 'streaming-text'),
       testId(el('ul', 'streaming-calls'), 'streaming-calls'),
       testId(el('div', 'meta'), 'streaming-usage'),
+      testId(val('div', 'meta'), 'streaming-stop'),
     );
     pending.append(live);
     const what = pending.querySelector('.step-head .meta');
@@ -764,9 +787,14 @@ function streamInto(pending, delta) {
       if (code) code.append(document.createTextNode(String(delta.fragment)));
       break;
     }
+    case 'thinking':
+      live.querySelector('[data-testid=streaming-thinking]').append(document.createTextNode(String(delta.text)));
+      break;
     case 'usage':
-      live.querySelector('[data-testid=streaming-usage]').textContent =
-        Number(delta.usage.input_tokens) + ' in / ' + Number(delta.usage.output_tokens) + ' out tokens';
+      live.querySelector('[data-testid=streaming-usage]').textContent = usageNote(delta.usage);
+      break;
+    case 'stop':
+      live.querySelector('[data-testid=streaming-stop]').textContent = 'ended: ' + String(delta.reason);
       break;
     default:
       break;
@@ -800,9 +828,16 @@ function onEvent(event, steps, status, settings) {
       placeStep(steps, event.index, renderStep(fromStep(event.index, event.step)));
       if (event.step.kind === 'llm') {
         if (event.step.usage) {
-          shown.input += event.step.usage.input_tokens;
-          shown.output += event.step.usage.output_tokens;
-          document.getElementById('usage').textContent = '· ' + shown.input + ' in / ' + shown.output + ' out tokens';
+          const usage = event.step.usage;
+          shown.input += Number(usage.input_tokens) || 0;
+          shown.output += Number(usage.output_tokens) || 0;
+          shown.cacheRead += Number(usage.cache_read_tokens) || 0;
+          shown.cacheWrite += Number(usage.cache_write_tokens) || 0;
+          shown.reasoning += Number(usage.reasoning_tokens) || 0;
+          document.getElementById('usage').textContent = '· ' + usageNote({
+            input_tokens: shown.input, output_tokens: shown.output, cache_read_tokens: shown.cacheRead,
+            cache_write_tokens: shown.cacheWrite, reasoning_tokens: shown.reasoning,
+          });
         }
         shown.durations.push([event.index, 'llm', event.step.duration || 0]);
         drawTimeline();
@@ -1004,7 +1039,8 @@ function describeDecision(decision) {
 // ---- runs history ------------------------------------------------------------------------------
 
 function fromRow(step, privacy) {
-  return Object.assign({}, step, { privacy });
+  const note = step.kind === 'llm' && step.usage ? usageNote(step.usage) : undefined;
+  return Object.assign({}, step, { privacy, note });
 }
 
 async function history() {

@@ -31,9 +31,10 @@ use playground::server::{
     AppState, Line, Notice, Resolution, ShownCall, not_offered, stream_resume, stream_run,
 };
 use playground::terminal;
+use std::fmt::Write as _;
 use std::io::Write as _;
 
-use toolkit::provider::{Delta, Provider};
+use toolkit::provider::{Delta, Provider, StopReason};
 use toolkit::{
     RunEvent, RunOptions, RunRequest, ToolCall, ToolLoopService, ToolRegistry,
     approval::Decision,
@@ -309,6 +310,53 @@ fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// What a model step's line says after `llm: `: its calls, time, tokens (the parts billed apart
+/// when counted), why it ended when it is not the usual, and its error.
+fn llm_line(step: &RunStep) -> String {
+    let RunStep::Llm {
+        tool_calls,
+        duration: took,
+        usage,
+        stop_reason,
+        error,
+        ..
+    } = step
+    else {
+        return String::new();
+    };
+    let mut notes = String::new();
+    for (count, what) in [
+        (usage.cache_read_tokens, "read from cache"),
+        (usage.cache_write_tokens, "written to cache"),
+        (usage.reasoning_tokens, "reasoning"),
+    ] {
+        if count > 0 {
+            let _ = write!(notes, ", {count} {what}");
+        }
+    }
+    if let Some(reason) = stop_reason
+        .as_ref()
+        .filter(|reason| !matches!(reason, StopReason::Finished | StopReason::ToolCalls))
+    {
+        let _ = write!(
+            notes,
+            ", ended: {}",
+            terminal::inert(reason.as_str(), false)
+        );
+    }
+    let failed = error
+        .as_deref()
+        .map(|error| format!(" failed: {}", terminal::inert(error, false)))
+        .unwrap_or_default();
+    format!(
+        "{} ({}, {} in / {} out tokens{notes}){failed}",
+        plural(tool_calls.len(), "tool call", "tool calls"),
+        duration(*took),
+        usage.input_tokens,
+        usage.output_tokens,
+    )
 }
 
 /// Clap's message without its usage block, on one line: `error: ...` and, when clap lists what
@@ -904,23 +952,7 @@ impl Printer {
         match &**event {
             RunEvent::ModelDelta { index, delta, .. } => self.delta(*index, delta),
             RunEvent::StepFinished { index, step, .. } => match step {
-                RunStep::Llm {
-                    tool_calls,
-                    duration: took,
-                    usage,
-                    error,
-                    ..
-                } => println!(
-                    "[{index}] llm: {} ({}, {} in / {} out tokens){}",
-                    plural(tool_calls.len(), "tool call", "tool calls"),
-                    duration(*took),
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    error
-                        .as_deref()
-                        .map(|error| format!(" failed: {}", text(error)))
-                        .unwrap_or_default()
-                ),
+                RunStep::Llm { .. } => println!("[{index}] llm: {}", llm_line(step)),
                 RunStep::Request { tools, .. } => {
                     println!(
                         "[{index}] request: {} offered",

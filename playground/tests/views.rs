@@ -659,6 +659,7 @@ async fn a_run_shows_its_id_usage_timeline_requested_calls_and_its_answer_once()
                 usage: document.getElementById('usage').textContent,
                 bars: document.querySelectorAll('[data-testid=timeline-bar]').length,
                 notes: Array.from(document.querySelectorAll('#steps > li[data-kind=llm] [data-testid=step-note]')).map((n) => n.textContent),
+                stops: Array.from(document.querySelectorAll('#steps > li[data-kind=llm] [data-testid=step-stop-reason]')).map((n) => n.textContent),
                 calls: Array.from(document.querySelectorAll('[data-testid=requested-calls] li code:first-of-type')).map((c) => c.textContent),
                 answers: document.querySelectorAll('#steps > li.answer').length,
                 repeated: document.querySelectorAll('[data-testid=answer]').length,
@@ -672,6 +673,7 @@ async fn a_run_shows_its_id_usage_timeline_requested_calls_and_its_answer_once()
             "run": format!("run {}", runs[0].run_id),
             "usage": "· 737 in / 83 out tokens",
             "bars": 8,
+            "stops": ["tool_calls", "tool_calls", "tool_calls", "finished"],
             "notes": [
                 "1 tool call · 13 in / 12 out tokens",
                 "2 tool calls · 68 in / 15 out tokens",
@@ -711,6 +713,77 @@ async fn a_run_shows_its_id_usage_timeline_requested_calls_and_its_answer_once()
         )
         .await;
     assert_eq!(playground.audit.runs(5).expect("runs").len(), 2);
+    browser.quit().await;
+}
+
+/// A turn that thought (in markup, to stay inert), was billed cache and reasoning tokens, and was
+/// cut by its token limit.
+const THINKING_SCRIPT: &str = r#"{"turns": [
+  {"content": "Paris is the capital of", "stop_reason": "length",
+   "thinking": "Weigh <b>both</b> cities first.",
+   "usage": {"input_tokens": 2000, "output_tokens": 300, "cache_read_tokens": 1536,
+             "cache_write_tokens": 400, "reasoning_tokens": 256}}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_shows_why_it_ended_what_it_was_billed_and_what_the_model_thought() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", THINKING_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    assert_eq!(wait_done(&browser).await, json!("done: answered"));
+    let read = r"const step = document.querySelector('#steps > li[data-kind=llm]');
+        const one = (id) => { const node = step.querySelector('[data-testid=' + id + ']'); return node && node.textContent; };
+        return {
+          note: one('step-note'),
+          stop: one('step-stop-reason'),
+          stopped: step.classList.contains('stopped'),
+          thinking: one('step-thinking'),
+          markup: step.querySelectorAll('[data-testid=step-thinking] b').length,
+          usage: (document.getElementById('usage') || {}).textContent,
+        };";
+    let view = browser.execute(read, json!([])).await;
+    let note = "0 tool calls · 2000 in / 300 out tokens (1536 read from cache, 400 written to \
+                cache, 256 reasoning)";
+    assert_eq!(
+        view,
+        json!({
+            "note": note,
+            "stop": "length",
+            "stopped": true,
+            "thinking": "What the model thoughtWeigh <b>both</b> cities first.",
+            "markup": 0,
+            "usage": format!("· {}", &note["0 tool calls · ".len()..]),
+        })
+    );
+    browser.screenshot("run-stopped-thinking.png").await;
+
+    // The history shows the same, from the audit copy.
+    browser.open(&format!("{}/runs", playground.url)).await;
+    browser.click("#run-list button").await;
+    let kept = browser
+        .wait_for(
+            "the model step in the history",
+            r"const step = document.querySelector('#steps > li[data-kind=llm]');
+              return step && [step.querySelector('[data-testid=step-stop-reason]').textContent,
+                              step.querySelector('[data-testid=step-thinking] pre').textContent,
+                              step.querySelector('[data-testid=step-note]').textContent];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        kept,
+        json!([
+            "length",
+            "Weigh <b>both</b> cities first.",
+            "2000 in / 300 out tokens (1536 read from cache, 400 written to cache, 256 reasoning)"
+        ])
+    );
+    assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
 

@@ -36,7 +36,11 @@ pub struct OtlpError(String);
 ///   `gen_ai.conversation.id` = the run id), with events for the request, suspensions, resumes
 ///   and errors;
 /// - `chat {model}`, one per model call, a child of the run (`gen_ai.provider.name`,
-///   `gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`);
+///   `gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`,
+///   `gen_ai.usage.cache_read.input_tokens` and `gen_ai.usage.cache_creation.input_tokens`
+///   and `toolkit.usage.reasoning_tokens` when the provider counted them,
+///   `gen_ai.response.finish_reasons` with the turn's [`StopReason`](toolkit::provider::StopReason)
+///   name, and `toolkit.llm.thinking_bytes`: what the model thought is never exported);
 /// - `execute_tool {name}`, one per tool call, a child of the run (`gen_ai.tool.name`,
 ///   `gen_ai.tool.call.id`, and `toolkit.artifact.count`, `toolkit.artifact.types`,
 ///   `toolkit.artifact.bytes`).
@@ -271,62 +275,71 @@ impl OtlpExport {
         );
     }
 
+    /// The span of one model call.
+    fn chat_span(&self, parent: &Context, index: usize, step: &RunStep) {
+        let RunStep::Llm {
+            iteration,
+            content,
+            tool_calls,
+            usage,
+            stop_reason,
+            thinking,
+            error,
+            duration,
+            ..
+        } = step
+        else {
+            return;
+        };
+        let mut attributes = vec![
+            KeyValue::new("gen_ai.operation.name", "chat"),
+            KeyValue::new("gen_ai.provider.name", self.model.provider.clone()),
+            KeyValue::new("gen_ai.request.model", self.model.name.clone()),
+            KeyValue::new("gen_ai.usage.input_tokens", count(usage.input_tokens)),
+            KeyValue::new("gen_ai.usage.output_tokens", count(usage.output_tokens)),
+            KeyValue::new("toolkit.step.index", count(index)),
+            KeyValue::new("toolkit.llm.iteration", i64::from(*iteration)),
+            KeyValue::new("toolkit.llm.tool_calls", count(tool_calls.len())),
+        ];
+        attributes.extend(turn_attributes(usage, stop_reason.as_ref(), thinking));
+        if self.privacy != Privacy::Metadata {
+            let mut parts = vec![json!({"type": "text", "content": self.privacy.keep(content)})];
+            parts.extend(tool_calls.iter().map(|call| {
+                json!({
+                    "type": "tool_call",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": self.privacy.keep(&call.arguments),
+                })
+            }));
+            let messages = json!([{"role": "assistant", "parts": parts}]);
+            attributes.push(KeyValue::new(
+                "gen_ai.output.messages",
+                messages.to_string(),
+            ));
+        }
+        let error = error.as_ref().map(|message| {
+            (
+                "provider_error",
+                self.privacy
+                    .keep(message)
+                    .unwrap_or_else(|| "the model call failed".to_owned()),
+            )
+        });
+        self.child(
+            parent,
+            format!("chat {}", self.model.name),
+            SpanKind::Client,
+            *duration,
+            attributes,
+            error,
+        );
+    }
+
     fn step(&self, parent: &Context, index: usize, step: &RunStep) {
         match step {
             RunStep::Tool(invocation) => self.tool_span(parent, index, invocation),
-            RunStep::Llm {
-                iteration,
-                content,
-                tool_calls,
-                usage,
-                error,
-                duration,
-                ..
-            } => {
-                let mut attributes = vec![
-                    KeyValue::new("gen_ai.operation.name", "chat"),
-                    KeyValue::new("gen_ai.provider.name", self.model.provider.clone()),
-                    KeyValue::new("gen_ai.request.model", self.model.name.clone()),
-                    KeyValue::new("gen_ai.usage.input_tokens", count(usage.input_tokens)),
-                    KeyValue::new("gen_ai.usage.output_tokens", count(usage.output_tokens)),
-                    KeyValue::new("toolkit.step.index", count(index)),
-                    KeyValue::new("toolkit.llm.iteration", i64::from(*iteration)),
-                    KeyValue::new("toolkit.llm.tool_calls", count(tool_calls.len())),
-                ];
-                if self.privacy != Privacy::Metadata {
-                    let mut parts =
-                        vec![json!({"type": "text", "content": self.privacy.keep(content)})];
-                    parts.extend(tool_calls.iter().map(|call| {
-                        json!({
-                            "type": "tool_call",
-                            "id": call.id,
-                            "name": call.name,
-                            "arguments": self.privacy.keep(&call.arguments),
-                        })
-                    }));
-                    let messages = json!([{"role": "assistant", "parts": parts}]);
-                    attributes.push(KeyValue::new(
-                        "gen_ai.output.messages",
-                        messages.to_string(),
-                    ));
-                }
-                let error = error.as_ref().map(|message| {
-                    (
-                        "provider_error",
-                        self.privacy
-                            .keep(message)
-                            .unwrap_or_else(|| "the model call failed".to_owned()),
-                    )
-                });
-                self.child(
-                    parent,
-                    format!("chat {}", self.model.name),
-                    SpanKind::Client,
-                    *duration,
-                    attributes,
-                    error,
-                );
-            }
+            RunStep::Llm { .. } => self.chat_span(parent, index, step),
             RunStep::Request {
                 messages, tools, ..
             } => {
@@ -376,6 +389,43 @@ impl OtlpExport {
 }
 
 /// A count as OpenTelemetry's integer (`i64::MAX` past it).
+/// What a model turn says besides its counts of prompt and answer: the parts billed apart when
+/// the provider counted them, why it ended, and how much the model thought (never what).
+fn turn_attributes(
+    usage: &toolkit::provider::Usage,
+    stop_reason: Option<&toolkit::provider::StopReason>,
+    thinking: &str,
+) -> Vec<KeyValue> {
+    let mut attributes = vec![KeyValue::new(
+        "toolkit.llm.thinking_bytes",
+        count(thinking.len()),
+    )];
+    for (name, tokens) in [
+        (
+            "gen_ai.usage.cache_read.input_tokens",
+            usage.cache_read_tokens,
+        ),
+        (
+            "gen_ai.usage.cache_creation.input_tokens",
+            usage.cache_write_tokens,
+        ),
+        ("toolkit.usage.reasoning_tokens", usage.reasoning_tokens),
+    ] {
+        if tokens > 0 {
+            attributes.push(KeyValue::new(name, count(tokens)));
+        }
+    }
+    if let Some(reason) = stop_reason {
+        attributes.push(KeyValue::new(
+            "gen_ai.response.finish_reasons",
+            Value::Array(Array::String(vec![StringValue::from(
+                reason.as_str().to_owned(),
+            )])),
+        ));
+    }
+    attributes
+}
+
 fn count(value: impl TryInto<i64>) -> i64 {
     value.try_into().unwrap_or(i64::MAX)
 }

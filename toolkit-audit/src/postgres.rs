@@ -18,7 +18,9 @@ use toolkit::{
 };
 
 use crate::privacy::Privacy;
-use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, write_for};
+use crate::rows::{
+    AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, read_usage, write_for,
+};
 
 /// The channel every committed run or step is announced on (its payload: the run id).
 const CHANNEL: &str = "toolkit_audit";
@@ -82,6 +84,12 @@ CREATE TABLE shared_state (
     PRIMARY KEY (kind, key)
 );
 CREATE INDEX shared_state_expiry ON shared_state (expires_at);
+",
+    "
+ALTER TABLE steps
+    ADD COLUMN stop_reason TEXT,
+    ADD COLUMN usage TEXT,
+    ADD COLUMN thinking BYTEA;
 ",
 ];
 
@@ -273,8 +281,8 @@ impl PostgresAudit {
         let steps = client
             .query(
                 "SELECT idx, kind, name, duration_ms, is_error, arguments, content, \
-                 content_bytes, artifact_count, artifact_types, artifacts \
-                 FROM steps WHERE run_id = $1 ORDER BY idx",
+                 content_bytes, artifact_count, artifact_types, artifacts, stop_reason, usage, \
+                 thinking FROM steps WHERE run_id = $1 ORDER BY idx",
                 &[&run_id],
             )
             .await?;
@@ -503,6 +511,9 @@ fn step_row(row: &Row) -> StepRow {
         artifact_count: row.get(8),
         artifact_types,
         artifacts,
+        stop_reason: row.get(11),
+        usage: read_usage(row.get(12)),
+        thinking: text(13),
     }
 }
 
@@ -595,7 +606,7 @@ async fn apply(
         Write::Step { run_id, index, row } => {
             let name = row.name.as_deref().map(searchable);
             let count = |value: usize| i64::try_from(value).unwrap_or(i64::MAX);
-            let parameters: [&(dyn ToSql + Sync); 12] = [
+            let parameters: [&(dyn ToSql + Sync); 15] = [
                 run_id,
                 &count(*index),
                 &row.kind,
@@ -608,12 +619,16 @@ async fn apply(
                 &count(row.artifact_count),
                 &row.artifact_types,
                 &row.artifacts,
+                &row.stop_reason,
+                &row.usage,
+                &row.thinking.as_deref().map(str::as_bytes),
             ];
             let statement = transaction
                 .prepare_cached(
                     "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, \
-                     artifacts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                     artifacts, stop_reason, usage, thinking) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
                 )
                 .await?;
             transaction.execute(&statement, &parameters).await?;

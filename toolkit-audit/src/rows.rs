@@ -133,6 +133,15 @@ pub struct StepRow {
     pub artifact_types: Vec<String>,
     /// The artifacts as `[{type, label, data}]` (not at `metadata`).
     pub artifacts: Option<Value>,
+    /// Why a model step's turn ended ([`StopReason`](toolkit::provider::StopReason)'s name), at
+    /// every level.
+    pub stop_reason: Option<String>,
+    /// A model step's token counts as billed (`{"input_tokens", "output_tokens",
+    /// "cache_read_tokens", ...}`, [`Usage`](toolkit::provider::Usage)'s fields), at every
+    /// level.
+    pub usage: Option<Value>,
+    /// What the model thought before it answered (not at `metadata`).
+    pub thinking: Option<String>,
 }
 
 /// A stored step's artifact types and artifacts (JSON texts) as read back; an artifacts text
@@ -145,6 +154,12 @@ pub(crate) fn read_artifacts(
         serde_json::from_str(types).unwrap_or_default(),
         artifacts.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
     )
+}
+
+/// A stored step's usage (JSON text) as read back; a text this version cannot read still
+/// shows, as text.
+pub(crate) fn read_usage(usage: Option<String>) -> Option<Value> {
+    usage.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
 /// What `event` asks to keep, as this privacy level keeps it.
@@ -175,7 +190,7 @@ pub(crate) fn write_for(
         } => Write::Step {
             run_id: run_id.to_string(),
             index: *index,
-            row: tool_row(privacy, invocation)?,
+            row: Box::new(tool_row(privacy, invocation)?),
         },
         RunEvent::StepFinished {
             run_id,
@@ -185,7 +200,7 @@ pub(crate) fn write_for(
         } => Write::Step {
             run_id: run_id.to_string(),
             index: *index,
-            row: step_row(privacy, step)?,
+            row: Box::new(step_row(privacy, step)?),
         },
         RunEvent::Done {
             run_id,
@@ -221,10 +236,39 @@ fn tool_row(privacy: Privacy, invocation: &ToolInvocation) -> Result<NewRow, ser
         artifact_types: serde_json::to_string(&types)?,
         artifact_count: types.len(),
         artifacts: kept.map(|value| value.to_string()),
+        ..NewRow::empty("tool")
     })
 }
 
 fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Error> {
+    if let RunStep::Llm {
+        content,
+        tool_calls,
+        usage,
+        stop_reason,
+        thinking,
+        error,
+        duration,
+        ..
+    } = step
+    {
+        let content = error.clone().unwrap_or_else(|| content.clone());
+        return Ok(NewRow {
+            kind: step.kind().as_str(),
+            duration_ms: Some(duration.as_secs_f64() * 1000.0),
+            arguments: privacy.keep(&serde_json::to_string(tool_calls)?),
+            content: privacy.keep(&content),
+            content_bytes: content.len(),
+            stop_reason: stop_reason
+                .as_ref()
+                .map(|reason| reason.as_str().to_owned()),
+            usage: Some(serde_json::to_string(usage)?),
+            thinking: (!thinking.is_empty())
+                .then(|| privacy.keep(thinking))
+                .flatten(),
+            ..NewRow::empty(step.kind().as_str())
+        });
+    }
     let (duration_ms, content, arguments) = match step {
         RunStep::Tool(invocation) => return tool_row(privacy, invocation),
         RunStep::Request {
@@ -233,17 +277,6 @@ fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Erro
             None,
             format!("{messages} messages, {} tools offered", tools.len()),
             None,
-        ),
-        RunStep::Llm {
-            content,
-            tool_calls,
-            error,
-            duration,
-            ..
-        } => (
-            Some(duration.as_secs_f64() * 1000.0),
-            error.clone().unwrap_or_else(|| content.clone()),
-            Some(serde_json::to_string(tool_calls)?),
         ),
         RunStep::Suspended { pending, .. } => {
             (None, String::new(), Some(serde_json::to_string(pending)?))
@@ -265,9 +298,7 @@ fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Erro
                 arguments: kept,
                 content_bytes: summary.len(),
                 content: Some(summary),
-                artifact_types: "[]".to_owned(),
-                artifact_count: 0,
-                artifacts: None,
+                ..NewRow::empty(step.kind().as_str())
             });
         }
         _ => (None, String::new(), None),
@@ -280,9 +311,7 @@ fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Erro
         arguments: arguments.and_then(|text| privacy.keep(&text)),
         content: privacy.keep(&content),
         content_bytes: content.len(),
-        artifact_types: "[]".to_owned(),
-        artifact_count: 0,
-        artifacts: None,
+        ..NewRow::empty(step.kind().as_str())
     })
 }
 
@@ -317,7 +346,7 @@ pub(crate) enum Write {
     Step {
         run_id: String,
         index: usize,
-        row: NewRow,
+        row: Box<NewRow>,
     },
     Finish {
         run_id: String,
@@ -336,4 +365,28 @@ pub(crate) struct NewRow {
     pub(crate) artifact_types: String,
     pub(crate) artifact_count: usize,
     pub(crate) artifacts: Option<String>,
+    pub(crate) stop_reason: Option<String>,
+    pub(crate) usage: Option<String>,
+    pub(crate) thinking: Option<String>,
+}
+
+impl NewRow {
+    /// A row of `kind` with nothing in it yet.
+    fn empty(kind: &'static str) -> Self {
+        Self {
+            kind,
+            name: None,
+            duration_ms: None,
+            is_error: false,
+            arguments: None,
+            content: None,
+            content_bytes: 0,
+            artifact_types: "[]".to_owned(),
+            artifact_count: 0,
+            artifacts: None,
+            stop_reason: None,
+            usage: None,
+            thinking: None,
+        }
+    }
 }

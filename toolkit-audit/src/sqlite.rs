@@ -12,7 +12,9 @@ use toolkit::{
 };
 
 use crate::privacy::Privacy;
-use crate::rows::{AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, write_for};
+use crate::rows::{
+    AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, read_usage, write_for,
+};
 
 /// The audit copy: a SQLite file in WAL mode, and a [`Sink`] for a service's recorder.
 #[derive(Clone)]
@@ -58,9 +60,15 @@ CREATE TABLE IF NOT EXISTS steps (
     artifact_types TEXT NOT NULL DEFAULT '[]',
     artifacts TEXT,
     finished_at TEXT NOT NULL,
+    stop_reason TEXT,
+    usage TEXT,
+    thinking TEXT,
     PRIMARY KEY (run_id, idx)
 );
 ";
+
+/// Columns added to `steps` after its first release, each added to a file that lacks it.
+const ADDED_STEP_COLUMNS: [&str; 3] = ["stop_reason", "usage", "thinking"];
 
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -177,7 +185,8 @@ impl SqliteAudit {
             };
             let mut statement = db.prepare(
                 "SELECT idx, kind, name, duration_ms, is_error, arguments, content, content_bytes, \
-                 artifact_count, artifact_types, artifacts FROM steps WHERE run_id = ?1 ORDER BY idx",
+                 artifact_count, artifact_types, artifacts, stop_reason, usage, thinking \
+                 FROM steps WHERE run_id = ?1 ORDER BY idx",
             )?;
             let steps = statement
                 .query_map([run_id], step_row)?
@@ -264,7 +273,8 @@ fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()
             &format!(
                 "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, artifacts, \
-                     finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {NOW})"
+                     stop_reason, usage, thinking, finished_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})"
             ),
             params![
                 run_id,
@@ -279,6 +289,9 @@ fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()
                 i64::try_from(row.artifact_count).unwrap_or(i64::MAX),
                 row.artifact_types,
                 row.artifacts,
+                row.stop_reason,
+                row.usage,
+                row.thinking,
             ],
         )?,
         Write::Finish {
@@ -296,7 +309,17 @@ fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()
 fn set_up(connection: &Connection) -> rusqlite::Result<()> {
     let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
     connection.execute_batch("PRAGMA synchronous = FULL;")?;
-    connection.execute_batch(SCHEMA)
+    connection.execute_batch(SCHEMA)?;
+    let present: Vec<String> = connection
+        .prepare("SELECT name FROM pragma_table_info('steps')")?
+        .query_map([], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for column in ADDED_STEP_COLUMNS {
+        if !present.iter().any(|name| name == column) {
+            connection.execute_batch(&format!("ALTER TABLE steps ADD COLUMN {column} TEXT"))?;
+        }
+    }
+    Ok(())
 }
 
 fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
@@ -326,5 +349,8 @@ fn step_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
         artifact_count: row.get(8)?,
         artifact_types,
         artifacts,
+        stop_reason: row.get(11)?,
+        usage: read_usage(row.get(12)?),
+        thinking: row.get(13)?,
     })
 }

@@ -69,10 +69,13 @@ async fn lookup(
 
 const SCRIPT: &str = r#"{"turns": [
     {"content": "looking", "tool_calls": [{"id": "call_1", "name": "lookup", "arguments_raw": "{\"email\": \"ada@example.com\"}"}]},
-    {"content": "done"}
+    {"content": "done", "thinking": "It found ada@example.com.",
+     "usage": {"input_tokens": 2000, "output_tokens": 300, "cache_read_tokens": 1536,
+               "cache_write_tokens": 400, "reasoning_tokens": 256}}
 ]}"#;
 
-/// Runs the script into an audit copy at `privacy` and reads back the run and its tool step.
+/// Runs the script into an audit copy at `privacy` and reads back the run and its tool step;
+/// checks its model steps.
 async fn keep(place: &Place, privacy: Privacy) -> (toolkit_audit::RunRow, StepRow) {
     let audit = Arc::new(place.open(privacy).await);
     let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
@@ -92,6 +95,25 @@ async fn keep(place: &Place, privacy: Privacy) -> (toolkit_audit::RunRow, StepRo
     assert_eq!(run.termination.as_deref(), Some("answered"));
     let kinds: Vec<(i64, &str)> = steps.iter().map(|s| (s.index, s.kind.as_str())).collect();
     assert_eq!(kinds, [(0, "request"), (1, "llm"), (2, "tool"), (3, "llm")]);
+    // Why each turn ended and what it was billed, at every level; what the model thought, as
+    // the level keeps texts.
+    let (asked, answered) = (&steps[1], &steps[3]);
+    assert_eq!(asked.stop_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(answered.stop_reason.as_deref(), Some("finished"));
+    assert_eq!(
+        answered.usage,
+        Some(
+            json!({"input_tokens": 2000, "output_tokens": 300, "cache_read_tokens": 1536,
+                    "cache_write_tokens": 400, "reasoning_tokens": 256})
+        )
+    );
+    assert_eq!(asked.thinking, None);
+    let thought = match privacy {
+        Privacy::Metadata => None,
+        Privacy::Redacted => Some("It found [EMAIL]."),
+        _ => Some("It found ada@example.com."),
+    };
+    assert_eq!(answered.thinking.as_deref(), thought);
     let step = steps[2].clone();
     assert_eq!(step.name.as_deref(), Some("lookup"));
     // The tool slept 12 ms on a paused clock: the recorder timed exactly that.
@@ -521,9 +543,9 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
             name,
             "SELECT version FROM toolkit_audit_migrations ORDER BY version"
         ),
-        Ok("1\n2".to_owned())
+        Ok("1\n2\n3".to_owned())
     );
-    assert_eq!(PostgresAudit::schema_version(), 2);
+    assert_eq!(PostgresAudit::schema_version(), 3);
     // Claims delete expired tokens by their expiry: an index, not a scan.
     assert_eq!(
         server.psql(
@@ -546,7 +568,7 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
         .expect_err("a newer schema");
     assert_eq!(
         refused.to_string(),
-        "audit copy: the database's schema is at version 7; this build knows versions up to 2"
+        "audit copy: the database's schema is at version 7; this build knows versions up to 3"
     );
 }
 
@@ -781,4 +803,61 @@ async fn writes_committed_together_fail_alone_when_one_cannot_be_made() {
         )
         .unwrap();
     assert_eq!(kept, "56");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_sqlite_file_of_an_earlier_version_gains_the_new_columns_and_keeps_its_rows() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let path = folder.path().join("earlier.sqlite3");
+    // The tables as the first release made them, with one run in them.
+    let earlier = rusqlite::Connection::open(&path).expect("a file");
+    earlier
+        .execute_batch(
+            "CREATE TABLE runs (run_id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT,
+                 started_at TEXT NOT NULL, termination TEXT, privacy TEXT NOT NULL);
+             CREATE TABLE steps (run_id TEXT NOT NULL REFERENCES runs(run_id),
+                 idx INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT, duration_ms REAL,
+                 is_error INTEGER NOT NULL DEFAULT 0, arguments TEXT, content TEXT,
+                 content_bytes INTEGER NOT NULL DEFAULT 0,
+                 artifact_count INTEGER NOT NULL DEFAULT 0,
+                 artifact_types TEXT NOT NULL DEFAULT '[]', artifacts TEXT,
+                 finished_at TEXT NOT NULL, PRIMARY KEY (run_id, idx));
+             INSERT INTO runs VALUES ('old', 'run', NULL, '2026-01-01T00:00:00Z', 'answered',
+                 'metadata');
+             INSERT INTO steps (run_id, idx, kind, content_bytes, finished_at)
+                 VALUES ('old', 0, 'llm', 4, '2026-01-01T00:00:00Z');",
+        )
+        .expect("the earlier tables");
+    drop(earlier);
+    let location = path.to_str().expect("a UTF-8 path");
+    let audit = Arc::new(
+        Audit::open(location, Privacy::Metadata)
+            .await
+            .expect("opens"),
+    );
+    let (_, steps) = audit.run("old").await.expect("read").expect("the old run");
+    assert_eq!(
+        (
+            steps[0].stop_reason.as_deref(),
+            &steps[0].usage,
+            &steps[0].thinking
+        ),
+        (None, &None, &None)
+    );
+    // New runs keep what the new columns hold, in the same file; opening it again adds nothing.
+    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+        .with_sink(audit.clone());
+    let provider = ScriptedProvider::from_json(r#"{"turns": [{"content": "hi"}]}"#).unwrap();
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
+    let (_, steps) = audit
+        .run(result.trace.run_id().as_str())
+        .await
+        .expect("read")
+        .expect("the new run");
+    assert_eq!(steps[1].stop_reason.as_deref(), Some("finished"));
+    drop(
+        Audit::open(location, Privacy::Metadata)
+            .await
+            .expect("opens again"),
+    );
 }

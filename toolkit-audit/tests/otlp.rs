@@ -33,7 +33,9 @@ fn lookup(
 
 const SCRIPT: &str = r#"{"turns": [
     {"content": "looking", "tool_calls": [{"id": "c1", "name": "lookup", "arguments": {"name": "Ada"}}]},
-    {"content": "Ada is a customer."}
+    {"content": "Ada is a customer.", "thinking": "The lookup found her.",
+     "usage": {"input_tokens": 2000, "output_tokens": 300, "cache_read_tokens": 1536,
+               "cache_write_tokens": 400, "reasoning_tokens": 256}}
 ]}"#;
 
 /// Runs the script with an export at `privacy`, then stops the export (which sends the rest).
@@ -93,6 +95,10 @@ async fn runs_reach_a_receiver_as_genai_spans_without_artifacts() {
     assert!(!raw.is_empty());
     for text in [String::from_utf8_lossy(&raw).into_owned(), decoded] {
         assert!(!text.contains(CANARY), "an artifact byte was exported");
+        assert!(
+            !text.contains("The lookup found her"),
+            "a thought was exported"
+        );
     }
 
     let spans = spans(&receiver);
@@ -201,8 +207,7 @@ fn check_run(
         chat["gen_ai.usage.output_tokens"],
         json!({"intValue": output.to_string()})
     );
-    assert_eq!(children[0]["kind"], json!("SPAN_KIND_CLIENT"));
-
+    check_turns(children[0], children[2]);
     let tool = attributes(children[1]);
     assert_eq!(
         tool["gen_ai.operation.name"],
@@ -228,6 +233,42 @@ fn check_run(
 }
 
 type Attributes = serde_json::Map<String, Value>;
+
+/// What the two model calls' spans say besides their counts: why each turn ended, the tokens
+/// billed apart, and how much the model thought (never what).
+fn check_turns(first: &Value, last: &Value) {
+    assert_eq!(first["kind"], json!("SPAN_KIND_CLIENT"));
+    let (chat, answer) = (attributes(first), attributes(last));
+    // Why each turn ended: the first asked for a tool, the last finished.
+    assert_eq!(
+        chat["gen_ai.response.finish_reasons"],
+        json!({"arrayValue": {"values": [{"stringValue": "tool_calls"}]}})
+    );
+    assert_eq!(
+        answer["gen_ai.response.finish_reasons"],
+        json!({"arrayValue": {"values": [{"stringValue": "finished"}]}})
+    );
+    // Tokens as billed; what the model thought is counted, never exported.
+    for (name, tokens) in [
+        ("gen_ai.usage.input_tokens", "2000"),
+        ("gen_ai.usage.output_tokens", "300"),
+        ("gen_ai.usage.cache_read.input_tokens", "1536"),
+        ("gen_ai.usage.cache_creation.input_tokens", "400"),
+        ("toolkit.usage.reasoning_tokens", "256"),
+        ("toolkit.llm.thinking_bytes", "21"),
+    ] {
+        assert_eq!(answer[name], json!({"intValue": tokens}), "{name}");
+    }
+    // The first turn gave no cache or reasoning count, and none is made up.
+    for absent in [
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_creation.input_tokens",
+        "toolkit.usage.reasoning_tokens",
+    ] {
+        assert_eq!(chat.get(absent), None, "{absent}");
+    }
+    assert_eq!(chat["toolkit.llm.thinking_bytes"], json!({"intValue": "0"}));
+}
 
 /// The contents a run's spans carry: none at `metadata`, as they were at `full`.
 fn check_contents(privacy: Privacy, run: &Attributes, chat: &Attributes, tool: &Attributes) {

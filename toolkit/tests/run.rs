@@ -3,7 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use toolkit::provider::ScriptedProvider;
+use serde_json::{Value, json};
+use toolkit::provider::{ScriptedProvider, StopReason};
 use toolkit::{
     ChatMessage, RunError, RunEvent, RunOptions, RunRequest, Table, ToolArtifact, ToolLoopService,
     ToolRegistry, ToolResult,
@@ -170,6 +171,65 @@ async fn the_iteration_limit_ends_a_run_that_keeps_calling() {
     assert_eq!(result.iterations, 3);
     assert_eq!(result.content, "again");
     assert_eq!(result.trace.invocations().count(), 3);
+}
+
+#[tokio::test]
+async fn a_turn_cut_by_its_token_limit_runs_none_of_its_calls_and_ends_truncated() {
+    // The second call's arguments were cut where the limit fell.
+    let (service, provider) = service(
+        r#"{"turns": [{"content": "Looking up both.", "stop_reason": "length", "tool_calls": [
+            {"name": "lookup", "arguments": {"word": "a"}},
+            {"name": "lookup", "arguments_raw": "{\"word\": \"b"}
+        ]}]}"#,
+    );
+    let result = service.run(&provider, RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.termination, Termination::Truncated);
+    assert_eq!(result.termination.as_str(), "truncated");
+    assert_eq!(result.content, "Looking up both.");
+    assert_eq!(result.stop_reason, Some(StopReason::Length));
+    // No call ran, not even the whole one: nothing of the turn is answered.
+    assert_eq!(kinds(result.trace.steps()), ["request", "llm"]);
+    assert!(tool_results(&result.messages).is_empty());
+    let trace = serde_json::to_value(&result.trace).unwrap();
+    assert_eq!(trace["steps"][1]["stop_reason"], "length");
+    assert_eq!(trace["steps"][1]["tool_calls"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn every_turn_says_why_it_ended_in_the_trace_and_the_result() {
+    let (looping, provider) = service(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "lookup", "arguments": {"word": "a"}}]},
+            {"content": "An answer cut sh", "stop_reason": "length"}
+        ]}"#,
+    );
+    let result = looping.run(&provider, RunRequest::new("x")).await.unwrap();
+    // A text cut by the limit is still the answer; the trace and the result say it was cut.
+    assert_eq!(result.termination, Termination::Answered);
+    assert_eq!(result.stop_reason, Some(StopReason::Length));
+    let trace = serde_json::to_value(&result.trace).unwrap();
+    let reasons: Vec<&Value> = trace["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|step| step["kind"] == "llm")
+        .map(|step| &step["stop_reason"])
+        .collect();
+    assert_eq!(reasons, [&json!("tool_calls"), &json!("length")]);
+
+    // A refusal's text is the answer, and says it was one.
+    let (refusing, provider) =
+        service(r#"{"turns": [{"content": "I can't help with that.", "stop_reason": "refusal"}]}"#);
+    let result = refusing.run(&provider, RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.content, "I can't help with that.");
+    assert_eq!(result.stop_reason, Some(StopReason::Refusal));
+
+    // A failed provider call has no reason.
+    let (failing, provider) = service(r#"{"turns": []}"#);
+    let result = failing.run(&provider, RunRequest::new("x")).await.unwrap();
+    assert_eq!(result.stop_reason, None);
+    let trace = serde_json::to_value(&result.trace).unwrap();
+    assert_eq!(trace["steps"][1].get("stop_reason"), None);
 }
 
 #[tokio::test]

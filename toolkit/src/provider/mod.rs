@@ -28,6 +28,8 @@ mod sse;
 mod stream;
 #[cfg(all(test, feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod streaming_tests;
+#[cfg(all(test, feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod turn_tests;
 
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]

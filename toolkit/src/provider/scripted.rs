@@ -20,8 +20,12 @@ use crate::wire::{ChatMessage, ToolCall};
 /// with the turn after the one that stopped it. One provider can serve many runs at once.
 ///
 /// A call's `id` defaults to `call_<turn>_<index>`; `arguments_raw` gives the arguments as raw
-/// text instead (to play a model that sends malformed JSON). Usage is counted as one token per
-/// four bytes, so traces are reproducible.
+/// text instead (to play a model that sends malformed JSON). A turn's `stop_reason` (a
+/// [`StopReason`](super::StopReason) name: `length`, `refusal`, `content_filter`, or any other
+/// word) plays a turn that ended so; without one, the turn stopped for its calls or finished.
+/// A turn's `thinking` plays what the model thought. Usage is counted as one token per four
+/// bytes, so traces are reproducible, unless a turn gives its own `usage`
+/// (`{"input_tokens": 2000, "output_tokens": 300, "cache_read_tokens": 1536}`).
 #[derive(Debug)]
 pub struct ScriptedProvider {
     turns: Vec<Turn>,
@@ -40,6 +44,12 @@ struct Turn {
     content: String,
     #[serde(default)]
     tool_calls: Vec<ScriptedCall>,
+    #[serde(default)]
+    stop_reason: Option<super::StopReason>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    thinking: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -127,11 +137,15 @@ impl ScriptedProvider {
             })
             .collect();
         let input_bytes: usize = request.messages.iter().map(ChatMessage::text_len).sum();
-        Ok(ProviderResponse::new(
-            turn.content.clone(),
-            tool_calls,
-            Usage::new(tokens(input_bytes), tokens(turn.content.len())),
-        ))
+        let usage = turn
+            .usage
+            .unwrap_or_else(|| Usage::new(tokens(input_bytes), tokens(turn.content.len())));
+        let played = ProviderResponse::new(turn.content.clone(), tool_calls, usage)
+            .with_thinking(turn.thinking.clone());
+        Ok(match turn.stop_reason.clone() {
+            Some(reason) => played.with_stop_reason(reason),
+            None => played,
+        })
     }
 }
 

@@ -15,7 +15,7 @@ use crate::wire::{Carried, ToolCall};
 /// The wires these tests read.
 const WIRES: [Wire; 4] = Wire::ALL;
 
-fn whole(wire: Wire, bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
+pub(super) fn whole(wire: Wire, bytes: &[u8]) -> Result<ProviderResponse, ProviderError> {
     match wire {
         Wire::OpenAiChat => openai::whole_answer(bytes),
         Wire::Anthropic => anthropic::whole_answer(bytes),
@@ -35,7 +35,7 @@ fn deltas(wire: Wire, chunks: Vec<Result<Bytes, Cut>>, max_line: usize) -> Delta
 }
 
 /// The turn a stream of these chunks assembles to.
-fn assembled(
+pub(super) fn assembled(
     wire: Wire,
     chunks: Vec<Result<Bytes, Cut>>,
     max_line: usize,
@@ -54,7 +54,7 @@ fn assembled(
 }
 
 /// `body` cut at these positions (taken modulo its length, in any order).
-fn cut(body: &[u8], cuts: &[usize]) -> Vec<Result<Bytes, Cut>> {
+pub(super) fn cut(body: &[u8], cuts: &[usize]) -> Vec<Result<Bytes, Cut>> {
     let mut at: Vec<usize> = cuts.iter().map(|cut| cut % (body.len() + 1)).collect();
     at.extend([0, body.len()]);
     at.sort_unstable();
@@ -552,14 +552,29 @@ fn what_follows_an_answers_end_marker_is_never_read() {
 /// An Anthropic answer of these content blocks, whole and as the stream the API writes: text in
 /// deltas (citations as `citations_delta`), a server tool's input in `input_json_delta`s as a
 /// call's, a server tool's result whole in its start.
-fn anthropic_answer(blocks: &[serde_json::Value]) -> (Vec<u8>, Vec<u8>) {
+pub(super) fn anthropic_answer(blocks: &[serde_json::Value]) -> (Vec<u8>, Vec<u8>) {
+    anthropic_answer_with(
+        blocks,
+        "end_turn",
+        &json!({"input_tokens": 40, "output_tokens": 9,
+                "server_tool_use": {"web_search_requests": 1}}),
+    )
+}
+
+/// The same, stopped for `stop_reason`, with `usage` (its output count given at the end, the
+/// rest at the start, as the API streams them).
+pub(super) fn anthropic_answer_with(
+    blocks: &[serde_json::Value],
+    stop_reason: &str,
+    usage: &serde_json::Value,
+) -> (Vec<u8>, Vec<u8>) {
     let whole = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-        "content": blocks, "stop_reason": "end_turn",
-        "usage": {"input_tokens": 40, "output_tokens": 9,
-                  "server_tool_use": {"web_search_requests": 1}}});
+        "content": blocks, "stop_reason": stop_reason, "usage": usage});
+    let mut started = usage.clone();
+    started["output_tokens"] = json!(1);
     let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_1",
         "type": "message", "role": "assistant", "model": "m", "content": [],
-        "usage": {"input_tokens": 40, "output_tokens": 1}}})];
+        "usage": started}})];
     for (index, block) in blocks.iter().enumerate() {
         let kind = block["type"].as_str().unwrap();
         match kind {
@@ -580,6 +595,20 @@ fn anthropic_answer(blocks: &[serde_json::Value]) -> (Vec<u8>, Vec<u8>) {
                         "delta": {"type": "text_delta", "text": piece}}));
                 }
             }
+            "thinking" => {
+                events.push(json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""}}));
+                let thinking = block["thinking"].as_str().unwrap();
+                for piece in [
+                    &thinking[..thinking.len() / 2],
+                    &thinking[thinking.len() / 2..],
+                ] {
+                    events.push(json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "thinking_delta", "thinking": piece}}));
+                }
+                events.push(json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "signature_delta", "signature": block["signature"]}}));
+            }
             "server_tool_use" | "mcp_tool_use" | "tool_use" => {
                 let mut start = block.clone();
                 start["input"] = json!({});
@@ -597,8 +626,8 @@ fn anthropic_answer(blocks: &[serde_json::Value]) -> (Vec<u8>, Vec<u8>) {
         events.push(json!({"type": "content_block_stop", "index": index}));
     }
     events.push(
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-        "usage": {"output_tokens": 9, "server_tool_use": {"web_search_requests": 1}}}),
+        json!({"type": "message_delta", "delta": {"stop_reason": stop_reason},
+        "usage": {"output_tokens": usage["output_tokens"]}}),
     );
     events.push(json!({"type": "message_stop"}));
     let stream = named_events(&events);
@@ -769,7 +798,7 @@ fn responses_items_the_loop_does_not_use_are_skipped_alike_streamed_and_whole() 
 }
 
 /// Events as a stream whose every event is named by its data's `type`.
-fn named_events(events: &[serde_json::Value]) -> String {
+pub(super) fn named_events(events: &[serde_json::Value]) -> String {
     use std::fmt::Write as _;
     events.iter().fold(String::new(), |mut stream, event| {
         let name = event["type"].as_str().unwrap();
