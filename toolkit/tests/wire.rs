@@ -710,3 +710,55 @@ proptest! {
         runtime.block_on(run_and_check(adapter, calls));
     }
 }
+
+/// What the model thought reaches the trace and never a request body, on a wire that shows it
+/// and does not take it back (Chat's `reasoning_content`) and on one that takes it back with its
+/// turn (Anthropic's signed thinking blocks, sent back exactly, and only to Anthropic).
+#[tokio::test]
+async fn what_the_model_thought_reaches_the_trace_and_goes_back_only_where_its_wire_asks() {
+    const THOUGHT: &str = "THOUGHT-CANARY-3e9a";
+    let mut chat_call = openai_turn(&[("c1", "canary_text", json!({"bytes": 10}))], None);
+    chat_call.2["choices"][0]["message"]["reasoning_content"] = json!(THOUGHT);
+    let chat = Server::start(vec![chat_call, openai_turn(&[], Some("done"))]).await;
+    let mut anthropic_call =
+        anthropic_turn(&[("toolu_1", "canary_text", json!({"bytes": 10}))], None);
+    let blocks = anthropic_call.2["content"].as_array_mut().unwrap();
+    blocks.insert(
+        0,
+        json!({"type": "thinking", "thinking": THOUGHT, "signature": "SIG-5f2"}),
+    );
+    let anthropic = Server::start(vec![anthropic_call, anthropic_turn(&[], Some("done"))]).await;
+    for (adapter, server) in [(Adapter::OPENAI, &chat), (Adapter::ANTHROPIC, &anthropic)] {
+        let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+        let result = service
+            .run(
+                provider(adapter, &server.url).as_ref(),
+                RunRequest::new("x"),
+            )
+            .await
+            .unwrap();
+        assert_eq!(result.content, "done");
+        let trace = serde_json::to_value(&result.trace).unwrap();
+        assert_eq!(trace["steps"][1]["thinking"], THOUGHT, "{adapter:?}");
+        let second = &server.requests()[1].body;
+        // The tool's content and artifacts never carry it either.
+        for invocation in result.trace.invocations() {
+            assert!(!invocation.content().contains(THOUGHT));
+            assert!(
+                !serde_json::to_string(invocation.artifacts())
+                    .unwrap()
+                    .contains(THOUGHT)
+            );
+        }
+        match adapter.wire {
+            Wire::Anthropic => {
+                let body: Value = serde_json::from_slice(second).unwrap();
+                assert_eq!(
+                    body["messages"][1]["content"][0],
+                    json!({"type": "thinking", "thinking": THOUGHT, "signature": "SIG-5f2"})
+                );
+            }
+            _ => assert!(!contains(second, THOUGHT.as_bytes()), "{adapter:?}"),
+        }
+    }
+}
