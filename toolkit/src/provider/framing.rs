@@ -8,6 +8,7 @@
 //! cut-off answer for bytes that are not UTF-8. The tests walk the standard's rules one by
 //! one and compare this reading with `eventsource-stream`'s on the streams it reads right.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use super::ProviderError;
@@ -40,7 +41,7 @@ impl Cut {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Sse {
     /// The event type.
-    pub(crate) event: String,
+    pub(crate) event: Cow<'static, str>,
     /// The data.
     pub(crate) data: String,
 }
@@ -162,7 +163,10 @@ impl Framing {
             match field {
                 "event" => value.clone_into(&mut self.event),
                 "data" => {
-                    let data = self.data.get_or_insert_default();
+                    // Sized for the line: an event of one data line is one allocation.
+                    let data = self
+                        .data
+                        .get_or_insert_with(|| String::with_capacity(value.len() + 1));
                     data.push_str(value);
                     data.push('\n');
                 }
@@ -185,9 +189,9 @@ impl Framing {
         data.pop();
         out.push_back(Ok(Sse {
             event: if event.is_empty() {
-                "message".to_owned()
+                Cow::Borrowed("message")
             } else {
-                event
+                Cow::Owned(event)
             },
             data,
         }));
@@ -219,7 +223,7 @@ mod tests {
         let mut events = Vec::new();
         for item in out {
             match item {
-                Ok(Sse { event, data }) => events.push((event, data)),
+                Ok(Sse { event, data }) => events.push((event.into_owned(), data)),
                 Err(cut) => return (events, Some(cut.to_string())),
             }
         }

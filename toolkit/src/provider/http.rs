@@ -19,7 +19,7 @@ use super::sse::Answer;
 /// let key = ApiKey::new("sk-proj-0123456789");
 /// assert_eq!(format!("{key} {key:?}"), "<redacted> ApiKey(<redacted>)");
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ApiKey(String);
 
 impl ApiKey {
@@ -453,13 +453,68 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, 
 /// A field the loop reads as text (`#[serde(deserialize_with = "text", default)]`): a string's
 /// text, nothing for `null`, and the JSON text of any other value (arguments some servers send
 /// as an object). A block or an item the loop does not use may hold anything in a field of
-/// the same name, and must not make the answer unusable.
+/// the same name, and must not make the answer unusable. A string costs its one copy and
+/// `null` nothing, as a plain `String` field would.
 pub(crate) fn text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    let raw: Box<serde_json::value::RawValue> = serde::Deserialize::deserialize(deserializer)?;
-    match raw.get().as_bytes().first() {
-        Some(b'"') => serde_json::from_str(raw.get()).map_err(serde::de::Error::custom),
-        Some(b'n') => Ok(String::new()),
-        _ => Ok(raw.get().to_owned()),
+    deserializer.deserialize_any(AnyText)
+}
+
+/// Reads any JSON value as [`text`] says.
+struct AnyText;
+
+impl<'de> serde::de::Visitor<'de> for AnyText {
+    type Value = String;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<String, E> {
+        Ok(text.to_owned())
+    }
+
+    fn visit_string<E: serde::de::Error>(self, text: String) -> Result<String, E> {
+        Ok(text)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<String, E> {
+        Ok(String::new())
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<String, E> {
+        Ok(String::new())
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, inner: D) -> Result<String, D::Error> {
+        text(inner)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<String, E> {
+        Ok(value.to_string())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<String, E> {
+        Ok(value.to_string())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<String, E> {
+        Ok(value.to_string())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<String, E> {
+        Ok(serde_json::Value::from(value).to_string())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<String, A::Error> {
+        let value: serde_json::Value =
+            serde::Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+        Ok(value.to_string())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<String, A::Error> {
+        let value: serde_json::Value =
+            serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+        Ok(value.to_string())
     }
 }
 

@@ -127,19 +127,28 @@ pub(crate) fn events_of(
     max_bytes: usize,
     max_line: usize,
 ) -> Events {
-    let mut framing = Framing::new(max_bytes, max_line);
-    let events = chunks
-        .map(move |chunk| {
-            let mut out = VecDeque::new();
-            match chunk {
-                Ok(chunk) => framing.read(&chunk, &mut out),
-                Err(cut) => out.push_back(Err(cut)),
+    struct State<C> {
+        chunks: C,
+        framing: Framing,
+        /// The events of the last chunk not given out yet, then its error if it passed a cap.
+        ready: VecDeque<Result<Sse, Cut>>,
+    }
+    let state = State {
+        chunks: Box::pin(chunks),
+        framing: Framing::new(max_bytes, max_line),
+        ready: VecDeque::new(),
+    };
+    Box::pin(stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(event) = state.ready.pop_front() {
+                return Some((event.map_err(Cut::into_provider_error), state));
             }
-            stream::iter(out)
-        })
-        .flatten()
-        .map(|event| event.map_err(Cut::into_provider_error));
-    Box::pin(events)
+            match state.chunks.next().await? {
+                Ok(chunk) => state.framing.read(&chunk, &mut state.ready),
+                Err(cut) => state.ready.push_back(Err(cut)),
+            }
+        }
+    }))
 }
 
 /// The data of an event as JSON of type `T`, or an error naming the event.
