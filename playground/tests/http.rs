@@ -187,6 +187,8 @@ async fn a_scripted_loop_streams_ndjson_events() {
             "step_started",
             "step_finished",
             "step_started",
+            // The call started, its arguments, the usage, why the turn stopped.
+            "model_delta",
             "model_delta",
             "model_delta",
             "model_delta",
@@ -194,6 +196,7 @@ async fn a_scripted_loop_streams_ndjson_events() {
             "step_started",
             "tool_invoked",
             "step_started",
+            "model_delta",
             "model_delta",
             "model_delta",
             "step_finished",
@@ -205,14 +208,22 @@ async fn a_scripted_loop_streams_ndjson_events() {
         json!({"type": "call_started", "index": 0, "id": "call_0_0", "name": "text_stats"})
     );
     assert_eq!(
-        events[11]["delta"],
+        events[7]["delta"],
+        json!({"type": "stop", "reason": "tool_calls"})
+    );
+    assert_eq!(
+        events[12]["delta"],
         json!({"type": "text", "text": "two words"})
     );
     assert_eq!(
-        events[9]["invocation"]["content"],
+        events[14]["delta"],
+        json!({"type": "stop", "reason": "finished"})
+    );
+    assert_eq!(
+        events[10]["invocation"]["content"],
         json!("lines: 1, words: 2, characters: 3, bytes: 3, blank lines: 0")
     );
-    assert_eq!(events[14]["content"], json!("two words"));
+    assert_eq!(events[16]["content"], json!("two words"));
     // Whole answers: no delta.
     let events = run(false).await;
     assert_eq!(
