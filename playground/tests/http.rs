@@ -203,22 +203,17 @@ async fn a_scripted_loop_streams_ndjson_events() {
             "done"
         ]
     );
-    assert_eq!(
-        events[4]["delta"],
-        json!({"type": "call_started", "index": 0, "id": "call_0_0", "name": "text_stats"})
-    );
-    assert_eq!(
-        events[7]["delta"],
-        json!({"type": "stop", "reason": "tool_calls"})
-    );
-    assert_eq!(
-        events[12]["delta"],
-        json!({"type": "text", "text": "two words"})
-    );
-    assert_eq!(
-        events[14]["delta"],
-        json!({"type": "stop", "reason": "finished"})
-    );
+    for (at, delta) in [
+        (
+            4,
+            json!({"type": "call_started", "index": 0, "id": "call_0_0", "name": "text_stats"}),
+        ),
+        (7, json!({"type": "stop", "reason": "tool_calls"})),
+        (12, json!({"type": "text", "text": "two words"})),
+        (14, json!({"type": "stop", "reason": "finished"})),
+    ] {
+        assert_eq!(events[at]["delta"], delta);
+    }
     assert_eq!(
         events[10]["invocation"]["content"],
         json!("lines: 1, words: 2, characters: 3, bytes: 3, blank lines: 0")
