@@ -16,14 +16,30 @@ use crate::filter::ContentFilter;
 /// [`extension`](Self::extension). A `&ToolContext` parameter of a `#[tool]` function is injected
 /// and is not part of the argument schema.
 ///
+/// A clone shares every extension with the context it came from: the values themselves, not
+/// copies (each is held in an `Arc`), so a pool, a cache or a counter given once is the same
+/// one for every clone, every call and a run resumed with the clone. Adding an extension to a
+/// clone changes only that clone (and its own clones). The admin flag is copied.
+///
 /// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use toolkit::ToolContext;
 ///
 /// struct Greeting(&'static str);
 ///
-/// let context = ToolContext::new().with_extension(Greeting("hello"));
+/// let context = ToolContext::new()
+///     .with_extension(Greeting("hello"))
+///     .with_extension(AtomicUsize::new(0));
 /// assert_eq!(context.extension::<Greeting>().map(|g| g.0), Some("hello"));
 /// assert!(!context.is_admin());
+///
+/// // A clone reads the same counter, not a copy of it.
+/// let clone = context.clone();
+/// clone.extension::<AtomicUsize>().unwrap().fetch_add(1, Ordering::SeqCst);
+/// assert_eq!(context.extension::<AtomicUsize>().unwrap().load(Ordering::SeqCst), 1);
+/// // What is added to the clone stays with it.
+/// let clone = clone.with_extension(7u32);
+/// assert!(context.extension::<u32>().is_none() && clone.extension::<u32>() == Some(&7));
 /// ```
 #[derive(Clone, Default)]
 pub struct ToolContext {

@@ -541,6 +541,137 @@ impl Table {
     }
 }
 
+/// Text a terminal shows as written: control characters (an escape sequence, a carriage
+/// return, a line break unless `keep_lines`) and the characters that reorder text (a
+/// right-to-left override, an isolate) are written out as `\u{202e}`, so that a hostile cell
+/// can neither drive the terminal nor make one value look like another.
+fn printable(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    use std::fmt::Write as _;
+    let hidden = |c: char| {
+        (c.is_control() && !(keep_lines && c == '\n'))
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            let _ = write!(shown, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            shown.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
+impl fmt::Display for Table {
+    /// The table as aligned columns for a terminal, a rule under the header; each cell as its
+    /// [`Cell`]'s `Display` (`NULL` for no value), written [safely](printable). Widths count
+    /// characters.
+    ///
+    /// ```
+    /// use toolkit::Table;
+    ///
+    /// let table = Table::from_rows(["city", "people"], [["Paris", "2.1 M"], ["Lyon", "0.5 M"]])?;
+    /// assert_eq!(
+    ///     table.to_string(),
+    ///     "city  | people\n------+-------\nParis | 2.1 M\nLyon  | 0.5 M\n"
+    /// );
+    /// # Ok::<(), toolkit::result::TableError>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let header: Vec<String> = self
+            .columns
+            .iter()
+            .map(|column| printable(column, false).into_owned())
+            .collect();
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|cell| printable(&cell.to_string(), false).into_owned())
+                    .collect()
+            })
+            .collect();
+        let widths: Vec<usize> = (0..header.len())
+            .map(|at| {
+                rows.iter()
+                    .map(|row| row[at].chars().count())
+                    .chain([header[at].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |f: &mut fmt::Formatter<'_>, cells: &[String]| -> fmt::Result {
+            for (at, cell) in cells.iter().enumerate() {
+                if at > 0 {
+                    f.write_str(" | ")?;
+                }
+                if at + 1 == cells.len() {
+                    f.write_str(cell)?;
+                } else {
+                    write!(f, "{cell:<width$}", width = widths[at])?;
+                }
+            }
+            f.write_str("\n")
+        };
+        line(f, &header)?;
+        let rule: Vec<String> = widths.iter().map(|width| "-".repeat(*width)).collect();
+        f.write_str(&rule.join("-+-"))?;
+        f.write_str("\n")?;
+        for row in &rows {
+            line(f, row)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for ToolArtifact {
+    /// The artifact as a person reads it in a terminal: its label and type, then a table as
+    /// aligned columns, a text as is (line breaks kept), or a media artifact's type and size
+    /// (never its bytes), every value written [safely](printable).
+    ///
+    /// ```
+    /// use toolkit::ToolArtifact;
+    ///
+    /// let note = ToolArtifact::text("Note", "first line\nsecond line");
+    /// assert_eq!(note.to_string(), "Note (text)\nfirst line\nsecond line\n");
+    /// let logo = ToolArtifact::media("Logo", "image/png", [0u8; 2048]);
+    /// assert_eq!(logo.to_string(), "Logo (media: image/png, 2048 bytes)\n");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = printable(&self.label, false);
+        match &self.data {
+            ArtifactData::Table(table) => {
+                let rows = table.rows.len();
+                let noun = if rows == 1 { "row" } else { "rows" };
+                write!(f, "{label} (table, {rows} {noun})\n{table}")
+            }
+            ArtifactData::Text(text) => {
+                let text = printable(text, true);
+                let end = if text.ends_with('\n') { "" } else { "\n" };
+                write!(f, "{label} (text)\n{text}{end}")
+            }
+            ArtifactData::Media { mime_type, base64 } => {
+                // Padded base64: three bytes per four characters, less one per `=`.
+                let padding = base64
+                    .bytes()
+                    .rev()
+                    .take_while(|byte| *byte == b'=')
+                    .count();
+                let bytes = (base64.len() / 4 * 3).saturating_sub(padding);
+                writeln!(
+                    f,
+                    "{label} (media: {}, {bytes} bytes)",
+                    printable(mime_type, false)
+                )
+            }
+        }
+    }
+}
+
 /// Counts one row's JSON, `[..]`.
 pub(crate) fn measure_row(meter: &mut Meter, row: &[Cell]) -> Result<(), Over> {
     meter.add(2 + row.len().saturating_sub(1))?;
@@ -550,6 +681,7 @@ pub(crate) fn measure_row(meter: &mut Meter, row: &[Cell]) -> Result<(), Over> {
 #[cfg(test)]
 mod tests {
     use super::Cell;
+    use super::{Table, ToolArtifact};
 
     #[test]
     fn a_cell_is_a_text_or_no_value_and_says_which() {
@@ -600,6 +732,51 @@ mod tests {
                 r#"say "hi""#,
                 ""
             ]
+        );
+    }
+
+    #[test]
+    fn a_table_prints_aligned_with_no_value_apart_from_every_text() {
+        let mut table = Table::new(["name", "note"]);
+        table.push_row(["Åsa", "ok"]).unwrap();
+        table.push_row([Cell::from("b"), Cell::Null]).unwrap();
+        table.push_row(["null", "\"quoted"]).unwrap();
+        assert_eq!(
+            table.to_string(),
+            "name   | note\n-------+-----------\nÅsa    | ok\nb      | NULL\n\"null\" | \"\\\"quoted\"\n"
+        );
+        let artifact = ToolArtifact::table("People", table.head(1));
+        assert_eq!(
+            artifact.to_string(),
+            "People (table, 1 row)\nname | note\n-----+-----\nÅsa  | ok\n"
+        );
+        let empty = Table::new(["only"]);
+        assert_eq!(empty.to_string(), "only\n----\n");
+    }
+
+    #[test]
+    fn hostile_text_cannot_drive_the_terminal_or_reorder_what_it_shows() {
+        let table = Table::from_rows(
+            ["a\u{1b}[2Jb"],
+            [["x\ny\rz"], ["t\u{202e}ow"], ["\u{2066}is\u{2069}"]],
+        )
+        .unwrap();
+        let shown = table.to_string();
+        assert_eq!(
+            shown,
+            "a\\u{1b}[2Jb\n------------------\nx\\u{a}y\\u{d}z\nt\\u{202e}ow\n\\u{2066}is\\u{2069}\n"
+        );
+        assert!(!shown.contains('\u{1b}') && !shown.contains('\u{202e}') && !shown.contains('\r'));
+        // A text artifact keeps its line breaks, and nothing else that moves the cursor.
+        let text = ToolArtifact::text("N\u{202e}ote", "one\ntwo\r\u{7}");
+        assert_eq!(
+            text.to_string(),
+            "N\\u{202e}ote (text)\none\ntwo\\u{d}\\u{7}\n"
+        );
+        let media = ToolArtifact::media("Clip", "audio/\u{1b}wav", [1u8, 2, 3, 4]);
+        assert_eq!(
+            media.to_string(),
+            "Clip (media: audio/\\u{1b}wav, 4 bytes)\n"
         );
     }
 }
