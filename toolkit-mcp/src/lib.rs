@@ -14,6 +14,14 @@
 //! - [`add_mcp_tools`] connects to MCP servers (a command, or a streamable HTTP URL) and
 //!   registers their tools as remote tools, which count against a run's budget of remote calls.
 //!
+//! Each side is a feature, both on by default: `server` and `client`. A crate that only serves
+//! its tools builds without the MCP client, an HTTP client or a C toolchain:
+//!
+//! ```toml
+//! toolkit = { version = "0.1", default-features = false }
+//! toolkit-mcp = { version = "0.1", default-features = false, features = ["server"] }
+//! ```
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
@@ -38,18 +46,32 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod approvals;
+#[cfg(feature = "client")]
 mod client;
 mod portable;
+#[cfg(feature = "server")]
 mod server;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod store;
-#[cfg(test)]
+#[cfg(all(test, feature = "server"))]
 mod testing;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod views;
 
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp_tools};
 pub use portable::portable;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use server::{HTTP_PATH, McpToolServer, serve_http, serve_stdio};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use views::{ArtifactsReply, ModelReply};
 
 /// The `rmcp` this crate is built on: its model types ([`rmcp::model::CallToolResult`], which

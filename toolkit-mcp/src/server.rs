@@ -74,6 +74,8 @@ pub struct McpToolServer {
     /// Whether `store` is shared with other instances.
     shared: bool,
     calls: Arc<AtomicU64>,
+    /// The name and version `initialize` gives hosts.
+    info: Arc<(String, String)>,
 }
 
 impl McpToolServer {
@@ -104,7 +106,27 @@ impl McpToolServer {
             store: Arc::new(MemoryStore::default()),
             shared: false,
             calls: Arc::new(AtomicU64::new(0)),
+            info: Arc::new(("toolkit".to_owned(), env!("CARGO_PKG_VERSION").to_owned())),
         })
+    }
+
+    /// Names the server to hosts as `name` at `version` in its `initialize` answer (by default
+    /// `toolkit` and this crate's version): hosts show it and key their settings by it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+    /// use toolkit_mcp::McpToolServer;
+    ///
+    /// let service = Arc::new(ToolLoopService::new(ToolRegistry::new()));
+    /// let server = McpToolServer::new(service, ToolContext::new())?
+    ///     .with_server_info("weather", env!("CARGO_PKG_VERSION"));
+    /// # Ok::<(), toolkit::seam::ScopeError>(())
+    /// ```
+    #[must_use]
+    pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Arc::new((name.into(), version.into()));
+        self
     }
 
     /// Keeps what a later request may need (the artifacts views ask for, the questions waiting
@@ -627,8 +649,10 @@ impl ServerHandler for McpToolServer {
             .enable_resources()
             .build();
         capabilities.extensions = Some([(UI_EXTENSION.to_owned(), serde_json::Map::new())].into());
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("toolkit", env!("CARGO_PKG_VERSION")))
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.info.0.as_str(),
+            self.info.1.as_str(),
+        ))
     }
 
     async fn list_resources(
@@ -807,6 +831,25 @@ mod tests {
             .expect("new name");
         McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
             .expect("no tool reads state")
+    }
+
+    #[test]
+    fn the_server_names_itself_toolkit_unless_told_another_name() {
+        let info = |server: &McpToolServer| {
+            let info = server.get_info().server_info;
+            (info.name, info.version)
+        };
+        assert_eq!(
+            info(&server()),
+            ("toolkit".to_owned(), env!("CARGO_PKG_VERSION").to_owned())
+        );
+        let named = server().with_server_info("weather", "2.3.1");
+        assert_eq!(info(&named), ("weather".to_owned(), "2.3.1".to_owned()));
+        // Each session's server is named alike.
+        assert_eq!(
+            info(&named.for_session()),
+            ("weather".to_owned(), "2.3.1".to_owned())
+        );
     }
 
     #[tokio::test]
