@@ -80,21 +80,25 @@ pub struct McpToolServer {
 
 impl McpToolServer {
     /// A server offering what `service.scope(context)` offers, less the tools that require
-    /// approval. Fails, before any host connects, when an offered tool reads a state `context`
-    /// does not hold.
+    /// approval. Fails, before any host connects, when a tool it offers reads a state `context`
+    /// does not hold, naming the tool and the state; a tool it does not offer (a writer, until
+    /// [`with_writers`](Self::with_writers)) is not checked.
     pub fn new(service: Arc<ToolLoopService>, context: ToolContext) -> Result<Self, ScopeError> {
-        let registry = service.registry();
-        let offered = service
-            .scope(context.clone())?
-            .offered()
-            .filter(|name| {
-                *name != ARTIFACTS_TOOL
-                    && registry
-                        .get(name)
-                        .is_some_and(|tool| !tool.spec().flags().requires_approval())
+        // What the default scope offers, less what this server does not list: only those are
+        // checked for their state (a writer's is checked when `with_writers` offers it).
+        let offered: Arc<[String]> = service
+            .registry()
+            .specs()
+            .filter(|spec| {
+                let flags = spec.flags();
+                flags.enabled_by_default()
+                    && (!flags.requires_admin() || context.is_admin())
+                    && !flags.requires_approval()
+                    && spec.name() != ARTIFACTS_TOOL
             })
-            .map(str::to_owned)
+            .map(|spec| spec.name().to_owned())
             .collect();
+        service.scope_offering(context.clone(), offered.iter())?;
         Ok(Self {
             service,
             context,
@@ -831,6 +835,46 @@ mod tests {
             .expect("new name");
         McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
             .expect("no tool reads state")
+    }
+
+    #[test]
+    fn a_writers_missing_state_stops_only_the_server_that_offers_writers() {
+        struct Ledger;
+        let schema = serde_json::json!({"type": "object"});
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(says(ToolSpec::new("plain", "Says.", schema.clone())))
+            .expect("new name");
+        registry
+            .register(says(
+                ToolSpec::new("post_entry", "Posts.", schema)
+                    .with_flags(ToolFlags::new().with_requires_approval(true))
+                    .with_state::<Ledger>(),
+            ))
+            .expect("new name");
+        let service = Arc::new(ToolLoopService::new(registry));
+        // The writer is not listed without `with_writers`: its state is not asked for.
+        let server = McpToolServer::new(Arc::clone(&service), ToolContext::new())
+            .expect("the server of what it lists starts");
+        let listed: Vec<String> = server
+            .tools()
+            .iter()
+            .map(|tool| tool.name.to_string())
+            .collect();
+        assert!(listed.iter().any(|name| name == "plain"), "{listed:?}");
+        assert!(
+            !listed.iter().any(|name| name == "post_entry"),
+            "{listed:?}"
+        );
+        // Offering it asks for its state, naming the tool.
+        let error = server
+            .with_writers()
+            .err()
+            .expect("the writer's state is missing");
+        assert!(
+            error.to_string().contains("tool \"post_entry\" reads"),
+            "{error}"
+        );
     }
 
     #[test]
