@@ -567,8 +567,8 @@ fn printable(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
 
 impl fmt::Display for Table {
     /// The table as aligned columns for a terminal, a rule under the header; each cell as its
-    /// [`Cell`]'s `Display` (`NULL` for no value), written [safely](printable). Widths count
-    /// characters.
+    /// [`Cell`]'s `Display` (`NULL` for no value), with control characters and the characters
+    /// that reorder text written out (`\u{202e}`). Widths count characters.
     ///
     /// ```
     /// use toolkit::Table;
@@ -631,7 +631,8 @@ impl fmt::Display for Table {
 impl fmt::Display for ToolArtifact {
     /// The artifact as a person reads it in a terminal: its label and type, then a table as
     /// aligned columns, a text as is (line breaks kept), or a media artifact's type and size
-    /// (never its bytes), every value written [safely](printable).
+    /// (never its bytes), control characters (but a text's line breaks) and the characters that
+    /// reorder text written out (`\u{202e}`).
     ///
     /// ```
     /// use toolkit::ToolArtifact;
