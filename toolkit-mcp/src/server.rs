@@ -821,18 +821,24 @@ mod tests {
         Answers(spec, |_| ToolResult::text("said"))
     }
 
-    fn server() -> McpToolServer {
+    /// A registry of a plain tool and a writer named `writer` (changed by `spec`).
+    fn plain_and_writer(writer: &'static str, spec: fn(ToolSpec) -> ToolSpec) -> ToolRegistry {
         let schema = serde_json::json!({"type": "object"});
         let mut registry = ToolRegistry::new();
         registry
             .register(says(ToolSpec::new("plain", "Says.", schema.clone())))
             .expect("new name");
         registry
-            .register(says(
-                ToolSpec::new("guarded", "Says after approval.", schema)
+            .register(says(spec(
+                ToolSpec::new(writer, "Says after approval.", schema)
                     .with_flags(ToolFlags::new().with_requires_approval(true)),
-            ))
+            )))
             .expect("new name");
+        registry
+    }
+
+    fn server() -> McpToolServer {
+        let registry = plain_and_writer("guarded", |spec| spec);
         McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
             .expect("no tool reads state")
     }
@@ -840,18 +846,7 @@ mod tests {
     #[test]
     fn a_writers_missing_state_stops_only_the_server_that_offers_writers() {
         struct Ledger;
-        let schema = serde_json::json!({"type": "object"});
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(says(ToolSpec::new("plain", "Says.", schema.clone())))
-            .expect("new name");
-        registry
-            .register(says(
-                ToolSpec::new("post_entry", "Posts.", schema)
-                    .with_flags(ToolFlags::new().with_requires_approval(true))
-                    .with_state::<Ledger>(),
-            ))
-            .expect("new name");
+        let registry = plain_and_writer("post_entry", ToolSpec::with_state::<Ledger>);
         let service = Arc::new(ToolLoopService::new(registry));
         // The writer is not listed without `with_writers`: its state is not asked for.
         let server = McpToolServer::new(Arc::clone(&service), ToolContext::new())
