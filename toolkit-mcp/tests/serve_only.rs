@@ -3,35 +3,10 @@
 //! it, has none of the crates that bring them.
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
 /// The crates toolkit-mcp's build depends on (normal and build dependencies) with `features`.
 fn tree(features: &[&str]) -> BTreeSet<String> {
-    let mut command = Command::new(env!("CARGO"));
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "tree",
-            "-p",
-            "toolkit-mcp",
-            "-e",
-            "normal,build",
-            "--prefix",
-            "none",
-        ])
-        .args(["--no-default-features", "--features", &features.join(",")]);
-    let output = command.output().expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "cargo tree failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .expect("UTF-8")
-        .lines()
-        .filter_map(|line| line.split(' ').next())
-        .map(str::to_owned)
-        .collect()
+    toolkit_testing::tree::crates("toolkit-mcp", "normal,build", features)
 }
 
 /// What a server alone must not build: an HTTP client, TLS in C or assembly, a C build step.

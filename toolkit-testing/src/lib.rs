@@ -20,4 +20,5 @@ pub mod postgres;
 pub mod schemas;
 pub mod streams;
 pub mod tier;
+pub mod tree;
 mod venv;

@@ -2,43 +2,14 @@
 //! rather than leave unchecked. `./scripts/test` runs this file a second time without the default
 //! features, where the refusal tests apply.
 
-use std::process::Command;
-
 /// The most crates the bare core may pull (`cargo tree -e normal`, unique names, toolkit
 /// included): the seam, the registry, the wire types and the macro need serde, schemars, tokio
 /// and their own dependencies, and nothing else.
 const BARE_CORE_CRATES: usize = 40;
 
 /// The unique crate names of `cargo tree -e normal` for toolkit with `features`.
-fn crates(features: &[&str]) -> Vec<String> {
-    let mut command = Command::new(env!("CARGO"));
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "tree",
-            "--offline",
-            "-p",
-            "toolkit",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .args(["--no-default-features", "--features", &features.join(",")]);
-    let output = command.output().expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "cargo tree: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let mut names: Vec<String> = String::from_utf8(output.stdout)
-        .expect("UTF-8")
-        .lines()
-        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+fn crates(features: &[&str]) -> std::collections::BTreeSet<String> {
+    toolkit_testing::tree::crates("toolkit", "normal", features)
 }
 
 #[test]
