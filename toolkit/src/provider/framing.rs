@@ -101,10 +101,14 @@ impl Framing {
         };
         self.total += within.len();
         let mut rest = within;
-        if self.after_cr && rest.first() == Some(&b'\n') {
-            rest = &rest[1..];
+        // A line feed right after a carriage return ends no line of its own, however many
+        // chunks (empty ones too) came between them.
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            if rest[0] == b'\n' {
+                rest = &rest[1..];
+            }
         }
-        self.after_cr = false;
         while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
             if !self.extend(&rest[..end], out) {
                 return;
@@ -307,6 +311,17 @@ mod tests {
     }
 
     #[test]
+    fn a_cr_then_lf_after_an_empty_chunk_is_still_one_line_end() {
+        let (got, error) = framed(
+            &[&b"data: a\r"[..], b"", b"\ndata: b\n\n"],
+            usize::MAX,
+            usize::MAX,
+        );
+        assert_eq!(error, None);
+        assert_eq!(got, [event("message", "a\nb")]);
+    }
+
+    #[test]
     fn a_cr_then_lf_in_the_next_chunk_is_one_line_end() {
         let (got, error) = framed(
             &[&b"data: a\r"[..], b"\n", b"\r", b"\ndata: b\r", b"\r"],
@@ -374,6 +389,31 @@ mod tests {
             "[0-9]{0,3}".prop_map(|value| format!("id: {value}")),
             "[a-z]{1,5}(: [a-z]{0,3})?",
         ]
+    }
+
+    proptest! {
+        /// However the bytes are cut, the line cap refuses exactly the streams with a line
+        /// (ended by `\n`, `\r`, or both) longer than the cap.
+        #[test]
+        fn the_line_cap_holds_however_the_bytes_are_cut(
+            bytes in proptest::collection::vec(prop::sample::select(vec![b'a', b'\n', b'\r']), 0..200),
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..8),
+            max_line in 0..40usize,
+        ) {
+            let longest = bytes
+                .split(|byte| matches!(byte, b'\n' | b'\r'))
+                .map(<[u8]>::len)
+                .max()
+                .unwrap_or(0);
+            let mut at: Vec<usize> = cuts.iter().map(|cut| cut.index(bytes.len() + 1)).collect();
+            at.extend([0, bytes.len()]);
+            at.sort_unstable();
+            at.dedup();
+            let pieces: Vec<&[u8]> = at.windows(2).map(|pair| &bytes[pair[0]..pair[1]]).collect();
+            let (_, error) = framed(&pieces, usize::MAX, max_line);
+            let refused = format!("a line of the event stream is longer than {max_line} bytes");
+            prop_assert_eq!(error, (longest > max_line).then_some(refused));
+        }
     }
 
     proptest! {
