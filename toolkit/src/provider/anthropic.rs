@@ -417,10 +417,7 @@ impl TryFrom<AnswerBody> for ProviderResponse {
         let turn = ProviderResponse::new(content.join("\n"), tool_calls, usage)
             .with_thinking(thinking.join("\n"))
             .with_carried(carried(&thoughts)?);
-        Ok(match stop_reason(&answer.stop_reason) {
-            Some(reason) => turn.with_stop_reason(reason),
-            None => turn,
-        })
+        Ok(turn.stopped(stop_reason(&answer.stop_reason)))
     }
 }
 

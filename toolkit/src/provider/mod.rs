@@ -368,6 +368,15 @@ impl ProviderResponse {
         self
     }
 
+    /// The same turn, stopped for `reason` when its provider said one (as
+    /// [`with_stop_reason`](Self::with_stop_reason)); else as [`new`](Self::new) left it.
+    pub(crate) fn stopped(self, reason: Option<StopReason>) -> Self {
+        match reason {
+            Some(reason) => self.with_stop_reason(reason),
+            None => self,
+        }
+    }
+
     /// The same turn, with what the model thought before it answered.
     #[must_use]
     pub fn with_thinking(mut self, thinking: impl Into<String>) -> Self {

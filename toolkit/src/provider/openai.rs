@@ -272,9 +272,9 @@ struct AnswerCall {
 struct AnswerFunction {
     #[serde(default)]
     name: Option<String>,
-    /// The arguments' JSON text; some servers send the object itself.
-    #[serde(default)]
-    arguments: Option<Value>,
+    /// The arguments' JSON text; some servers send the object itself, read as its JSON text.
+    #[serde(default, deserialize_with = "lenient")]
+    arguments: String,
 }
 
 #[derive(Deserialize)]
@@ -361,12 +361,7 @@ impl TryFrom<Completion> for ProviderResponse {
             .map(|call| {
                 let function = call.function;
                 let (name, arguments) = function.map_or_else(Default::default, |function| {
-                    let arguments = match function.arguments {
-                        Some(Value::String(text)) => text,
-                        Some(Value::Null) | None => String::new(),
-                        Some(other) => other.to_string(),
-                    };
-                    (function.name.unwrap_or_default(), arguments)
+                    (function.name.unwrap_or_default(), function.arguments)
                 });
                 ToolCall::new(call.id.unwrap_or_default(), name, arguments)
             })
@@ -377,10 +372,7 @@ impl TryFrom<Completion> for ProviderResponse {
             .map(Usage::from)
             .unwrap_or_default();
         let turn = ProviderResponse::new(content, tool_calls, usage).with_thinking(thinking);
-        Ok(match stop_reason(&choice.finish_reason, refused) {
-            Some(reason) => turn.with_stop_reason(reason),
-            None => turn,
-        })
+        Ok(turn.stopped(stop_reason(&choice.finish_reason, refused)))
     }
 }
 
@@ -461,9 +453,10 @@ struct ChunkCall {
 struct ChunkFunction {
     #[serde(default)]
     name: Option<String>,
-    /// A fragment of the arguments' JSON text; some servers send the object itself.
-    #[serde(default)]
-    arguments: Option<Value>,
+    /// A fragment of the arguments' JSON text; some servers send the object itself, read as
+    /// its JSON text.
+    #[serde(default, deserialize_with = "lenient")]
+    arguments: String,
 }
 
 /// Reads `data:` chunks until `[DONE]` (a stream that ends before it is cut, even after the
@@ -485,9 +478,9 @@ impl ChunkDecoder {
             None if call.id.is_some() => None,
             None => self.calls.len().checked_sub(1),
         };
-        let (name, arguments) = call
-            .function
-            .map_or((None, None), |function| (function.name, function.arguments));
+        let (name, fragment) = call.function.map_or((None, String::new()), |function| {
+            (function.name, function.arguments)
+        });
         let index = known.unwrap_or_else(|| {
             self.calls.push(call.index);
             let index = self.calls.len() - 1;
@@ -498,11 +491,6 @@ impl ChunkDecoder {
             });
             index
         });
-        let fragment = match arguments {
-            Some(Value::String(text)) => text,
-            Some(Value::Null) | None => String::new(),
-            Some(other) => other.to_string(),
-        };
         if !fragment.is_empty() {
             out.push_back(Delta::Arguments { index, fragment });
         }

@@ -438,10 +438,7 @@ pub(super) fn whole_answer(bytes: &[u8]) -> Result<ProviderResponse, ProviderErr
     let turn = ProviderResponse::new(content, calls, usage(response.usage.as_ref()))
         .with_thinking(thinking.join("\n"))
         .with_carried(carried(&response.output)?);
-    Ok(match stop_reason(&response, refused) {
-        Some(reason) => turn.with_stop_reason(reason),
-        None => turn,
-    })
+    Ok(turn.stopped(stop_reason(&response, refused)))
 }
 
 /// One streamed event, as far as the loop reads it.

@@ -142,10 +142,7 @@ impl ScriptedProvider {
             .unwrap_or_else(|| Usage::new(tokens(input_bytes), tokens(turn.content.len())));
         let played = ProviderResponse::new(turn.content.clone(), tool_calls, usage)
             .with_thinking(turn.thinking.clone());
-        Ok(match turn.stop_reason.clone() {
-            Some(reason) => played.with_stop_reason(reason),
-            None => played,
-        })
+        Ok(played.stopped(turn.stop_reason.clone()))
     }
 }
 

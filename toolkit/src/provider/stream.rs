@@ -120,13 +120,10 @@ impl Assembler {
     /// that is not JSON goes to the seam, which tells the model so. An answer cut off before
     /// its end never gets here: its stream ends with an error.
     pub fn finish(self) -> ProviderResponse {
-        let turn = ProviderResponse::new(self.content, self.calls, self.usage)
+        ProviderResponse::new(self.content, self.calls, self.usage)
             .with_thinking(self.thinking)
-            .with_carried(self.carried);
-        match self.stop {
-            Some(reason) => turn.with_stop_reason(reason),
-            None => turn,
-        }
+            .with_carried(self.carried)
+            .stopped(self.stop)
     }
 }
 

@@ -806,3 +806,30 @@ pub(super) fn named_events(events: &[serde_json::Value]) -> String {
         stream
     })
 }
+
+#[test]
+fn chat_arguments_sent_as_an_object_read_as_its_json_text_streamed_and_whole() {
+    let call = json!({"id": "c1", "type": "function",
+        "function": {"name": "get_weather", "arguments": {"city": "Paris"}}});
+    let answer = json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": null, "tool_calls": [call]}}]});
+    let turn = whole(Wire::OpenAiChat, answer.to_string().as_bytes()).unwrap();
+    assert_eq!(
+        turn.tool_calls,
+        [ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#)]
+    );
+    let mut streamed_call = call.clone();
+    streamed_call["index"] = json!(0);
+    let stream = format!(
+        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [streamed_call]}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    );
+    let streamed = assembled(Wire::OpenAiChat, cut(stream.as_bytes(), &[]), usize::MAX).unwrap();
+    assert_eq!(streamed.tool_calls, turn.tool_calls);
+    // `null` arguments are none at all.
+    let mut empty = answer.clone();
+    empty["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = json!(null);
+    let turn = whole(Wire::OpenAiChat, empty.to_string().as_bytes()).unwrap();
+    assert_eq!(turn.tool_calls, [ToolCall::new("c1", "get_weather", "")]);
+}
