@@ -16,16 +16,7 @@ pub const ROW_LIMIT: usize = 50;
 /// unless `keep_lines`) escaped as `\u{..}`: a value can neither move the cursor nor reorder or
 /// hide what is printed around it.
 pub fn inert(text: &str, keep_lines: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for character in text.chars() {
-        let line = character == '\n' || character == '\t';
-        if toolkit::approval::is_hidden(character) || (line && !keep_lines) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(character));
-        } else {
-            out.push(character);
-        }
-    }
-    out
+    toolkit::approval::inert(text, keep_lines).into_owned()
 }
 
 fn cell(text: &str) -> String {

@@ -8,6 +8,8 @@ use std::panic::{self, AssertUnwindSafe};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::hidden::{inert, is_hidden};
+
 use crate::bound::echo;
 use crate::context::ToolContext;
 use crate::recording::{Decided, RunId};
@@ -445,39 +447,6 @@ pub fn escaped_json(json: &str) -> Cow<'_, str> {
         }
     }
     escaped.map_or(Cow::Borrowed(json), Cow::Owned)
-}
-
-/// Whether [`visible`] writes `character` out: a character a person could not see, or that
-/// changes how the text around it is shown (a line feed and a tab are neither). Other surfaces
-/// that print hostile text (a terminal) escape the same set.
-///
-/// ```
-/// use toolkit::approval::is_hidden;
-///
-/// assert!(is_hidden('\u{202e}') && is_hidden('\u{200b}') && is_hidden('\u{1b}'));
-/// assert!(!is_hidden('\n') && !is_hidden('é') && !is_hidden(' '));
-/// ```
-pub fn is_hidden(character: char) -> bool {
-    match character {
-        '\n' | '\t' => false,
-        // C0, DEL and C1 controls: the carriage return, the vertical tab, the form feed, the
-        // next-line character U+0085, the escape of terminal sequences.
-        character if character.is_control() => true,
-        // Spaces other than U+0020, soft hyphen, combining grapheme joiner, Arabic letter mark,
-        // fillers, Ogham space, Khmer inherent vowels, Mongolian selectors.
-        '\u{00A0}' | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{1680}'
-        | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
-        // Spaces, zero-width characters, direction marks, separators, embeddings, overrides,
-        // isolates, invisible operators and deprecated format characters.
-        | '\u{2000}'..='\u{200F}' | '\u{2028}'..='\u{202F}' | '\u{205F}'..='\u{206F}'
-        | '\u{2800}' | '\u{3000}' | '\u{3164}'
-        // Variation selectors, the byte order mark, the halfwidth filler, interlinear
-        // annotations and the specials Unicode keeps invisible.
-        | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}'
-        // Shorthand format controls, musical symbol formats, tags and their selectors.
-        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}' => true,
-        _ => false,
-    }
 }
 
 #[cfg(test)]

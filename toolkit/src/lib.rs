@@ -85,6 +85,7 @@ mod declaration;
 mod decode;
 pub mod describe;
 mod filter;
+mod hidden;
 #[cfg(test)]
 mod layout;
 pub mod limits;

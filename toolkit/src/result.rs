@@ -6,6 +6,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
+use crate::hidden::inert;
 use crate::meter::{Meter, Over};
 
 /// What a tool returns: exactly one provider-facing `content` string, an error flag, and a list of
@@ -541,30 +542,6 @@ impl Table {
     }
 }
 
-/// Text a terminal shows as written: control characters (an escape sequence, a carriage
-/// return, a line break unless `keep_lines`) and the characters that reorder text (a
-/// right-to-left override, an isolate) are written out as `\u{202e}`, so that a hostile cell
-/// can neither drive the terminal nor make one value look like another.
-fn printable(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
-    use std::fmt::Write as _;
-    let hidden = |c: char| {
-        (c.is_control() && !(keep_lines && c == '\n'))
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(hidden) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut shown = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if hidden(c) {
-            let _ = write!(shown, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            shown.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(shown)
-}
-
 impl fmt::Display for Table {
     /// The table as aligned columns for a terminal, a rule under the header; each cell as its
     /// [`Cell`]'s `Display` (`NULL` for no value), with control characters and the characters
@@ -584,14 +561,14 @@ impl fmt::Display for Table {
         let header: Vec<String> = self
             .columns
             .iter()
-            .map(|column| printable(column, false).into_owned())
+            .map(|column| inert(column, false).into_owned())
             .collect();
         let rows: Vec<Vec<String>> = self
             .rows
             .iter()
             .map(|row| {
                 row.iter()
-                    .map(|cell| printable(&cell.to_string(), false).into_owned())
+                    .map(|cell| inert(&cell.to_string(), false).into_owned())
                     .collect()
             })
             .collect();
@@ -643,7 +620,7 @@ impl fmt::Display for ToolArtifact {
     /// assert_eq!(logo.to_string(), "Logo (media: image/png, 2048 bytes)\n");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = printable(&self.label, false);
+        let label = inert(&self.label, false);
         match &self.data {
             ArtifactData::Table(table) => {
                 let rows = table.rows.len();
@@ -651,7 +628,7 @@ impl fmt::Display for ToolArtifact {
                 write!(f, "{label} (table, {rows} {noun})\n{table}")
             }
             ArtifactData::Text(text) => {
-                let text = printable(text, true);
+                let text = inert(text, true);
                 let end = if text.ends_with('\n') { "" } else { "\n" };
                 write!(f, "{label} (text)\n{text}{end}")
             }
@@ -666,7 +643,7 @@ impl fmt::Display for ToolArtifact {
                 writeln!(
                     f,
                     "{label} (media: {}, {bytes} bytes)",
-                    printable(mime_type, false)
+                    inert(mime_type, false)
                 )
             }
         }
@@ -773,6 +750,13 @@ mod tests {
         assert_eq!(
             text.to_string(),
             "N\\u{202e}ote (text)\none\ntwo\\u{d}\\u{7}\n"
+        );
+        // The set every surface writes out: invisible characters too (a zero-width space, a
+        // tag), not only controls and reordering ones.
+        let hidden = ToolArtifact::text("Hidden", "a\u{200b}b\u{e0041}c");
+        assert_eq!(
+            hidden.to_string(),
+            "Hidden (text)\na\\u{200b}b\\u{e0041}c\n"
         );
         let media = ToolArtifact::media("Clip", "audio/\u{1b}wav", [1u8, 2, 3, 4]);
         assert_eq!(
