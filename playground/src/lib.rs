@@ -11,7 +11,6 @@
 //!
 //! ```no_run
 //! # async fn start() -> Result<(), Box<dyn std::error::Error>> {
-//! use toolkit_builtins as _; // links the builtin tools
 //! let state = playground::server::AppState::embedded(None, None)?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:7878").await?;
 //! playground::server::serve(listener, state).await?;

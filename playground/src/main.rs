@@ -383,8 +383,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 }
 
 fn registry() -> Result<ToolRegistry, Failure> {
-    ToolRegistry::linked_expecting(&["toolkit_builtins"])
-        .map_err(|error| Failure::runtime(error.to_string()))
+    toolkit_builtins::registry().map_err(|error| Failure::runtime(error.to_string()))
 }
 
 /// Where a command's runs are kept: the audit copy, and the OpenTelemetry export if asked for.

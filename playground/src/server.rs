@@ -148,7 +148,7 @@ impl AppState {
     ) -> Result<Self, SetupError> {
         let context = crate::defaults::sample_context()?;
         Ok(Self::new(
-            ToolRegistry::linked_expecting(&["toolkit_builtins"])?,
+            toolkit_builtins::registry()?,
             context,
             audit,
             live,

@@ -6,8 +6,7 @@ mod common;
 
 use common::{Browser, HOSTILE_MEDIA, PNG, XSS, browser, call_over_mcp, start_playground};
 use serde_json::{Value, json};
-use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
-use toolkit_builtins as _; // links the builtin tools
+use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolResult, tool};
 
 /// Returns the XSS corpus in every artifact field: a table whose columns are payloads, a table
 /// whose cells are payloads, one text artifact per payload labelled with it, and all of them in
@@ -107,7 +106,7 @@ return {
 ";
 
 async fn seam(name: &str, arguments: &str, context: ToolContext) -> (String, Vec<ToolArtifact>) {
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("registry"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("registry"));
     let scope = service.scope(context).unwrap();
     let result = service.invoke(&scope, name, arguments).await;
     (result.content().to_owned(), result.artifacts().to_vec())

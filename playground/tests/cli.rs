@@ -3,8 +3,6 @@
 
 use std::process::{Command, Output};
 
-use toolkit_builtins as _;
-
 fn playground(args: &[&str]) -> (Output, String, String) {
     let data = tempfile::tempdir().expect("temp dir");
     let output = Command::new(env!("CARGO_BIN_EXE_playground"))
@@ -53,7 +51,7 @@ fn misuse_gives_one_line_and_a_non_zero_exit() {
 fn list_prints_every_tool_and_the_count() {
     let (output, stdout, _) = playground(&["list"]);
     assert!(output.status.success());
-    let count = toolkit::ToolRegistry::linked().expect("registry").len();
+    let count = toolkit_builtins::registry().expect("registry").len();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), count + 1);
     assert_eq!(lines[count], format!("{count} tools"));

@@ -9,7 +9,6 @@ use std::process::{Child, Command, Stdio};
 use toolkit_testing::postgres;
 
 use serde_json::json;
-use toolkit_builtins as _;
 
 mod common;
 
@@ -256,7 +255,7 @@ async fn a_page_holding_another_processs_version_hears_the_current_one_at_once()
         .await
         .expect("opens");
     let state = playground::server::AppState::new(
-        toolkit::ToolRegistry::linked().expect("no duplicates"),
+        toolkit_builtins::registry().expect("no duplicates"),
         toolkit::ToolContext::new(),
         Some(std::sync::Arc::new(audit)),
         None,

@@ -23,7 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use common::{Browser, HOSTILE_MEDIA, PNG, XSS, browser};
 use serde_json::{Value, json};
-use toolkit::{Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult, tool};
+use toolkit::{Table, ToolArtifact, ToolLoopService, ToolResult, tool};
 use toolkit_builtins::WorkspaceRoot; // and links the builtin tools
 use toolkit_mcp::McpToolServer;
 
@@ -272,7 +272,7 @@ async fn start_backend(mcp: String, script: String) -> (String, Backend) {
 /// `playground mcp --http --writers` does: the endpoint's URL.
 async fn start_server(workspace: &Path) -> String {
     let service = Arc::new(ToolLoopService::new(
-        ToolRegistry::linked().expect("no duplicates"),
+        toolkit_builtins::registry().expect("no duplicates"),
     ));
     playground::defaults::copy_sample_workspace(workspace).expect("a copy");
     let context = playground::defaults::sample_context()
@@ -508,7 +508,7 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
 
     // A query's table, as the seam makes it, is what the person sees in the view.
     let sql = "SELECT id, name, country FROM customers ORDER BY id LIMIT 5";
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("registry"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("registry"));
     let scope = service
         .scope(playground::defaults::sample_context().expect("the sample"))
         .expect("a scope");

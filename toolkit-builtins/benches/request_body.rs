@@ -7,8 +7,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::Serialize;
 use toolkit::provider::{AnthropicProvider, HttpOptions, OpenAiProvider, ProviderRequest};
-use toolkit::{ChatMessage, ToolRegistry, ToolSpec};
-use toolkit_builtins as _;
+use toolkit::{ChatMessage, ToolSpec};
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -18,7 +17,7 @@ struct Body<'a> {
 }
 
 fn request_body(c: &mut Criterion) {
-    let registry = ToolRegistry::linked().expect("no duplicates");
+    let registry = toolkit_builtins::registry().expect("no duplicates");
     let specs: Vec<&ToolSpec> = registry
         .specs()
         .filter(|spec| spec.flags().enabled_by_default())

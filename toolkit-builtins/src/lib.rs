@@ -26,14 +26,15 @@
 //! chosen by the test without being named; for a tool of your own crate, plant the same corpus
 //! (`toolkit_secrets::corpus::CORPUS`) where it reads.
 //!
-//! Nothing to call: linking the crate registers its tools. A binary that only wants the tools
-//! references the crate so the linker keeps it, then asks the registry:
+//! Linking the crate does not change what `ToolRegistry::linked()` offers: a binary asks for
+//! the builtins with [`register`], which adds every builtin its features compile in:
 //!
 //! ```
-//! use toolkit_builtins as _;
-//!
-//! let registry = toolkit::ToolRegistry::linked().expect("no duplicate names");
+//! let mut registry = toolkit::ToolRegistry::linked()?;
+//! assert!(registry.get("regex_test").is_none());
+//! toolkit_builtins::register(&mut registry)?;
 //! assert!(registry.get("regex_test").is_some());
+//! # Ok::<(), toolkit::registry::RegistryError>(())
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -42,6 +43,40 @@
 
 mod resources;
 mod shared;
+
+// Linking the crate (a binary that names any item of it) does not add its tools to
+// `ToolRegistry::linked()`: `register` does.
+toolkit::tools_on_request!();
+
+/// Adds every builtin tool this build compiles in (its features choose the groups) to
+/// `registry`, in name order (none compiled in is [`RegistryError::NothingLinked`](toolkit::registry::RegistryError::NothingLinked)). The writers need an operator's approval in the loop; the file,
+/// data, system and git tools read the [`WorkspaceRoot`] of the run's context, the record tools
+/// its [`Database`].
+///
+/// # Errors
+/// A builtin's name is already taken in `registry` (the registry is then as it was).
+pub fn register(
+    registry: &mut toolkit::ToolRegistry,
+) -> Result<(), toolkit::registry::RegistryError> {
+    registry.add_crate(module_path!()).map(|_| ())
+}
+
+/// Every tool [`ToolRegistry::linked`](toolkit::ToolRegistry::linked) offers (your own
+/// `#[tool]`s), and the builtins ([`register`]): the registry of a binary that offers both.
+///
+/// ```
+/// let registry = toolkit_builtins::registry()?;
+/// assert!(registry.get("read_file").is_some());
+/// # Ok::<(), toolkit::registry::RegistryError>(())
+/// ```
+///
+/// # Errors
+/// A name taken twice (one of your tools is named like a builtin).
+pub fn registry() -> Result<toolkit::ToolRegistry, toolkit::registry::RegistryError> {
+    let mut registry = toolkit::ToolRegistry::linked()?;
+    register(&mut registry)?;
+    Ok(registry)
+}
 
 pub use resources::{
     DATABASE_TOOLS, Database, NO_DATABASE, NO_WORKSPACE, SOURCE_GROUPS, WORKSPACE_TOOLS,

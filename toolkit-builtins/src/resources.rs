@@ -68,7 +68,7 @@ pub const SOURCE_GROUPS: &[&str] = &["data", "files", "git", "network", "records
 /// ```
 /// use toolkit_builtins::shows_sources;
 ///
-/// let registry = toolkit::ToolRegistry::linked().expect("no duplicate names");
+/// let registry = toolkit_builtins::registry().expect("no duplicate names");
 /// let read_file = registry.get("read_file").expect("linked").spec();
 /// let calculate = registry.get("calculate").expect("linked").spec();
 /// assert!(shows_sources(read_file) && !shows_sources(calculate));

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use git_fixture::{ADA, commit, git};
 use http_reply::reply;
 use serde_json::{Value, json};
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_builtins::network::NetworkPolicy;
 use toolkit_builtins::{Database, WorkspaceRoot};
 
@@ -456,7 +456,7 @@ fn bomb_child() {
         .enable_all()
         .build()
         .expect("a runtime");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     let mut context = ToolContext::new();
     let mut arguments = (bomb.arguments)();
     let mut url = None;

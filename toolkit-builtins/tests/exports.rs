@@ -16,8 +16,7 @@ use proptest::test_runner::{Config, TestRunner};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolkit::{ToolRegistry, ToolResult, ToolSpec, tool};
-use toolkit_builtins as _; // links the builtin tools
+use toolkit::{ToolResult, ToolSpec, tool};
 use toolkit_testing::schemas::gemini_as_json_schema;
 
 mod support;
@@ -167,7 +166,7 @@ struct Counts {
 
 #[test]
 fn every_export_agrees_with_the_decoder_both_ways() {
-    let registry = ToolRegistry::linked().expect("no duplicates");
+    let registry = toolkit_builtins::registry().expect("no duplicates");
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
         proptest::test_runner::TestRng::deterministic_rng(
@@ -270,7 +269,7 @@ fn every_export_agrees_with_the_decoder_both_ways() {
 
 #[test]
 fn the_golden_cases_export_as_their_decoders_read_them() {
-    let registry = ToolRegistry::linked().expect("no duplicates");
+    let registry = toolkit_builtins::registry().expect("no duplicates");
     let spec = |name: &str| registry.get(name).expect("registered").spec().clone();
     // A defaulted nested boolean is required and never null in strict mode.
     let strict = spec("golden_nested").openai_strict().expect("strict");

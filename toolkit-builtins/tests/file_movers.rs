@@ -7,8 +7,6 @@ mod workspace_fixture;
 use std::fs;
 
 use serde_json::json;
-use toolkit::ToolRegistry;
-use toolkit_builtins as _;
 use workspace_fixture::{Fixture, assert_escapes_refused, escape_corpus};
 
 const TOOLS: [&str; 4] = ["delete_path", "move_path", "copy_path", "edit_file"];
@@ -35,7 +33,7 @@ fn assert_outside_untouched(fixture: &Fixture) {
 
 #[test]
 fn they_need_approval_and_are_off_by_default() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     for name in TOOLS {
         let spec = registry.get(name).expect("registered").spec();
         assert_eq!(spec.group(), "writers", "{name}");

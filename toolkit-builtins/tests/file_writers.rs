@@ -3,13 +3,12 @@
 mod workspace_fixture;
 
 use serde_json::json;
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins as _;
+use toolkit::{ToolContext, ToolLoopService};
 use workspace_fixture::{Fixture, assert_escapes_refused};
 
 #[test]
 fn writers_need_approval_and_are_off_by_default() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     for name in ["write_file", "append_file", "create_directory"] {
         let spec = registry.get(name).expect("registered").spec();
         assert_eq!(spec.group(), "writers", "{name}");

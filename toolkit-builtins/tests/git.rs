@@ -11,7 +11,7 @@ use git_fixture::{
 };
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use toolkit::{ToolLoopService, ToolRegistry};
+use toolkit::ToolLoopService;
 use toolkit_builtins::git::{GIT_FILE, GIT_LINK, GIT_OUTSIDE, NOT_A_REPOSITORY};
 
 /// A workspace holding a repository with three commits:
@@ -55,7 +55,9 @@ impl Repo {
         Self {
             _temp: temp,
             root,
-            service: ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names")),
+            service: ToolLoopService::new(
+                toolkit_builtins::registry().expect("no duplicate names"),
+            ),
         }
     }
 
@@ -109,7 +111,7 @@ fn columns(names: &[&str]) -> Vec<String> {
 
 #[test]
 fn they_are_in_the_git_group_and_need_no_approval() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     for name in TOOLS {
         let spec = registry.get(name).expect("registered").spec();
         assert_eq!(spec.group(), "git", "{name}");
@@ -559,7 +561,7 @@ async fn a_workspace_that_is_not_a_repository_is_refused() {
     git(temp.path(), &["init", "-q"]);
     let root = temp.path().join("workspace");
     write(&root, "notes.txt", b"notes\n");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
         assert_eq!(outcome.text(), NOT_A_REPOSITORY, "{name}");
@@ -580,7 +582,7 @@ async fn a_git_file_pointing_outside_is_refused() {
         format!("gitdir: {}\n", outside.join(".git").display()),
     )
     .expect("a .git file");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
         assert_eq!(outcome.text(), GIT_FILE, "{name}");
@@ -596,7 +598,7 @@ async fn a_git_file_pointing_outside_is_refused() {
 async fn a_git_link_to_a_repository_outside_is_refused() {
     let (_temp, outside, root) = outside_repository();
     std::os::unix::fs::symlink(outside.join(".git"), root.join(".git")).expect("a link");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
         assert_eq!(outcome.text(), GIT_LINK, "{name}");
@@ -678,7 +680,7 @@ type ReachOut = fn(&Path, &Path);
 #[cfg(unix)]
 #[tokio::test]
 async fn a_repository_that_reaches_outside_is_refused_whichever_way() {
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     let setups: [(&str, ReachOut); 5] = [
         ("alternates", |root, outside| {
             write(

@@ -14,7 +14,7 @@ use git_fixture::{
 };
 use serde_json::{Value, json};
 use toolkit::ToolContext;
-use toolkit::{ToolLoopService, ToolRegistry};
+use toolkit::ToolLoopService;
 use toolkit_builtins::WorkspaceRoot;
 use toolkit_builtins::file_writers::GIT_FOLDER_REFUSAL;
 
@@ -181,7 +181,7 @@ fn calls() -> Vec<(&'static str, Value)> {
 #[tokio::test]
 async fn no_command_a_repository_names_runs_whatever_its_configuration_says() {
     let (temp, root) = hostile_workspace();
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for round in 0..2 {
         for (name, arguments) in calls() {
             let outcome = call_in(&service, Some(&root), name, &arguments).await;
@@ -241,7 +241,7 @@ async fn no_command_a_repository_names_runs_whatever_its_configuration_says() {
 #[tokio::test]
 async fn attributes_naming_a_driver_run_nothing_and_the_answers_stay_those_of_git() {
     let (_temp, root) = hostile_workspace();
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     let status = call_in(&service, Some(&root), "git_status", &json!({})).await;
     assert_eq!(
         status.content,
@@ -270,7 +270,7 @@ async fn approved_writes_cannot_plant_a_command_for_the_git_tools() {
     git(&root, &["add", "."]);
     commit(&root, "2024-01-01T10:00:00Z", ADA, "First");
     let config_before = fs::read(root.join(".git/config")).expect("the configuration");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     let writer = ToolContext::new().with_extension(WorkspaceRoot::new(&root));
     let filter = format!("[filter \"evil\"]\n\tclean = {} clean\n", script.display());
     let into_git_folder = [
@@ -420,7 +420,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
             "Refused: `.git/sock` in the repository is a socket; the git tools read only a git folder of plain files and folders.",
         ),
     ];
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for (what, plant, expected) in cases {
         let (_temp, outside, root) = outside_repository();
         git(&root, &["init", "-q"]);

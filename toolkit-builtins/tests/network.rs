@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 
 use http_reply::reply;
 use serde_json::json;
-use toolkit::ToolRegistry;
-use toolkit_builtins as _;
 use toolkit_builtins::network::NetworkPolicy;
 use workspace_fixture::Fixture;
 
@@ -182,7 +180,7 @@ const TAIL: &str = "probe_url reaches public addresses only, unless the run allo
 
 #[test]
 fn probe_url_is_a_remote_network_tool() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     let spec = registry.get("probe_url").expect("registered").spec();
     assert_eq!(spec.group(), "network");
     assert!(spec.flags().remote());
@@ -750,7 +748,8 @@ async fn fetch_page_reads_at_most_two_megabytes_and_survives_deep_nesting() {
 async fn fetch_page_slices_are_cut_from_the_masked_text() {
     let server = Responder::start();
     for filtered in [true, false] {
-        let service = toolkit::ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let service =
+            toolkit::ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
         let allowing =
             toolkit::ToolContext::new().with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
         let mut scope = service.scope_offering(allowing, ["fetch_page"]).unwrap();

@@ -109,7 +109,7 @@ fn cases_for(spec: &ToolSpec) -> u32 {
 }
 
 fn registry() -> ToolRegistry {
-    ToolRegistry::linked().expect("no duplicate names")
+    toolkit_builtins::registry().expect("no duplicate names")
 }
 
 /// The tools whose cases run: every registered one, or those `TOOLKIT_PROPERTIES_TOOLS` names.

@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use tempfile::TempDir;
 use toolkit::provider::ScriptedProvider;
-use toolkit::{
-    RunRequest, ToolContext, ToolLoopService, ToolRegistry, recording::Termination, run::Preview,
-};
-use toolkit_builtins as _;
+use toolkit::{RunRequest, ToolContext, ToolLoopService, recording::Termination, run::Preview};
 
 mod operator;
 use toolkit_builtins::sample::create_sample_database;
@@ -33,7 +30,7 @@ fn sample() -> Database {
 }
 
 fn service() -> ToolLoopService {
-    ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"))
+    ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"))
 }
 
 /// One call's outcome: content, error flag, artifacts.
@@ -105,7 +102,7 @@ fn file_bytes(path: &Path) -> Vec<u8> {
 
 #[test]
 fn the_writers_need_approval_and_are_not_offered_by_default() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     for name in WRITERS {
         let spec = registry.get(name).expect("registered").spec();
         assert_eq!(spec.group(), "writers", "{name}");

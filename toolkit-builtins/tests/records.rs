@@ -9,10 +9,9 @@ use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
 use tempfile::TempDir;
 use toolkit::{
-    BoundedResult, Table, ToolContext, ToolLoopService, ToolRegistry,
+    BoundedResult, Table, ToolContext, ToolLoopService,
     result::{ArtifactType, Cell},
 };
-use toolkit_builtins as _;
 use toolkit_builtins::records::QueryTimeLimit;
 use toolkit_builtins::sample::create_sample_database;
 
@@ -52,7 +51,7 @@ fn database(sql: &str) -> Database {
 }
 
 fn service() -> ToolLoopService {
-    ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"))
+    ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"))
 }
 
 async fn call_in(context: ToolContext, tool: &str, arguments: &str) -> BoundedResult {
@@ -228,7 +227,7 @@ fn folder_entries(folder: &Path) -> Vec<String> {
 
 #[test]
 fn the_records_tools_are_read_only_tools_offered_by_default() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     for name in RECORD_TOOLS {
         let spec = registry.get(name).expect("registered").spec();
         assert_eq!(spec.group(), "records", "{name}");

@@ -3,9 +3,6 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use toolkit::ToolRegistry;
-use toolkit_builtins as _;
-
 /// Tool names declared in the sources: each `#[tool]` or `#[tool(...)]` attribute, with its
 /// `name = "..."` if it has one, else the name of the `fn` that follows.
 fn declared_in(dir: &Path, names: &mut BTreeSet<String>) {
@@ -57,7 +54,7 @@ fn every_tool_in_the_sources_is_linked_and_nothing_else() {
     );
     assert!(!declared.is_empty());
 
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     let linked: BTreeSet<String> = registry
         .specs()
         .filter(|spec| spec.place().starts_with("toolkit_builtins::"))
@@ -68,7 +65,7 @@ fn every_tool_in_the_sources_is_linked_and_nothing_else() {
 
 #[test]
 fn every_builtin_has_a_description_and_a_schema_for_every_provider() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     for spec in registry.specs() {
         assert!(!spec.description().is_empty(), "{}", spec.name());
         assert_eq!(spec.input_schema()["type"], "object", "{}", spec.name());
@@ -81,4 +78,43 @@ fn every_builtin_has_a_description_and_a_schema_for_every_provider() {
             .unwrap_or_else(|error| panic!("{error}"));
         spec.gemini().unwrap_or_else(|error| panic!("{error}"));
     }
+}
+
+/// A tool of the binary's own, beside the builtins.
+#[toolkit::tool]
+fn own_tool() -> toolkit::ToolResult {
+    toolkit::ToolResult::text("mine")
+}
+
+#[test]
+fn linking_the_builtins_leaves_linked_as_it_was_until_they_are_registered() {
+    let mut registry = toolkit::ToolRegistry::linked().expect("no duplicate names");
+    // This binary links the crate (the tests above call it), yet `linked` offers only its own.
+    assert_eq!(
+        registry.specs().map(toolkit::ToolSpec::name).collect::<Vec<_>>(),
+        ["own_tool"]
+    );
+
+    toolkit_builtins::register(&mut registry).expect("no name taken");
+    let all = toolkit_builtins::registry().expect("no duplicate names");
+    assert_eq!(registry.len(), all.len());
+    assert!(registry.get("get_env").is_some());
+    assert!(registry.get("fetch_page").is_some());
+
+    // Twice is a name taken (the first builtin by name), and the registry stays as it was.
+    let first = all
+        .specs()
+        .map(toolkit::ToolSpec::name)
+        .filter(|name| *name != "own_tool")
+        .min()
+        .expect("builtins");
+    let error = toolkit_builtins::register(&mut registry).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            toolkit::registry::RegistryError::Duplicate(duplicate) if duplicate.name == first
+        ),
+        "{error}"
+    );
+    assert_eq!(registry.len(), all.len());
 }

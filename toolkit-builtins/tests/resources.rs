@@ -1,12 +1,12 @@
 //! Which builtins need which resource: the lists servers use to leave out tools that would only
 //! answer that a resource is missing.
 
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_builtins::{DATABASE_TOOLS, NO_DATABASE, NO_WORKSPACE, WORKSPACE_TOOLS};
 
 #[test]
 fn the_lists_name_registered_builtins_and_cover_their_groups() {
-    let registry = ToolRegistry::linked().expect("no duplicates");
+    let registry = toolkit_builtins::registry().expect("no duplicates");
     for name in DATABASE_TOOLS.iter().chain(WORKSPACE_TOOLS) {
         assert!(registry.get(name).is_some(), "{name} is not a builtin");
     }
@@ -17,7 +17,7 @@ fn the_lists_name_registered_builtins_and_cover_their_groups() {
             _ => {}
         }
     }
-    let mut kept = ToolRegistry::linked().expect("no duplicates");
+    let mut kept = toolkit_builtins::registry().expect("no duplicates");
     kept.retain(|spec| !DATABASE_TOOLS.contains(&spec.name()));
     assert_eq!(kept.len(), registry.len() - DATABASE_TOOLS.len());
     assert!(kept.get("query_sql").is_none());
@@ -29,7 +29,7 @@ fn the_lists_name_registered_builtins_and_cover_their_groups() {
 
 #[tokio::test]
 async fn without_the_resource_they_can_only_say_it_is_missing() {
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
     let scope = service.scope(ToolContext::new()).unwrap();
     for (name, expected) in [
         ("list_tables", NO_DATABASE),

@@ -1,12 +1,11 @@
 //! The sample workspace that ships for the playground works with the tools, and its log's
 //! secrets never show.
 
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins as _;
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_builtins::files::sample_workspace;
 
 async fn call(name: &str, arguments: &str) -> (String, bool, Vec<toolkit::ToolArtifact>) {
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     let scope = service
         .scope_offering(
             ToolContext::new()

@@ -10,7 +10,7 @@ mod secrets_corpus;
 use std::sync::Arc;
 
 use secrets_corpus::{calls, plant, read_through, shapes_in, source_tools};
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry, ToolResult, seam::SecretFilter, tool};
+use toolkit::{ToolContext, ToolLoopService, ToolResult, seam::SecretFilter, tool};
 use toolkit_builtins::WorkspaceRoot;
 use toolkit_secrets::corpus::CORPUS;
 
@@ -58,7 +58,7 @@ fn lines_last_first_unfiltered(
 
 /// The shapes a tool shows without the filter and with it.
 async fn figures(tool: &str) -> (Vec<&'static str>, Vec<&'static str>) {
-    let registry = ToolRegistry::linked().expect("no duplicates");
+    let registry = toolkit_builtins::registry().expect("no duplicates");
     assert!(
         source_tools(&registry).contains(&tool.to_owned()),
         "the corpus chooses {tool}"
@@ -67,9 +67,9 @@ async fn figures(tool: &str) -> (Vec<&'static str>, Vec<&'static str>) {
     let spec = registry.get(tool).expect("linked").spec();
     let calls = calls(spec, &plants).expect("arguments from its schema");
     assert_eq!(calls.len(), plants.files.len(), "one call per planted file");
-    let open = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let open = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
     let shown = read_through(&open, &plants, tool, &calls).await;
-    let filtered = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+    let filtered = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"))
         .with_content_filter(Arc::new(SecretFilter));
     let masked = read_through(&filtered, &plants, tool, &calls).await;
     (shapes_in(&shown.results), shapes_in(&masked.results))

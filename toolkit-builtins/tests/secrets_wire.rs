@@ -17,7 +17,6 @@ use std::path::Path;
 
 use secrets_corpus::{Survey, shapes_in, survey};
 use toolkit::{ToolRegistry, ToolSpec};
-use toolkit_builtins as _;
 use toolkit_secrets::corpus::CORPUS;
 
 const START: &str = "<!-- tools:start (generated from the registry by toolkit-builtins/tests/secrets_wire.rs) -->\n";
@@ -67,9 +66,7 @@ fn table(registry: &ToolRegistry, survey: &Survey) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_planted_secret_reaches_the_wire_through_any_source_tool() {
-    let survey =
-        survey(|| ToolRegistry::linked_expecting(&["toolkit_builtins"]).expect("the builtins"))
-            .await;
+    let survey = survey(|| toolkit_builtins::registry().expect("the builtins")).await;
     // With the filter: nothing, tool by tool (with the lines that leak when something does).
     let leaks: BTreeMap<&str, Vec<&str>> = survey
         .tools
@@ -129,7 +126,7 @@ async fn no_planted_secret_reaches_the_wire_through_any_source_tool() {
         "shapes the artifacts keep"
     );
     // The README's table says the same.
-    let registry = ToolRegistry::linked_expecting(&["toolkit_builtins"]).expect("the builtins");
+    let registry = toolkit_builtins::registry().expect("the builtins");
     let expected = table(&registry, &survey);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let readme = std::fs::read_to_string(&path).expect("the README");
@@ -190,7 +187,8 @@ async fn sql_over_a_filtered_run_sees_only_masked_values() {
     ];
     let calls: Vec<serde_json::Value> = questions.iter().map(|sql| json!({"sql": sql})).collect();
     let answers = |filtered: bool| {
-        let mut service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+        let mut service =
+            ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
         if filtered {
             service = service.with_content_filter(Arc::new(SecretFilter));
         }

@@ -5,8 +5,7 @@ mod workspace_fixture;
 use std::process::Command;
 
 use serde_json::json;
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins as _;
+use toolkit::{ToolContext, ToolLoopService};
 use workspace_fixture::{Fixture, assert_escapes_refused};
 
 fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
@@ -158,7 +157,7 @@ async fn get_env_says_when_nothing_matches() {
 
 #[test]
 fn admin_tools_are_offered_to_admins_only_and_get_env_raw_to_nobody_by_default() {
-    let registry = ToolRegistry::linked().expect("no duplicate names");
+    let registry = toolkit_builtins::registry().expect("no duplicate names");
     let raw = registry
         .get("get_env_raw")
         .expect("registered")
@@ -196,7 +195,7 @@ fn admin_tools_are_offered_to_admins_only_and_get_env_raw_to_nobody_by_default()
 
 #[tokio::test]
 async fn a_default_user_scope_does_not_run_admin_tools() {
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     let scope = service.scope(ToolContext::new()).unwrap();
     let result = service.invoke(&scope, "list_processes", "{}").await;
     assert_eq!(

@@ -9,7 +9,7 @@ use std::os::unix::fs::symlink;
 use serde_json::{Value, json};
 use toolkit::provider::ScriptedProvider;
 use toolkit::{
-    RunRequest, ToolContext, ToolLoopService, ToolRegistry,
+    RunRequest, ToolContext, ToolLoopService,
     recording::{RunStep, Termination},
 };
 use toolkit_builtins::WorkspaceRoot;
@@ -148,7 +148,7 @@ async fn writes_beneath_the_folders_need_no_question_and_everything_else_waits()
     let turn = turn();
     let script = json!({"turns": [{"tool_calls": turn}, {"content": "done"}]});
     let provider = ScriptedProvider::from_json(&script.to_string()).unwrap();
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap())
+    let service = ToolLoopService::new(toolkit_builtins::registry().unwrap())
         .with_approval_policy(WritesUnder::new(["notes"]).unwrap());
     let request = RunRequest::new("tidy the notes")
         .with_tools(WRITERS)

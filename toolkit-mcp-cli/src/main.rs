@@ -22,7 +22,7 @@ use std::time::Duration;
 use std::path::PathBuf;
 
 use toolkit::seam::{ScopeError, SecretFilter};
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
 use toolkit_mcp::McpToolServer;
@@ -148,7 +148,7 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(code) => return code,
     };
-    let mut registry = match ToolRegistry::linked_expecting(&["toolkit_builtins"]) {
+    let mut registry = match toolkit_builtins::registry() {
         Ok(registry) => registry,
         Err(error) => {
             eprintln!("toolkit-mcp: {error}");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
 use toolkit_testing::mcp::temp_path;
 
@@ -62,7 +62,7 @@ fn strict_listing(launcher: &Path, server: &[&str]) -> (Option<i32>, Vec<String>
 /// The tools the binary lists: those a single call may use, the record tools only with a
 /// database.
 fn expected(with_database: bool) -> Vec<String> {
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
     let context = ToolContext::new().with_extension(WorkspaceRoot::new(
         toolkit_builtins::files::sample_workspace(),
     ));

@@ -2,7 +2,7 @@
 //! lists the builtins a single call may use and answers exactly as the seam does in process.
 
 use serde_json::{Value, json};
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
 use toolkit_testing::mcp::{python, reply, run_client, temp_path};
 use toolkit_testing::postgres;
@@ -31,7 +31,7 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
     );
     let _ = std::fs::remove_file(&raw_log);
 
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
     let context = ToolContext::new().with_extension(WorkspaceRoot::new(
         toolkit_builtins::files::sample_workspace(),
     ));

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit::recording::{RunStep, Subscription};
-use toolkit::{RunEvent, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{RunEvent, ToolContext, ToolLoopService};
 use toolkit_builtins::{DATABASE_TOOLS, WorkspaceRoot};
 use toolkit_mcp::McpToolServer;
 use toolkit_testing::mcp::{python, run_client, run_script};
@@ -71,7 +71,7 @@ fn setup() -> Option<Setup> {
 }
 
 fn service() -> Arc<ToolLoopService> {
-    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    let mut registry = toolkit_builtins::registry().expect("no duplicates");
     registry.retain(|spec| !DATABASE_TOOLS.contains(&spec.name()));
     Arc::new(ToolLoopService::new(registry))
 }
@@ -131,7 +131,7 @@ fn decisions(events: &mut Subscription) -> Vec<String> {
 /// The diff `preview_edit` shows for replacing `old` with `new` in a file that holds `text`.
 fn diff(workspace: &Path, text: &str, old: &str, new: &str) -> String {
     std::fs::write(workspace.join("notes.txt"), text).expect("write");
-    let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"));
+    let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicates"));
     let context = ToolContext::new().with_extension(WorkspaceRoot::new(workspace));
     let scope = service.scope(context).expect("a scope");
     let arguments = edit(old, new)["arguments"].to_string();

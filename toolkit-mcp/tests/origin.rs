@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
-use toolkit_builtins as _;
+use toolkit::{ToolContext, ToolLoopService};
 
 /// Posts `initialize` with these extra headers; returns the status code.
 fn initialize(address: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
@@ -39,7 +38,7 @@ fn initialize(address: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
 fn foreign_origins_and_hosts_are_refused_and_the_own_origin_and_plain_clients_pass() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let service = Arc::new(ToolLoopService::new(
-        ToolRegistry::linked().expect("no duplicates"),
+        toolkit_builtins::registry().expect("no duplicates"),
     ));
     let (bound, address) = std::sync::mpsc::channel();
     runtime.spawn(toolkit_mcp::serve_http(

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{ToolContext, ToolLoopService};
 use toolkit_mcp::McpToolServer;
 
 const CONSTRAINING: &[&str] = &[
@@ -163,7 +163,7 @@ fn lint(node: &Value, keyword: Option<&str>, found: &mut Findings) {
 fn every_listed_builtin_schema_passes_the_inspectors_portability_lint() {
     // Listing opens nothing: the resources only have to be given.
     let folder = std::env::temp_dir();
-    let registry = ToolRegistry::linked_expecting(&["toolkit_builtins"]).expect("the builtins");
+    let registry = toolkit_builtins::registry().expect("the builtins");
     let mut before = Findings::default();
     for spec in registry.specs() {
         lint(spec.input_schema(), None, &mut before);

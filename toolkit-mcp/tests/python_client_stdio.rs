@@ -34,7 +34,7 @@ fn sample_context() -> ToolContext {
 }
 
 fn registry() -> ToolRegistry {
-    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    let mut registry = toolkit_builtins::registry().expect("no duplicates");
     registry.register(Canary::new()).expect("a new name");
     registry
 }

@@ -3,7 +3,6 @@
 use serde_json::json;
 use toolkit::provider::ScriptedProvider;
 use toolkit::{RunRequest, ToolLoopService, ToolRegistry, recording::Termination};
-use toolkit_builtins as _; // a tool named like a builtin must lose to it
 use toolkit_mcp::{McpServerConfig, add_mcp_tools};
 use toolkit_testing::mcp;
 
@@ -30,7 +29,7 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
     let Some(python) = mcp::python() else {
         return;
     };
-    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    let mut registry = toolkit_builtins::registry().expect("no duplicates");
     let builtins = registry.len();
     let added = add_mcp_tools(
         &mut registry,

@@ -38,6 +38,12 @@ pub fn parse_checked<T: serde::de::DeserializeOwned>(
 #[linkme::distributed_slice]
 pub static TOOLS: [&'static dyn Tool];
 
+/// The crates whose `#[tool]`s a binary adds on request ([`tools_on_request!`](crate::tools_on_request)):
+/// [`ToolRegistry::linked`](crate::ToolRegistry::linked) leaves their tools out.
+#[doc(hidden)]
+#[linkme::distributed_slice]
+pub static ON_REQUEST: [&'static str];
+
 /// Every `#[tools]` impl block linked into the binary, so that one whose type never has an
 /// instance registered is reported ([`ToolRegistry::check_crates`](crate::ToolRegistry::check_crates)).
 #[doc(hidden)]
@@ -325,3 +331,17 @@ pub trait NotOption {
 }
 
 impl<T: ?Sized> NotOption for IsOption<T> {}
+
+/// The crate of a module path: its first segment.
+#[doc(hidden)]
+pub const fn crate_name(module_path: &'static str) -> &'static str {
+    let bytes = module_path.as_bytes();
+    let mut end = 0;
+    while end < bytes.len() && bytes[end] != b':' {
+        end += 1;
+    }
+    match module_path.split_at_checked(end) {
+        Some((name, _)) => name,
+        None => module_path,
+    }
+}

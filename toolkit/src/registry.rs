@@ -199,19 +199,48 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// Every `#[tool]` function linked into this binary, in name order (the methods of a
-    /// `#[tools]` block come with an instance: [`register_instance`](Self::register_instance)).
+    /// Every `#[tool]` function linked into this binary, in name order, except those of crates
+    /// that offer their tools on request ([`tools_on_request!`](crate::tools_on_request), as
+    /// `toolkit_builtins` does): linking such a crate never changes what `linked` offers; add
+    /// its tools with [`add_crate`](Self::add_crate). The methods of a `#[tools]` block come
+    /// with an instance: [`register_instance`](Self::register_instance).
+    ///
+    /// ```
+    /// /// Says hello.
+    /// #[toolkit::tool]
+    /// fn hello() -> toolkit::ToolResult {
+    ///     toolkit::ToolResult::text("hello")
+    /// }
+    ///
+    /// let registry = toolkit::ToolRegistry::linked()?;
+    /// assert!(registry.get("hello").is_some());
+    /// # Ok::<(), toolkit::registry::RegistryError>(())
+    /// ```
     pub fn linked() -> Result<Self, RegistryError> {
-        let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS.iter().copied().collect();
-        // By name, then by place: the linker's order depends on how the build splits code into
-        // units, so it never decides which of two tools of one name is called the first.
-        linked.sort_by(|a, b| {
-            let (a, b) = (a.spec(), b.spec());
-            (a.name(), a.place()).cmp(&(b.name(), b.place()))
-        });
+        let on_request = &crate::__private::ON_REQUEST;
         let mut registry = Self::new();
-        registry.insert_all(linked.into_iter().map(Handle::Linked))?;
+        registry.insert_all(linked_tools(|name| !on_request.contains(&name)))?;
         Ok(registry)
+    }
+
+    /// Adds every `#[tool]` function of crate `crate_name` (as Rust spells it:
+    /// `toolkit_builtins`) linked into this binary, in name order: how a binary takes the tools
+    /// of a crate that offers them on request ([`tools_on_request!`](crate::tools_on_request)).
+    /// Such a crate usually wraps this in a function of its own (`toolkit_builtins::register`),
+    /// which also makes sure the linker keeps it.
+    ///
+    /// # Errors
+    /// [`RegistryError::NothingLinked`] when no tool of that crate is linked, and the errors of
+    /// [`register`](Self::register) (a name taken twice, a preview tool missing).
+    pub fn add_crate(&mut self, crate_name: &str) -> Result<&mut Self, RegistryError> {
+        let before = self.tools.len();
+        self.insert_all(linked_tools(|name| name == crate_name))?;
+        if self.tools.len() == before {
+            return Err(RegistryError::NothingLinked {
+                crate_name: crate_name.to_owned(),
+            });
+        }
+        Ok(self)
     }
 
     /// Every `#[tool]` linked into this binary, like [`linked`](Self::linked), then
@@ -492,6 +521,22 @@ impl ToolRegistry {
 }
 
 /// The crate a `#[tool]` is defined in, from its place (`crate::module (file:line)`).
+/// The linked `#[tool]` functions whose crate `keep` accepts, by name, then by place: the
+/// linker's order depends on how the build splits code into units, so it never decides which of
+/// two tools of one name is called the first.
+fn linked_tools(keep: impl Fn(&str) -> bool) -> Vec<Handle> {
+    let mut linked: Vec<&'static dyn Tool> = crate::__private::TOOLS
+        .iter()
+        .copied()
+        .filter(|tool| keep(crate_of(tool.spec().place()).unwrap_or_default()))
+        .collect();
+    linked.sort_by(|a, b| {
+        let (a, b) = (a.spec(), b.spec());
+        (a.name(), a.place()).cmp(&(b.name(), b.place()))
+    });
+    linked.into_iter().map(Handle::Linked).collect()
+}
+
 fn crate_of(place: &str) -> Option<&str> {
     let path = place.split_once(" (")?.0;
     path.split("::").next()
@@ -503,6 +548,34 @@ impl std::fmt::Debug for ToolRegistry {
             .entries(self.specs().map(ToolSpec::name))
             .finish()
     }
+}
+
+/// Put once in the root of a crate of tools meant for other binaries to pick (as
+/// `toolkit_builtins` does): linking the crate then never grows
+/// [`ToolRegistry::linked`] in those binaries; a binary adds its tools on request with
+/// [`ToolRegistry::add_crate`], usually through a function of the crate:
+///
+/// ```ignore
+/// // In the tool crate's lib.rs:
+/// toolkit::tools_on_request!();
+///
+/// /// Adds this crate's tools to `registry`.
+/// pub fn register(registry: &mut toolkit::ToolRegistry) -> Result<(), toolkit::registry::RegistryError> {
+///     registry.add_crate(module_path!()).map(|_| ())
+/// }
+/// ```
+///
+/// The crate is the one the macro is written in (the first segment of its module path).
+#[macro_export]
+macro_rules! tools_on_request {
+    () => {
+        const _: () = {
+            #[$crate::__private::linkme::distributed_slice($crate::__private::ON_REQUEST)]
+            #[linkme(crate = $crate::__private::linkme)]
+            static __TOOLKIT_ON_REQUEST: &str =
+                $crate::__private::crate_name(::core::module_path!());
+        };
+    };
 }
 
 #[cfg(test)]

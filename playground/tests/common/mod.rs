@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use playground::server::AppState;
 use serde_json::{Value, json};
-use toolkit::{ToolContext, ToolRegistry};
+use toolkit::ToolContext;
 use toolkit_audit::{Audit, Privacy, SqliteAudit};
 use toolkit_builtins::policies::WritesUnder;
 
@@ -208,7 +208,7 @@ async fn launch(
     let audit =
         Arc::new(SqliteAudit::open(&folder.path().join("audit.sqlite3"), privacy).expect("audit"));
     let kept = audited.then(|| Arc::new(Audit::Sqlite(SqliteAudit::clone(&audit))));
-    let registry = ToolRegistry::linked().expect("no duplicates");
+    let registry = toolkit_builtins::registry().expect("no duplicates");
     let mut service = playground::defaults::service(registry, kept.as_ref(), false);
     let described = policy.as_ref().map(ToString::to_string);
     if let Some(policy) = policy {

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 use tempfile::TempDir;
-use toolkit::{RunScope, ToolContext, ToolLoopService, ToolRegistry};
+use toolkit::{RunScope, ToolContext, ToolLoopService};
 
 #[path = "../operator/mod.rs"]
 pub mod operator;
@@ -183,7 +183,8 @@ impl Fixture {
             symlink("../outside/secret.txt", root.join("rel_leak.txt"))
                 .expect("a relative link out");
         }
-        let service = ToolLoopService::new(ToolRegistry::linked().expect("no duplicate names"));
+        let service =
+            ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
         let context =
             adjust(ToolContext::new().with_extension(toolkit_builtins::WorkspaceRoot::new(&root)));
         let scope = service

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit::{
-    Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec,
+    Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolResult, ToolSpec,
     spec::{ExecutePermit, ToolFuture},
 };
 use toolkit_builtins::WorkspaceRoot;
@@ -40,7 +40,7 @@ impl Tool for Canary {
 }
 
 pub fn service() -> Arc<ToolLoopService> {
-    let mut registry = ToolRegistry::linked().expect("no duplicates");
+    let mut registry = toolkit_builtins::registry().expect("no duplicates");
     registry
         .register(Canary(ToolSpec::new(
             "http_canary",
