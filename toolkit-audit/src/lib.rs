@@ -41,6 +41,12 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+// The recording guide, rendered as `toolkit::guide::recording`: its code uses this crate, so it is
+// compiled and run here.
+#[cfg(doctest)]
+#[doc = include_str!("../../toolkit/docs/guide/recording.md")]
+struct GuideDoctests;
+
 mod audit;
 #[cfg(feature = "otlp")]
 mod otlp;

@@ -21,7 +21,7 @@
 //!   secret once the layout has dropped its name.
 //!
 //! The builtins that can show a source ([`shows_sources`]) are all tried against the corpus of
-//! `toolkit_secrets`, in every layout, by `tests/secrets_wire.rs`; the README's table of
+//! `toolkit_secrets`, in every layout, by `tests/secrets_wire.rs`; the builtins guide's table of
 //! builtins gives each one's figures. A tool of this crate's groups ([`SOURCE_GROUPS`]) is
 //! chosen by the test without being named; for a tool of your own crate, plant the same corpus
 //! (`toolkit_secrets::corpus::CORPUS`) where it reads.
@@ -40,6 +40,12 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
+
+// The builtins guide, rendered as `toolkit::guide::builtins`: its code uses this crate, so it is
+// compiled and run here.
+#[cfg(doctest)]
+#[doc = include_str!("../../toolkit/docs/guide/builtins.md")]
+struct GuideDoctests;
 
 mod resources;
 mod shared;

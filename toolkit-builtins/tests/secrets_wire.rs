@@ -6,8 +6,9 @@
 //! the wire in a tool result, while the artifacts (for people) keep every one; without it, the
 //! tools that read the places carry every shape, so the plants are real.
 //!
-//! The README's table of builtins is generated here, with each tool's figures:
-//! `UPDATE_README=1 cargo test -p toolkit-builtins --test secrets_wire` rewrites it.
+//! The builtins guide's table of builtins (`toolkit/docs/guide/builtins.md`) is generated here,
+//! with each tool's figures: `UPDATE_README=1 cargo test -p toolkit-builtins --test
+//! secrets_wire` rewrites it.
 
 mod secrets_corpus;
 
@@ -29,7 +30,7 @@ fn first_sentence(description: &str) -> String {
     flat[..end].replace('|', "\\|")
 }
 
-/// The README's table: every builtin, and for those that can show a source, the shapes of the
+/// The builtins guide's table: every builtin, and for those that can show a source, the shapes of the
 /// corpus each shows without the filter and with it.
 fn table(registry: &ToolRegistry, survey: &Survey) -> String {
     let mut specs: Vec<&ToolSpec> = registry.specs().collect();
@@ -125,25 +126,22 @@ async fn no_planted_secret_reaches_the_wire_through_any_source_tool() {
         everything,
         "shapes the artifacts keep"
     );
-    // The README's table says the same.
+    // The builtins guide's table says the same.
     let registry = toolkit_builtins::registry().expect("the builtins");
     let expected = table(&registry, &survey);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-    let readme = std::fs::read_to_string(&path).expect("the README");
-    let start = readme
-        .find(START)
-        .expect("the README marks the tools table")
-        + START.len();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit/docs/guide/builtins.md");
+    let readme = std::fs::read_to_string(&path).expect("the builtins guide");
+    let start = readme.find(START).expect("the guide marks the tools table") + START.len();
     let end = start + readme[start..].find(END).expect("the table's end mark");
     if std::env::var_os("UPDATE_README").is_some() {
         let updated = format!("{}{expected}{}", &readme[..start], &readme[end..]);
-        std::fs::write(&path, updated).expect("write the README");
+        std::fs::write(&path, updated).expect("write the guide");
         return;
     }
     assert_eq!(
         &readme[start..end],
         expected,
-        "the README's tools table differs from the registry and the corpus: run \
+        "the builtins guide's tools table differs from the registry and the corpus: run \
          UPDATE_README=1 cargo test -p toolkit-builtins --test secrets_wire"
     );
 }

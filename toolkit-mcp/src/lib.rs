@@ -46,6 +46,18 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+// The workspace README's quickstart serves over MCP, so its code compiles here, with both
+// crates (`toolkit/tests/quickstart.rs` also builds and runs it in a crate of its own).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
+// The mcp guide, rendered as `toolkit::guide::mcp`: its code uses this crate, so it is
+// compiled and run here.
+#[cfg(doctest)]
+#[doc = include_str!("../../toolkit/docs/guide/mcp.md")]
+struct GuideDoctests;
+
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod approvals;

@@ -74,10 +74,6 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;
-
 pub mod bound;
 mod causes;
 mod context;
@@ -85,6 +81,7 @@ mod declaration;
 mod decode;
 pub mod describe;
 mod filter;
+pub mod guide;
 mod hidden;
 #[cfg(test)]
 mod layout;
@@ -280,7 +277,9 @@ pub use service::ToolLoopService;
 /// [`ToolRegistry::linked_expecting`], for crates without `#[tools]` blocks) check that each
 /// crate you expect contributed tools and that each of its `#[tools]` types has an instance
 /// registered, so none go missing without a word; [`ToolRegistry::crates`] lists the crates
-/// that contributed.
+/// that contributed. A crate of tools meant for others to pick (as `toolkit_builtins`) says
+/// [`tools_on_request!`](crate::tools_on_request): `linked` then leaves its tools out, and a
+/// binary adds them with [`ToolRegistry::add_crate`].
 ///
 /// Each `#[tool] fn name` also gives a handle, `NAME_TOOL` (a `&'static dyn Tool` with the
 /// function's visibility), for [`ToolRegistry::of`]: a registry of chosen tools, or one spec to

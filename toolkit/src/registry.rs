@@ -205,7 +205,7 @@ impl ToolRegistry {
     /// its tools with [`add_crate`](Self::add_crate). The methods of a `#[tools]` block come
     /// with an instance: [`register_instance`](Self::register_instance).
     ///
-    /// ```
+    /// ```standalone_crate
     /// /// Says hello.
     /// #[toolkit::tool]
     /// fn hello() -> toolkit::ToolResult {
