@@ -1,8 +1,9 @@
-//! The `#[tool]` attribute of toolkit. Depend on `toolkit`, which re-exports it as
-//! `toolkit::tool`; its documentation describes the attribute.
+//! The `#[tool]` and `#[tools]` attributes of toolkit. Depend on `toolkit`, which re-exports them
+//! as `toolkit::tool` and `toolkit::tools`; its documentation describes the attributes.
 //!
-//! The pipeline: parse the attribute and the function into a typed view ([`ast`], [`attr`]),
-//! check it ([`valid`]), then generate the tool ([`expand`]). Any error becomes a
+//! The pipeline (private modules, named for readers of the source): parse the attribute and the
+//! function into a typed view (`ast`, `attr`), check it (`valid`), then generate the tool
+//! (`expand`; `methods` for `#[tools]`). Any error becomes a
 //! `compile_error!` spanned on the offending tokens, emitted beside the function itself (its
 //! parameter attributes removed) so one mistake gives one error.
 
