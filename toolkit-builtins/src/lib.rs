@@ -42,9 +42,10 @@
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
 // The builtins guide, rendered as `toolkit::guide::builtins`: its code uses this crate, so it is
-// compiled and run here.
+// compiled and run here. It is read through a link, doctests/builtins.md, so that the published
+// crate holds it (cargo packages the file itself) and runs these doctests too.
 #[cfg(doctest)]
-#[doc = include_str!("../../toolkit/docs/guide/builtins.md")]
+#[doc = include_str!("../doctests/builtins.md")]
 struct GuideDoctests;
 
 mod resources;

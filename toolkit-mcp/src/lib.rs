@@ -47,15 +47,17 @@
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
 // The workspace README's quickstart serves over MCP, so its code compiles here, with both
-// crates (`toolkit/tests/quickstart.rs` also builds and runs it in a crate of its own).
+// crates (`toolkit/tests/quickstart.rs` also builds and runs it in a crate of its own). The
+// README is read through a link, doctests/README.md, so that the published crate holds it
+// (cargo packages the file itself) and runs these doctests too.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../doctests/README.md")]
 struct ReadmeDoctests;
 
 // The mcp guide, rendered as `toolkit::guide::mcp`: its code uses this crate, so it is
-// compiled and run here.
+// compiled and run here (through the link doctests/mcp.md, as the README above).
 #[cfg(doctest)]
-#[doc = include_str!("../../toolkit/docs/guide/mcp.md")]
+#[doc = include_str!("../doctests/mcp.md")]
 struct GuideDoctests;
 
 #[cfg(feature = "server")]
