@@ -1147,9 +1147,10 @@ async function history() {
   document.getElementById('audit-info').textContent = data.audit
     ? 'From the audit copy (' + data.kind + '). New rows are kept at privacy level: ' + data.audit + '.'
     : 'No audit copy is kept by this server.';
-  // Other processes write to the same audit copy (`playground mcp`, another instance): redraw the
-  // list when a run or a step was added. PostgreSQL announces each commit (the server waits for
-  // one on /api/runs/changes); a SQLite file is asked again every two seconds.
+  // Other processes write to the same audit copy (`toolkit-mcp --playground`, another
+  // instance): redraw the list when a run or a step was added. PostgreSQL announces each commit
+  // (the server waits for one on /api/runs/changes); a SQLite file is asked again every two
+  // seconds.
   const shape = (fresh) => JSON.stringify([fresh.total, fresh.runs.map((run) => [run.run_id, run.steps, run.termination])]);
   let drawn = shape(data);
   show(data);

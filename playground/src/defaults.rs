@@ -36,21 +36,9 @@ pub const DEFAULT_SCRIPT: &str = r#"{"turns": [
 pub const DEFAULT_QUESTION: &str = "Which customers of the sample shop ordered the most?";
 
 /// The folder for the playground's files: `$XDG_DATA_HOME/toolkit-playground`, else
-/// `$HOME/.local/share/toolkit-playground`, else `.toolkit-playground` in the current folder.
-pub fn data_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|value| !value.is_empty())
-                .map(|home| PathBuf::from(home).join(".local").join("share"))
-        });
-    match base {
-        Some(base) => base.join("toolkit-playground"),
-        None => PathBuf::from(".toolkit-playground"),
-    }
-}
+/// `$HOME/.local/share/toolkit-playground`, else `.toolkit-playground` in the current folder
+/// (`toolkit-mcp --playground` works on the same files).
+pub use toolkit_builtins::sample::playground_dir as data_dir;
 
 /// The default audit copy: `audit.sqlite3` in [`data_dir`].
 pub fn default_audit_path() -> PathBuf {
@@ -157,38 +145,7 @@ pub enum SampleSetupError {
 
 /// Copies the sample workspace to `target` unless it is there already: into a folder beside
 /// it first, then renamed into place, so a copy is whole or absent.
-pub fn copy_sample_workspace(target: &Path) -> io::Result<()> {
-    if target.is_dir() {
-        return Ok(());
-    }
-    let parent = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let aside = aside(target)?;
-    copy_tree(toolkit_builtins::files::sample_workspace(), &aside)?;
-    match std::fs::rename(&aside, target) {
-        // Another process put its copy there first: the same files.
-        Err(_) if target.is_dir() => {
-            let _ = std::fs::remove_dir_all(&aside);
-            Ok(())
-        }
-        renamed => renamed,
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
+pub use toolkit_builtins::sample::copy_sample_workspace;
 
 /// The wire a live model speaks (`--provider`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,6 +15,10 @@
 //! playground resume TOKEN --approve ID --deny ID=REASON --edit ID=JSON   # decide and go on
 //! playground resume TOKEN --abort  # stop the run: nothing pending runs
 //! ```
+//!
+//! Serving the tools over MCP is `toolkit-mcp`'s (package `toolkit-mcp-cli`): with
+//! `--playground` it works on the playground's files and keeps its calls in the playground's
+//! audit copy, where `playground serve`'s runs history shows them.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -47,7 +51,10 @@ use toolkit_builtins::policies::WritesUnder; // and links the builtin tools
 #[command(
     name = "playground",
     version,
-    about = "Tool Playground: inspect and run toolkit tools"
+    about = "Tool Playground: inspect and run toolkit tools",
+    after_help = "To serve the tools over MCP on the playground's files, its calls kept in the \
+                  playground's audit copy: toolkit-mcp --playground \
+                  (cargo run -p toolkit-mcp-cli -- --playground; toolkit-mcp --help)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -80,33 +87,6 @@ enum Command {
     /// Go on with a run that stopped for approvals: approve, deny (with a reason) or edit each
     /// pending call, approve a tool for the rest of the run, or abort the run.
     Resume(ResumeArgs),
-    /// Serve the tools over MCP (stdio, or streamable HTTP with --http); calls and their
-    /// artifacts go to the audit copy, never into the MCP reply.
-    Mcp(McpArgs),
-}
-
-#[derive(Args)]
-struct McpArgs {
-    /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.
-    #[arg(long, value_name = "PORT")]
-    http: Option<u16>,
-    /// The folder the file tools work in (default: the copy of the sample workspace).
-    #[arg(long, value_name = "DIR")]
-    workspace: Option<PathBuf>,
-    /// The SQLite file the record tools work on (default: the sample database).
-    #[arg(long, value_name = "FILE")]
-    database: Option<PathBuf>,
-    /// Offer the tools that change files and records to hosts that answer form elicitation:
-    /// each call asks the host's user first (the tool, its arguments, its preview).
-    #[arg(long)]
-    writers: bool,
-    /// How long the host's user has to answer about a writer's call; no answer is no approval.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
-    approval_timeout: u64,
-    #[command(flatten)]
-    audit: AuditArgs,
-    #[command(flatten)]
-    secrets: SecretArgs,
 }
 
 #[derive(Args, Default, Clone)]
@@ -301,7 +281,6 @@ fn main() -> ExitCode {
         } => call(&name, &json, secrets),
         Command::Run(args) => run(args),
         Command::Resume(args) => resume(&args),
-        Command::Mcp(args) => mcp(&args),
     };
     match outcome {
         Ok(code) => code,
@@ -531,71 +510,6 @@ fn serve(args: &ServeArgs) -> Result<ExitCode, Failure> {
             }
             _ = tokio::signal::ctrl_c() => {}
         }
-        Ok(ExitCode::SUCCESS)
-    });
-    kept.finish();
-    served
-}
-
-/// Serves the registry over MCP. On stdio, stdout is the protocol: everything else goes to
-/// stderr. Every call (its artifacts included) is kept in the audit copy by the service's
-/// recorder, where `playground serve` shows it in the runs history.
-fn mcp(args: &McpArgs) -> Result<ExitCode, Failure> {
-    let runtime = runtime()?;
-    let kept = open_audit(&args.audit, &runtime, None)?;
-    let mut context = sample()?;
-    if let Some(folder) = &args.workspace {
-        if !folder.is_dir() {
-            return Err(Failure::usage(format!(
-                "--workspace {}: not a folder",
-                folder.display()
-            )));
-        }
-        context = context.with_extension(toolkit_builtins::WorkspaceRoot::new(folder));
-    }
-    if let Some(file) = &args.database {
-        if !file.is_file() {
-            return Err(Failure::usage(format!(
-                "--database {}: no such file (give an existing SQLite file)",
-                file.display()
-            )));
-        }
-        context = context.with_extension(toolkit_builtins::Database::new(file));
-    }
-    let service = Arc::new(kept.onto(service(
-        registry()?,
-        Some(&kept.audit),
-        args.secrets.show_secrets,
-    )));
-    let mcp = toolkit_mcp::McpToolServer::new(service, context)
-        .and_then(|mcp| {
-            if args.writers {
-                mcp.with_writers()
-            } else {
-                Ok(mcp)
-            }
-        })
-        .map_err(|error| Failure::runtime(error.to_string()))?
-        .with_approval_timeout(Duration::from_secs(args.approval_timeout));
-    // On PostgreSQL, instances share what a later request needs, as `toolkit-mcp` does.
-    let mcp = match &*kept.audit {
-        Audit::Postgres(database) => mcp.with_shared_store(Arc::new(database.clone())),
-        _ => mcp,
-    };
-    let served = runtime.block_on(async {
-        let served = match args.http {
-            None => mcp.serve_stdio().await,
-            Some(port) => {
-                mcp.serve_http(port, |address| {
-                    eprintln!(
-                        "playground mcp: serving on http://{address}{}",
-                        toolkit_mcp::HTTP_PATH
-                    );
-                })
-                .await
-            }
-        };
-        served.map_err(|error| Failure::runtime(format!("MCP: {error}")))?;
         Ok(ExitCode::SUCCESS)
     });
     kept.finish();

@@ -269,7 +269,9 @@ async fn start_backend(mcp: String, script: String) -> (String, Backend) {
 
 /// Serves the linked tools (the builtins and this file's) over streamable HTTP with the
 /// writers, on the sample database and a copy of the sample workspace at `workspace`, as
-/// `playground mcp --http --writers` does: the endpoint's URL.
+/// `toolkit-mcp --playground --http PORT --writers` does with the builtins (this file's own
+/// tools make the canaries and the XSS corpus, which the binary cannot link): the endpoint's
+/// URL.
 async fn start_server(workspace: &Path) -> String {
     let service = Arc::new(ToolLoopService::new(
         toolkit_builtins::registry().expect("no duplicates"),

@@ -76,30 +76,67 @@ fn the_binary_lists_the_builtins_and_answers_as_the_seam_does() {
     assert_eq!(reply(&output, 1), (listing.content().to_owned(), false));
 }
 
+/// `toolkit-mcp ARGS`: its exit code, stdout and stderr.
+fn toolkit_mcp(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 #[test]
-fn bad_arguments_are_usage_errors() {
-    let cases: [(&[&str], &str); 6] = [
+fn bad_arguments_are_usage_errors_that_say_what_to_give() {
+    let otlp = "error: invalid value 'not a url' for '--otlp <URL>': OTLP export: invalid \
+                exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid \
+                uri character (give an OTLP/HTTP receiver's URL, such as http://127.0.0.1:4318)";
+    let cases: [(&[&str], &str); 11] = [
         (
             &["--http", "port"],
-            "toolkit-mcp: --http needs a port number (0 to 65535)",
+            "error: invalid value 'port' for '--http <PORT>': give a port number from 0 to 65535 \
+             (0: any free port)",
+        ),
+        (
+            &["--http", "65536"],
+            "error: invalid value '65536' for '--http <PORT>': give a port number from 0 to 65535 \
+             (0: any free port)",
         ),
         // Past a day it is refused, never held as a wait no clock can count.
         (
             &["--approval-timeout", "18446744073709551615"],
-            "toolkit-mcp: --approval-timeout needs a number of seconds from 1 to 86400 (a day)",
+            "error: invalid value '18446744073709551615' for '--approval-timeout <SECONDS>': give \
+             a number of seconds from 1 to 86400 (a day)",
+        ),
+        (
+            &["--approval-timeout", "0"],
+            "error: invalid value '0' for '--approval-timeout <SECONDS>': give a number of \
+             seconds from 1 to 86400 (a day)",
         ),
         (
             &["--privacy", "all"],
-            "toolkit-mcp: --privacy: unknown privacy level \"all\": expected metadata, redacted or full",
+            "error: invalid value 'all' for '--privacy <LEVEL>': unknown privacy level \"all\": \
+             expected metadata, redacted or full",
         ),
         (
             &["--audit"],
-            "toolkit-mcp: --audit needs a SQLite file or a postgres:// URL",
+            "error: a value is required for '--audit <FILE|URL>' but none was supplied",
         ),
         (
-            &["--otlp", "not a url"],
-            "toolkit-mcp: --otlp: OTLP export: invalid exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid uri character",
+            &["--workspace", "/nonexistent/folder"],
+            "error: invalid value '/nonexistent/folder' for '--workspace <DIR>': not a folder \
+             (give an existing folder)",
         ),
+        (
+            &["--instance-id", " "],
+            "error: invalid value ' ' for '--instance-id <ID>': give a name for this instance \
+             (not blank)",
+        ),
+        (&["--bogus"], "error: unexpected argument '--bogus' found"),
+        (&["--otlp", "not a url"], otlp),
         // Said before any connection is tried (nothing listens on port 1).
         (
             &[
@@ -108,20 +145,98 @@ fn bad_arguments_are_usage_errors() {
                 "--otlp",
                 "not a url",
             ],
-            "toolkit-mcp: --otlp: OTLP export: invalid exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid uri character",
+            otlp,
         ),
     ];
     for (args, first_line) in cases {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
-            .args(args)
-            .output()
-            .expect("runs");
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        assert_eq!(
-            String::from_utf8_lossy(&output.stderr).lines().next(),
-            Some(first_line)
+        let (code, stdout, stderr) = toolkit_mcp(args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert_eq!(stderr.lines().next(), Some(first_line), "{args:?}");
+        // Then where to read more.
+        assert!(
+            stderr.ends_with("\n\nFor more information, try '--help'.\n"),
+            "{args:?}: {stderr}"
         );
     }
+}
+
+#[test]
+fn help_shows_every_flag_with_an_example_and_whole_invocations() {
+    let (code, help, stderr) = toolkit_mcp(&["--help"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stderr, "");
+    assert!(
+        help.starts_with(
+            "Serves toolkit's builtin tools to MCP hosts, over stdio or streamable HTTP.\n"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("\nUsage: toolkit-mcp [OPTIONS]\n"), "{help}");
+    // Each flag's line, and the lines of its help below it.
+    let mut flags: Vec<(&str, String)> = Vec::new();
+    for line in help[..help.find("\nExamples:\n").expect("examples")].lines() {
+        if line.starts_with("      --") || line.starts_with("  -") {
+            flags.push((line.trim(), String::new()));
+        } else if let Some((_, text)) = flags.last_mut()
+            && line.starts_with("          ")
+        {
+            text.push_str(line.trim());
+            text.push('\n');
+        }
+    }
+    let examples = [
+        ("--http <PORT>", "Example: --http 8080"),
+        ("--workspace <DIR>", "Example: --workspace ~/projects/shop"),
+        (
+            "--database <FILE>",
+            "Example: --database ~/projects/shop/shop.db",
+        ),
+        ("--playground", "Example: --playground"),
+        (
+            "--audit <FILE|URL>",
+            "Example: --audit postgres://toolkit@127.0.0.1:5432/audit",
+        ),
+        ("--privacy <LEVEL>", "Example: --privacy redacted"),
+        ("--otlp <URL>", "Example: --otlp http://127.0.0.1:4318"),
+        ("--show-secrets", "Example: --show-secrets"),
+        ("--writers", "Example: --writers"),
+        (
+            "--approval-timeout <SECONDS>",
+            "Example: --approval-timeout 600",
+        ),
+        ("--instance-id <ID>", "Example: --instance-id mcp-1"),
+        ("-h, --help", ""),
+        ("-V, --version", ""),
+    ];
+    assert_eq!(
+        flags.iter().map(|(flag, _)| *flag).collect::<Vec<_>>(),
+        examples.map(|(flag, _)| flag),
+        "{help}"
+    );
+    for ((flag, text), (_, example)) in flags.iter().zip(examples) {
+        if !example.is_empty() {
+            assert!(text.contains(&format!("\n{example}\n")), "{flag}: {text}");
+        }
+    }
+    assert!(help.contains("[default: metadata]") && help.contains("[default: 300]"));
+    let invocations = &help[help.find("\nExamples:\n").expect("examples")..];
+    for invocation in [
+        "\n  toolkit-mcp\n",
+        "\n  toolkit-mcp --http 8080 --workspace ~/projects/shop --database ~/projects/shop/shop.db\n",
+        "\n  toolkit-mcp --playground --writers\n",
+        "\n  toolkit-mcp --http 8801 --audit postgres://toolkit@127.0.0.1:5432/audit --instance-id mcp-1\n",
+    ] {
+        assert!(
+            invocations.contains(invocation),
+            "{invocation:?} in {invocations}"
+        );
+    }
+    // The short help (-h) shows the same flags and examples, without the longer description.
+    let (code, short, _) = toolkit_mcp(&["-h"]);
+    assert_eq!(code, Some(0));
+    assert!(short.contains("Example: --approval-timeout 600") && short.contains("\nExamples:\n"));
+    assert!(short.len() < help.len());
 }
 
 #[test]
@@ -224,14 +339,13 @@ fn a_workspace_and_a_database_given_on_the_command_line_are_the_tools_resources(
          (postgres://toolkit:[REDACTED]@127.0.0.1:1/audit)\n"
     );
 
-    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-mcp"))
-        .args(["--database", "/nonexistent/shop.db"])
-        .output()
-        .expect("runs");
-    assert_eq!(refused.status.code(), Some(2));
+    let (code, _, refused) = toolkit_mcp(&["--database", "/nonexistent/shop.db"]);
+    assert_eq!(code, Some(2));
     assert!(
-        String::from_utf8_lossy(&refused.stderr).starts_with(
-            "toolkit-mcp: --database /nonexistent/shop.db: no such file (give an existing SQLite file)\n"
-        )
+        refused.starts_with(
+            "error: invalid value '/nonexistent/shop.db' for '--database <FILE>': no such file \
+             (give an existing SQLite file)\n"
+        ),
+        "{refused}"
     );
 }

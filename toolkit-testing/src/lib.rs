@@ -10,6 +10,7 @@
 // Test support: a helper fails its test by panicking when the world is not as the test needs.
 #![allow(clippy::missing_panics_doc)]
 
+pub mod browser;
 pub mod haproxy;
 pub mod http;
 pub mod mcp;
