@@ -939,19 +939,19 @@ impl Printer {
             }
             println!(
                 "  {}  {}  {}",
-                text(&call.id),
-                text(&call.name),
+                text(call.id()),
+                text(call.name()),
                 shown.arguments
             );
             if let Some(preview) = &shown.preview {
-                println!("  preview of {}:", text(&call.id));
+                println!("  preview of {}:", text(call.id()));
                 for line in preview.lines() {
                     println!("    {line}");
                 }
             }
         }
         println!("token: {token}");
-        let first = text(pending.first().map_or("ID", |call| call.id.as_str()));
+        let first = text(pending.first().map_or("ID", |call| call.id()));
         println!(
             "go on with: playground resume TOKEN --approve {first} (or --deny {first}[=REASON], \
              --edit {first}=JSON, --approve-for-run {first}; or --abort), with the same --script \

@@ -402,9 +402,9 @@ async fn invoke(
     let invocation = match observed.record() {
         Some(record) => Shown::Recorded(record),
         None => Shown::Unrecorded {
-            call_id: &call.id,
-            name: &call.name,
-            arguments: &call.arguments,
+            call_id: call.id(),
+            name: call.name(),
+            arguments: call.arguments(),
             content: observed.content(),
             is_error: observed.is_error(),
             artifacts: observed.artifacts(),
@@ -585,12 +585,12 @@ impl ShownCall {
     fn of(call: &ToolCall, previews: &[Preview]) -> Self {
         let preview = previews
             .iter()
-            .find(|preview| preview.call_id == call.id)
+            .find(|preview| preview.call_id == call.id())
             .map(|preview| preview.text.as_str());
-        let hidden = hides_characters(&call.arguments) || preview.is_some_and(hides_characters);
+        let hidden = hides_characters(call.arguments()) || preview.is_some_and(hides_characters);
         Self {
-            call_id: call.id.clone(),
-            arguments: visible(&call.arguments).into_owned(),
+            call_id: call.id().to_owned(),
+            arguments: visible(call.arguments()).into_owned(),
             preview: preview.map(|preview| visible(preview).into_owned()),
             warning: hidden.then_some(HIDDEN_WARNING),
         }

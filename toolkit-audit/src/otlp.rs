@@ -307,9 +307,9 @@ impl OtlpExport {
             parts.extend(tool_calls.iter().map(|call| {
                 json!({
                     "type": "tool_call",
-                    "id": call.id,
-                    "name": call.name,
-                    "arguments": self.privacy.keep(&call.arguments),
+                    "id": call.id(),
+                    "name": call.name(),
+                    "arguments": self.privacy.keep(call.arguments()),
                 })
             }));
             let messages = json!([{"role": "assistant", "parts": parts}]);
@@ -361,7 +361,7 @@ impl OtlpExport {
             RunStep::Suspended { pending, .. } => {
                 let names: Vec<StringValue> = pending
                     .iter()
-                    .map(|call| StringValue::from(call.name.clone()))
+                    .map(|call| StringValue::from(call.name().to_owned()))
                     .collect();
                 parent.span().add_event(
                     "toolkit.suspended",

@@ -38,7 +38,7 @@ const PATH_ARGUMENTS: &[(&str, &[&str])] = &[
 /// assert_eq!(policy.to_string(), "writes under notes/, drafts/2026/");
 /// assert_eq!(
 ///     WritesUnder::new([".."]).unwrap_err(),
-///     "the folder \"..\" is not one inside the workspace: Refused: the path \"..\" contains `..`; paths stay inside the workspace."
+///     "the folder \"..\" is not one inside the workspace: Refused: the path \"..\" contains `..`; give a path inside the workspace, relative to its root (for example \"src/main.rs\")."
 /// );
 /// ```
 #[derive(Clone, Debug)]
@@ -105,10 +105,10 @@ impl ApprovalPolicy for WritesUnder {
 
     fn decide(&self, pending: &PendingCall<'_>) -> PolicyAnswer {
         let call = pending.call;
-        let Some((_, names)) = PATH_ARGUMENTS.iter().find(|(tool, _)| *tool == call.name) else {
+        let Some((_, names)) = PATH_ARGUMENTS.iter().find(|(tool, _)| *tool == call.name()) else {
             return PolicyAnswer::Ask;
         };
-        let Ok(arguments) = serde_json::from_str::<serde_json::Value>(&call.arguments) else {
+        let Ok(arguments) = serde_json::from_str::<serde_json::Value>(call.arguments()) else {
             return PolicyAnswer::Ask;
         };
         let Ok(workspace) = Workspace::open(pending.context) else {
@@ -128,7 +128,7 @@ impl ApprovalPolicy for WritesUnder {
             if passes_a_link(&workspace, path.as_path()) {
                 return PolicyAnswer::Ask;
             }
-            let moves_a_folder = call.name == "move_path"
+            let moves_a_folder = call.name() == "move_path"
                 && *name == "from"
                 && workspace
                     .dir()
@@ -139,7 +139,7 @@ impl ApprovalPolicy for WritesUnder {
             }
             shown.push(format!("{} is under {}/", path.shown(), folder.shown()));
         }
-        PolicyAnswer::Approve(format!("{}: {}", call.name, shown.join(", ")))
+        PolicyAnswer::Approve(format!("{}: {}", call.name(), shown.join(", ")))
     }
 }
 

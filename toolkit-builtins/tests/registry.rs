@@ -91,7 +91,10 @@ fn linking_the_builtins_leaves_linked_as_it_was_until_they_are_registered() {
     let mut registry = toolkit::ToolRegistry::linked().expect("no duplicate names");
     // This binary links the crate (the tests above call it), yet `linked` offers only its own.
     assert_eq!(
-        registry.specs().map(toolkit::ToolSpec::name).collect::<Vec<_>>(),
+        registry
+            .specs()
+            .map(toolkit::ToolSpec::name)
+            .collect::<Vec<_>>(),
         ["own_tool"]
     );
 

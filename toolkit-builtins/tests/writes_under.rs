@@ -162,7 +162,7 @@ async fn writes_beneath_the_folders_need_no_question_and_everything_else_waits()
         .unwrap()
         .pending
         .iter()
-        .map(|call| call.id.as_str())
+        .map(toolkit::ToolCall::id)
         .collect();
     assert_eq!(
         pending,

@@ -108,7 +108,7 @@ impl Drop for WaitingCall {
 /// The error of a call whose arguments alone are past [`FORM_LIMIT`], which no form could show
 /// (the message shows them whole): known before anything is built or previewed.
 pub(crate) fn too_large_to_show(call: &ToolCall) -> Option<String> {
-    (call.arguments.len() > FORM_LIMIT).then(|| too_large(&call.name, call.arguments.len()))
+    (call.arguments().len() > FORM_LIMIT).then(|| too_large(call.name(), call.arguments().len()))
 }
 
 /// The error of a call of `tool` whose form takes `bytes` bytes, more than [`FORM_LIMIT`].
@@ -167,13 +167,13 @@ pub(crate) fn form(
     if let Some(why) = too_large_to_show(call) {
         return Err(why);
     }
-    let tool = echo(&call.name);
+    let tool = echo(call.name());
     // The arguments as sent, not re-serialised (which could write a number otherwise), every
     // character a person could not see written out, as in the preview.
-    let arguments = visible(&call.arguments);
+    let arguments = visible(call.arguments());
     let note = note.map_or_else(String::new, |note| format!("{note}\n\n"));
     let hidden =
-        hides_characters(&call.arguments) || question.preview().is_some_and(hides_characters);
+        hides_characters(call.arguments()) || question.preview().is_some_and(hides_characters);
     let warning = if hidden {
         format!("{HIDDEN_WARNING}\n\n")
     } else {
@@ -205,7 +205,7 @@ pub(crate) fn form(
                 "title": "Reason",
                 "description": "For a denial: what the model is told instead of the result.",
             },
-            "arguments": arguments_field(&call.arguments),
+            "arguments": arguments_field(call.arguments()),
         },
         "required": ["decision"],
     });
@@ -218,7 +218,7 @@ pub(crate) fn form(
     };
     let bytes = serde_json::to_vec(&form).map_or(usize::MAX, |json| json.len());
     if bytes > FORM_LIMIT {
-        return Err(too_large(&call.name, bytes));
+        return Err(too_large(call.name(), bytes));
     }
     Ok(form)
 }

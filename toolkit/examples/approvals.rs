@@ -46,7 +46,7 @@ impl ApprovalPolicy for SmallRefunds {
     fn decide(&self, pending: &PendingCall<'_>) -> PolicyAnswer {
         // The seam has checked the call: the arguments decode as the tool's.
         let arguments: serde_json::Value =
-            serde_json::from_str(&pending.call.arguments).unwrap_or_default();
+            serde_json::from_str(pending.call.arguments()).unwrap_or_default();
         match arguments["cents"].as_u64() {
             Some(cents) if cents <= self.limit_cents => {
                 PolicyAnswer::Approve(format!("{cents} cents is within the limit"))
@@ -97,7 +97,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
     print_steps(&first);
     let suspension = first.suspension.ok_or("the run waits for r2")?;
     for call in &suspension.pending {
-        println!("  waiting: {} {} {}", call.id, call.name, call.arguments);
+        println!(
+            "  waiting: {} {} {}",
+            call.id(),
+            call.name(),
+            call.arguments()
+        );
     }
 
     // The token is the run's state, authenticated (not encrypted) with the service's key: keep
@@ -107,7 +112,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let decisions: Vec<Decision> = suspension
         .pending
         .iter()
-        .map(|call| Decision::approve(&call.id))
+        .map(|call| Decision::approve(call.id()))
         .collect();
     let resumed = service
         .resume(&provider, &suspension.token, &decisions, ToolContext::new())

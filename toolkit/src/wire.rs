@@ -73,12 +73,9 @@ impl fmt::Debug for WireString {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ToolCall {
-    /// The provider's id for the call, echoed in the tool-result message.
-    pub id: String,
-    /// The tool's name, as the model spelled it.
-    pub name: String,
-    /// The arguments as JSON text, exactly as the model sent them.
-    pub arguments: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: String,
 }
 
 impl ToolCall {
@@ -93,6 +90,21 @@ impl ToolCall {
             name: name.into(),
             arguments: arguments.into(),
         }
+    }
+
+    /// The provider's id for the call, echoed in the tool-result message.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The tool's name, as the model spelled it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments as JSON text, exactly as the model sent them.
+    pub fn arguments(&self) -> &str {
+        &self.arguments
     }
 }
 

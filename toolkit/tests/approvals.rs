@@ -289,7 +289,7 @@ fn assistant_call_ids(messages: &[ChatMessage]) -> Vec<String> {
         .rev()
         .find_map(|message| match message {
             ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
-                Some(tool_calls.iter().map(|call| call.id.clone()).collect())
+                Some(tool_calls.iter().map(|call| call.id().to_owned()).collect())
             }
             _ => None,
         })
@@ -332,7 +332,7 @@ async fn a_turn_that_repeats_a_call_id_gets_one_decision_and_one_answer_per_call
         let pending: Vec<(&str, &str)> = suspension
             .pending
             .iter()
-            .map(|call| (call.id.as_str(), call.arguments.as_str()))
+            .map(|call| (call.id(), call.arguments()))
             .collect();
         assert_eq!(
             pending,
@@ -457,7 +457,7 @@ proptest! {
                 let mut choices = calls.iter().enumerate().filter(|(_, (id, writes, _))| *writes && !id.is_empty());
                 for call in &suspension.pending {
                     let (n, (_, _, choice)) = choices.next().expect("a pending call is a writer's");
-                    let id = call.id.clone();
+                    let id = call.id().to_owned();
                     match choice {
                         1 => decisions.push(Decision::approve(id)),
                         2 => decisions.push(Decision::deny(id)),

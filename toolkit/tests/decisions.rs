@@ -98,7 +98,7 @@ fn pending_ids(result: &ToolLoopResult) -> Vec<&str> {
     suspension
         .pending
         .iter()
-        .map(|call| call.id.as_str())
+        .map(toolkit::ToolCall::id)
         .collect()
 }
 
@@ -271,7 +271,7 @@ async fn an_edit_runs_the_checked_arguments_and_the_record_keeps_both_versions()
         .iter()
         .filter_map(|message| match message {
             ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
-                Some(tool_calls[0].arguments.clone())
+                Some(tool_calls[0].arguments().to_owned())
             }
             _ => None,
         })
@@ -318,8 +318,8 @@ async fn an_edit_of_a_previewed_call_waits_again_with_the_new_preview() {
     assert_eq!(suspension.pending.len(), 1);
     assert_eq!(
         (
-            suspension.pending[0].id.as_str(),
-            suspension.pending[0].arguments.as_str()
+            suspension.pending[0].id(),
+            suspension.pending[0].arguments()
         ),
         ("p1", r#"{"doc": "prev-new"}"#)
     );
@@ -451,9 +451,9 @@ impl ApprovalPolicy for Drafts {
 
     fn decide(&self, pending: &PendingCall<'_>) -> PolicyAnswer {
         self.asked.fetch_add(1, Ordering::SeqCst);
-        let doc: Value = serde_json::from_str(&pending.call.arguments).unwrap();
+        let doc: Value = serde_json::from_str(pending.call.arguments()).unwrap();
         let doc = doc["doc"].as_str().unwrap_or_default();
-        match pending.call.name.as_str() {
+        match pending.call.name() {
             "archive" if doc.contains("draft") => {
                 PolicyAnswer::Approve(format!("{doc} is a draft"))
             }

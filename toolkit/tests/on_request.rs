@@ -17,9 +17,14 @@ fn linked_leaves_out_a_crate_that_offers_on_request_and_add_crate_adds_it() {
     let mut registry = ToolRegistry::linked().expect("no duplicate names");
     assert!(registry.is_empty());
 
-    registry.add_crate("on_request").expect("this crate's tools");
+    registry
+        .add_crate("on_request")
+        .expect("this crate's tools");
     assert_eq!(
-        registry.specs().map(toolkit::ToolSpec::name).collect::<Vec<_>>(),
+        registry
+            .specs()
+            .map(toolkit::ToolSpec::name)
+            .collect::<Vec<_>>(),
         ["asked_for"]
     );
 

@@ -121,7 +121,7 @@ async fn an_approved_question_runs_exactly_its_call_and_records_the_decision() {
     let (service, scope) = setup();
     let mut events = service.subscribe();
     let question = ask(&service, &scope, call("q1", "retire", "qa-1")).await;
-    assert_eq!(question.call().arguments, r#"{"doc":"qa-1"}"#);
+    assert_eq!(question.call().arguments(), r#"{"doc":"qa-1"}"#);
     assert_eq!(question.preview(), Some("qa-1 would be retired"));
     assert_eq!(question.edits(), 0);
     // Asking ran nothing but the preview.
@@ -211,7 +211,7 @@ async fn an_edit_is_checked_previewed_again_and_only_then_run() {
         why,
         "Error: invalid arguments for tool \"retire\" at \"doc\": invalid type: integer `5`, expected a string."
     );
-    assert_eq!(question.call().arguments, r#"{"doc":"qe-1"}"#);
+    assert_eq!(question.call().arguments(), r#"{"doc":"qe-1"}"#);
 
     // Other arguments for a previewed tool: asked again with the new preview; nothing ran.
     let again = service
@@ -220,8 +220,8 @@ async fn an_edit_is_checked_previewed_again_and_only_then_run() {
         .expect_err("asked again");
     assert_eq!(again.why(), None);
     let question = again.into_question();
-    assert_eq!(question.call().id, "e1");
-    assert_eq!(question.call().arguments, r#"{"doc": "qe-2"}"#);
+    assert_eq!(question.call().id(), "e1");
+    assert_eq!(question.call().arguments(), r#"{"doc": "qe-2"}"#);
     assert_eq!(question.preview(), Some("qe-2 would be retired"));
     assert_eq!(question.edits(), 1);
     assert_eq!(done_with("qe-"), Vec::<String>::new());
@@ -346,7 +346,7 @@ async fn a_kept_question_is_answered_elsewhere_only_as_it_was_shown() {
     let mut events_elsewhere = elsewhere.subscribe();
     let kept: toolkit::question::KeptQuestion = serde_json::from_str(&kept).expect("kept");
     assert_eq!(kept.preview(), Some("qk-2 would be retired"));
-    assert_eq!(kept.call().arguments, r#"{"doc": "qk-2"}"#);
+    assert_eq!(kept.call().arguments(), r#"{"doc": "qk-2"}"#);
 
     // Shown another preview than the call would show now: the approval was of another call, so
     // nothing runs and the question is asked again, with the new preview and the earlier edit.
@@ -360,7 +360,7 @@ async fn a_kept_question_is_answered_elsewhere_only_as_it_was_shown() {
     assert_eq!(again.why(), None);
     assert!(again.preview_changed());
     let again = again.into_question();
-    assert_eq!(again.call().arguments, r#"{"doc": "qk-2"}"#);
+    assert_eq!(again.call().arguments(), r#"{"doc": "qk-2"}"#);
     assert_eq!(again.preview(), Some("qk-2 would be retired"));
     assert_eq!(again.edits(), 1);
     assert_eq!(done_with("qk-"), Vec::<String>::new());

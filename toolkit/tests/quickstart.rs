@@ -26,7 +26,10 @@ fn manifest(readme: &str, workspace: &Path) -> String {
     for line in block(readme, "## Add it", "toml").lines() {
         let line = match line.split_once(" = \"0.1\"") {
             Some((name, "")) if name.starts_with("toolkit") => {
-                format!("{name} = {{ path = \"{}\" }}", workspace.join(name).display())
+                format!(
+                    "{name} = {{ path = \"{}\" }}",
+                    workspace.join(name).display()
+                )
             }
             _ => line.to_owned(),
         };

@@ -496,7 +496,7 @@ async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
     assert_eq!(DELETES.load(Ordering::SeqCst), before);
     let suspension = suspended.suspension.expect("a suspension");
     assert_eq!(suspension.pending.len(), 1);
-    assert_eq!(suspension.pending[0].id, "del");
+    assert_eq!(suspension.pending[0].id(), "del");
     // The call that needs no approval already ran; its artifacts are in this trace only.
     assert_eq!(
         kinds(suspended.trace.steps()),
@@ -510,7 +510,7 @@ async fn an_approval_tool_suspends_and_an_approved_resume_runs_it() {
     // An operator can look first: the run and its pending calls, and the token stays unspent.
     let looked = service.suspended(&suspension.token).expect("opens");
     assert_eq!(looked.run_id(), suspended.trace.run_id());
-    let pending: Vec<&str> = looked.pending().map(|call| call.id.as_str()).collect();
+    let pending: Vec<&str> = looked.pending().map(toolkit::ToolCall::id).collect();
     assert_eq!(pending, ["del"]);
     assert!(matches!(
         ToolLoopService::new(ToolRegistry::new()).suspended(&suspension.token),

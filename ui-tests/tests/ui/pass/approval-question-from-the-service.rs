@@ -16,7 +16,7 @@ async fn main() {
     let scope = service.scope(ToolContext::new()).unwrap();
     let call = ToolCall::new("w1", "delete_everything", "{}");
     let question: Question = service.question(&scope, "host", call).await.unwrap();
-    assert_eq!(question.call().id, "w1");
+    assert_eq!(question.call().id(), "w1");
     let ran = service
         .answer(&scope, "host", question, Some(Choice::Approve))
         .await

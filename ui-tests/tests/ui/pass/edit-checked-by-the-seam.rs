@@ -24,7 +24,7 @@ fn holds<'a>(
 ) -> (Option<&'a str>, Option<&'a str>) {
     (
         proof.map(Approval::call_id),
-        edit.map(|edit| edit.call().arguments.as_str()),
+        edit.map(|edit| edit.call().arguments()),
     )
 }
 
@@ -39,7 +39,7 @@ async fn main() {
     let call = ToolCall::new("r1", "rename", r#"{"to": "old"}"#);
     let edit = seam.check_edit(&scope, &call, r#"{"to": "new"}"#).unwrap();
     assert_eq!(
-        (edit.call().id.as_str(), edit.call().arguments.as_str()),
+        (edit.call().id(), edit.call().arguments()),
         ("r1", r#"{"to": "new"}"#)
     );
     assert_eq!(
