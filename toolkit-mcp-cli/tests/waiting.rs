@@ -16,7 +16,7 @@ use toolkit_testing::haproxy::free_port;
 use toolkit_testing::mcp::{python, script, serve_http};
 
 /// What the server's memory may take, in all, while the most calls that can wait do, each with
-/// the largest form: the figure the README states.
+/// the largest form: the figure the MCP guide (`toolkit/docs/guide/mcp.md`) states.
 const WAITING_MEMORY_KIB: u64 = 192 * 1024;
 
 /// One `toolkit-mcp --http --writers` process on a workspace of its own; killed when dropped.

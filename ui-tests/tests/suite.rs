@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The fewest compile-fail cases the suite may have (the egress, approval and macro guarantees
-/// the README lists need more than this).
+/// the guides list need more than this).
 const MIN_FAIL_CASES: usize = 14;
 
 /// Cases of `#[tool]` misuse are named `tool-attr-*`; each must say where its error points.

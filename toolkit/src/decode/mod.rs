@@ -14,9 +14,9 @@
 //!    handed to the arguments type value by value, as `serde_json` would hand it; on anything
 //!    else, or any error, it gives up and step 3 decodes. Hand-written because it is measured:
 //!    with it a call through the seam takes fewer instructions than `serde_json::from_str` alone
-//!    (README, "Where the time goes"; `peer-bench/instructions.sh` counts them). It never
-//!    decides an outcome: its accepted texts are a subset of `serde_json`'s with equal values,
-//!    checked by its property tests, `toolkit/fuzz` and `scripts/mutants`.
+//!    (`docs/testing.md`, "Where the time goes"; `peer-bench/instructions.sh` counts them). It
+//!    never decides an outcome: its accepted texts are a subset of `serde_json`'s with equal
+//!    values, checked by its property tests, `toolkit/fuzz` and `scripts/mutants`.
 //! 3. **`serde_json`** into the tool's arguments type: the type a `#[tool]` generates, with a
 //!    `Deserialize` derive, or, without parameter attributes, the generic visitor of [`fields`]
 //!    (hand-written because it is compiled once for every tool: a `#[tool]` expands to about 160
