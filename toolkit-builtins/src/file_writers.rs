@@ -17,7 +17,8 @@ use toolkit::{ToolArtifact, ToolContext, ToolResult, tool};
 
 use crate::shared::{line_diff, plural, refusal, settle};
 use crate::workspace::{
-    DEPTH_LIMIT, RelativePath, Workspace, io_refusal, not_regular, open_folder,
+    DEPTH_LIMIT, RelativePath, Workspace, io_refusal, is_a_folder, not_regular, not_utf8,
+    open_folder,
 };
 
 /// What every writer answers, after `Refused: "PATH" `, for a path that is a `.git` folder, is
@@ -28,7 +29,7 @@ use crate::workspace::{
 /// ```
 /// assert!(toolkit_builtins::file_writers::GIT_FOLDER_REFUSAL.starts_with("is or leads into"));
 /// ```
-pub const GIT_FOLDER_REFUSAL: &str = "is or leads into a .git folder; the file tools do not touch a repository's own files, and nothing was changed.";
+pub const GIT_FOLDER_REFUSAL: &str = "is or leads into a .git folder; the file tools do not touch a repository's own files, and nothing was changed. Give a path outside `.git`.";
 
 /// Largest text written in one call, in bytes.
 const WRITE_LIMIT: usize = 1_000_000;
@@ -281,7 +282,7 @@ fn open_refusal(path: &RelativePath, error: &std::io::Error) -> ToolResult {
     }
     #[cfg(unix)]
     if error.raw_os_error() == Some(libc::EISDIR) {
-        return refusal(format!("\"{}\" is a folder, not a file.", path.shown()));
+        return is_a_folder(path);
     }
     io_refusal(path, error)
 }
@@ -298,7 +299,7 @@ fn check_writable(file: &cap_std::fs::File, path: &RelativePath) -> Result<(), T
         use cap_std::fs::MetadataExt as _;
         if metadata.nlink() > 1 {
             return Err(refusal(format!(
-                "Refused: \"{}\" has {} hard links, so writing it could change a file outside the workspace; it was not written.",
+                "Refused: \"{}\" has {} hard links, so writing it could change a file outside the workspace; it was not written. Write to a new path instead.",
                 path.shown(),
                 metadata.nlink()
             )));
@@ -322,11 +323,18 @@ fn create_directory_in(context: &ToolContext, path: &str) -> Result<ToolResult, 
     let path = file_path(&workspace, path, true)?;
     match workspace.dir().metadata(path.as_path()) {
         Ok(metadata) => {
-            return Ok(refusal(if metadata.is_dir() {
-                format!("The folder \"{}\" already exists.", path.shown())
+            // The folder asked for is there: done. Anything else there is a refusal.
+            return if metadata.is_dir() {
+                Ok(ToolResult::text(format!(
+                    "The folder \"{}\" already exists.",
+                    path.shown()
+                )))
             } else {
-                format!("\"{}\" exists and is not a folder.", path.shown())
-            }));
+                Err(refusal(format!(
+                    "\"{}\" exists and is not a folder; give the new folder another path.",
+                    path.shown()
+                )))
+            };
         }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(io_refusal(&path, &error)),
@@ -393,7 +401,7 @@ fn delete_path_in(
         Entry::Folder if recursive => {
             remove_tree(dir, path.as_path()).map_err(|removal| match removal {
                 Removal::TooDeep => refusal(format!(
-                    "Refused: \"{shown}\" holds entries more than {DEPTH_LIMIT} levels below it; delete_path deletes folders at most {DEPTH_LIMIT} levels deep, and nothing was deleted."
+                    "Refused: \"{shown}\" holds entries more than {DEPTH_LIMIT} levels below it; delete_path deletes folders at most {DEPTH_LIMIT} levels deep, and nothing was deleted. Delete its deepest folders first."
                 )),
                 Removal::Failed(error) => io_refusal(&path, &error),
             })?;
@@ -547,13 +555,13 @@ fn move_path_in(
     let source = entry_at(&workspace, &from)?.ok_or_else(|| missing(&from))?;
     if let Some(target) = entry_at(&workspace, &to)? {
         if matches!(target, Entry::Folder) || matches!(source, Entry::Folder) {
-            return Ok(refusal(format!(
-                "\"{}\" exists; a folder is never moved onto, or replaced by, another path.",
+            return Err(refusal(format!(
+                "\"{}\" exists; a folder is never moved onto, or replaced by, another path. Move it to a path that does not exist yet.",
                 to.shown()
             )));
         }
         if !overwrite {
-            return Ok(refusal(format!(
+            return Err(refusal(format!(
                 "\"{}\" exists; pass overwrite: true to replace it.",
                 to.shown()
             )));
@@ -603,7 +611,7 @@ fn copy_path_in(
     let source = workspace.open_file(&from).map_err(|refused| {
         if matches!(entry_at(&workspace, &from), Ok(Some(Entry::Folder))) {
             refusal(format!(
-                "\"{}\" is a folder; copy_path copies one file.",
+                "\"{}\" is a folder; copy_path copies one file, so copy its files one by one.",
                 from.shown()
             ))
         } else {
@@ -631,7 +639,7 @@ fn copy_path_in(
         };
         if identity(source.metadata()) == identity(target.metadata()) {
             return Err(refusal(format!(
-                "\"{}\" and \"{}\" are the same file; nothing was copied.",
+                "\"{}\" and \"{}\" are the same file; nothing was copied. Give a `to` that names another file.",
                 from.shown(),
                 to.shown()
             )));
@@ -735,8 +743,7 @@ fn edit_file_in(
             path.shown()
         )));
     }
-    let old = String::from_utf8(bytes)
-        .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))?;
+    let old = String::from_utf8(bytes).map_err(|_| not_utf8(&path))?;
     let new = apply_edits(&old, edits, &path)?;
     check_size(&new)?;
     let shown = path.shown();
@@ -781,7 +788,7 @@ fn apply_edits(text: &str, edits: &[Edit], path: &RelativePath) -> Result<String
         }
         let Some(at) = text.find(edit.old_text.as_str()) else {
             return Err(refusal(format!(
-                "Edit {number}: old_text does not occur in \"{}\"{}; nothing was written.",
+                "Edit {number}: old_text does not occur in \"{}\"{}; nothing was written. Read the file again (read_file) and copy old_text exactly from it.",
                 path.shown(),
                 if index > 0 {
                     " after the edits before it"

@@ -16,7 +16,8 @@ use crate::shared::{
 };
 use crate::text::HashAlgorithm;
 use crate::workspace::{
-    LineReader, RelativePath, Walked, Workspace, cut_lines_note, io_refusal, shown, timestamp,
+    LineReader, RelativePath, Walked, Workspace, cut_lines_note, io_refusal, not_a_folder, shown,
+    timestamp,
 };
 
 /// Entries `list_directory` reports; a folder with more says so.
@@ -105,9 +106,7 @@ fn list_directory_in(
             .dir()
             .open_dir(path.as_path())
             .map_err(|error| match error.raw_os_error() {
-                Some(code) if code == not_a_directory_code() => {
-                    refusal(format!("\"{}\" is not a folder.", path.shown()))
-                }
+                Some(code) if code == not_a_directory_code() => not_a_folder(&path),
                 _ => io_refusal(&path, &error),
             })?
     };
@@ -131,7 +130,7 @@ fn list_directory_in(
         entries.push([name, kind.to_owned(), size, modified]);
     }
     if entries.is_empty() {
-        return Ok(refusal(format!(
+        return Ok(ToolResult::text(format!(
             "The folder \"{}\" is empty.",
             path.shown()
         )));
@@ -215,7 +214,7 @@ fn read_file_in(
     let mut reader = LineReader::new(file);
     let head = reader.head().map_err(|error| io_refusal(&path, &error))?;
     if looks_binary(head) {
-        return Ok(refusal(format!(
+        return Err(refusal(format!(
             "\"{}\" looks like a binary file; read_file shows text only (file_info and file_hash \
              describe any file).",
             path.shown()
@@ -248,11 +247,11 @@ fn read_file_in(
         }
     }
     if total == 0 {
-        return Ok(refusal(format!("\"{}\" is empty.", path.shown())));
+        return Ok(ToolResult::text(format!("\"{}\" is empty.", path.shown())));
     }
     if from_line > total {
-        return Ok(refusal(format!(
-            "\"{}\" has {}; from_line {from_line} is past the end.",
+        return Err(refusal(format!(
+            "\"{}\" has {}; from_line {from_line} is past the end. Give a from_line from 1 to {total}.",
             path.shown(),
             plural(total, "line", "lines")
         )));
@@ -491,7 +490,7 @@ fn find_files_in(
     }
     let note = end.note(path.shown());
     if listing.len() == 0 {
-        return Ok(refusal(format!(
+        return Ok(ToolResult::text(format!(
             "Nothing matches \"{pattern}\" in \"{}\".{note}",
             path.shown()
         )));
@@ -669,7 +668,7 @@ impl Search {
         }
         let note = end.note(path.shown());
         if listing.len() == 0 {
-            return Ok(refusal(format!(
+            return Ok(ToolResult::text(format!(
                 "No match for \"{}\" in \"{}\".{note}",
                 self.query,
                 path.shown()
@@ -877,9 +876,14 @@ pub fn read_files(
     };
     let mut answer = String::new();
     let mut artifacts = Vec::new();
+    let mut read = 0_usize;
     for (index, path) in paths.iter().enumerate() {
         let result = match read_file_in(&workspace, path, 1, lines) {
-            Ok(result) | Err(result) => result,
+            Ok(result) => {
+                read += 1;
+                result
+            }
+            Err(result) => result,
         };
         if !answer.is_empty() && answer.len() + result.content().len() > READ_FILES_BUDGET {
             let rest: Vec<String> = paths[index..]
@@ -899,6 +903,10 @@ pub fn read_files(
         }
         answer.push_str(result.content());
         artifacts.extend(result.artifacts().iter().cloned());
+    }
+    // A refusal only when no file could be read: each file's refusal is in it, with its fix.
+    if read == 0 {
+        return refusal(answer);
     }
     ToolResult::text_with(answer, artifacts)
 }

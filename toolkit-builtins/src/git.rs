@@ -42,21 +42,46 @@ use crate::shared::{
 };
 use crate::workspace::{RelativePath, Workspace};
 
+/// The fix a refusal of the whole repository names: the files are still there to read.
+macro_rules! file_tools_instead {
+    () => {
+        " Read the work tree with the file tools (read_file, search_files) instead."
+    };
+}
+
 /// What every tool answers when the workspace root holds no `.git`.
-pub const NOT_A_REPOSITORY: &str =
-    "Refused: the workspace is not a git repository (there is no `.git` folder in its root).";
+pub const NOT_A_REPOSITORY: &str = concat!(
+    "Refused: the workspace is not a git repository (there is no `.git` folder in its root).",
+    file_tools_instead!()
+);
 /// What every tool answers when `.git` is a symbolic link.
-pub const GIT_LINK: &str = "Refused: `.git` in the workspace root is a symbolic link; only a `.git` folder directly in the workspace is read.";
+pub const GIT_LINK: &str = concat!(
+    "Refused: `.git` in the workspace root is a symbolic link; only a `.git` folder directly in the workspace is read.",
+    file_tools_instead!()
+);
 /// What every tool answers when `.git` is a file (a `gitdir:` pointer to a repository elsewhere).
-pub const GIT_FILE: &str = "Refused: `.git` in the workspace root is a file pointing to a repository elsewhere; only a `.git` folder directly in the workspace is read.";
+pub const GIT_FILE: &str = concat!(
+    "Refused: `.git` in the workspace root is a file pointing to a repository elsewhere; only a `.git` folder directly in the workspace is read.",
+    file_tools_instead!()
+);
 /// What every tool answers when the repository reaches outside the workspace.
-pub const GIT_OUTSIDE: &str = "Refused: the repository's git folder or work tree lies outside the workspace, or it borrows objects from elsewhere.";
+pub const GIT_OUTSIDE: &str = concat!(
+    "Refused: the repository's git folder or work tree lies outside the workspace, or it borrows objects from elsewhere.",
+    file_tools_instead!()
+);
+
+/// What the tools that compare the work tree or the index name as the fix when they cannot.
+const HISTORY_INSTEAD: &str = "git_log, git_show and git_diff between commits still work.";
 
 /// What every tool answers when the git folder holds a link, a FIFO, a socket or a device.
 fn not_plain(path: &Path, kind: &str) -> ToolResult {
     refusal(format!(
-        "Refused: `{}` in the repository is {kind}; the git tools read only a git folder of plain files and folders.",
-        path.display()
+        concat!(
+            "Refused: `{}` in the repository is {}; the git tools read only a git folder of plain files and folders.",
+            file_tools_instead!()
+        ),
+        path.display(),
+        kind
     ))
 }
 
@@ -229,11 +254,11 @@ impl<'a> Objects<'a> {
             None => failed(what, error),
             Some(Stop::Cancelled) => cancelled(),
             Some(Stop::Reads) => refusal(format!(
-                "Refused: this needs more than {} reads of the repository's objects; the git tools stop there.",
+                "Refused: this needs more than {} reads of the repository's objects; the git tools stop there. Narrow the call to a path or a more recent revision.",
                 self.read_limit
             )),
             Some(Stop::TooLarge(kind, size)) => refusal(format!(
-                "Refused: the repository holds a {kind} of {size} bytes on the way; the git tools read a {kind} of at most {} bytes.",
+                "Refused: the repository holds a {kind} of {size} bytes on the way; the git tools read a {kind} of at most {} bytes. Narrow the call to a path or revision that avoids it.",
                 self.limit(kind)
             )),
         }
@@ -328,8 +353,12 @@ fn open(context: &ToolContext) -> Result<Opened, ToolResult> {
         && index.len() > INDEX_LIMIT
     {
         return Err(refusal(format!(
-            "Refused: the repository's index is {} bytes; the git tools read an index of at most {INDEX_LIMIT} bytes.",
-            index.len()
+            concat!(
+                "Refused: the repository's index is {} bytes; the git tools read an index of at most {} bytes.",
+                file_tools_instead!()
+            ),
+            index.len(),
+            INDEX_LIMIT
         )));
     }
     // No configuration section is trusted for programs or paths: no filter, textconv or diff
@@ -350,7 +379,11 @@ fn open(context: &ToolContext) -> Result<Opened, ToolResult> {
     for key in ["core.excludesFile", "core.attributesFile"] {
         if config.string(key).is_some() {
             return Err(refusal(format!(
-                "Refused: the repository's configuration sets `{key}`, a file these tools do not read."
+                concat!(
+                    "Refused: the repository's configuration sets `{}`, a file these tools do not read.",
+                    file_tools_instead!()
+                ),
+                key
             )));
         }
     }
@@ -378,7 +411,11 @@ fn check_plain(dot_git: &Path, context: &ToolContext) -> Result<(), ToolResult> 
             seen += 1;
             if seen > GIT_FOLDER_LIMIT {
                 return Err(refusal(format!(
-                    "Refused: the git folder holds more than {GIT_FOLDER_LIMIT} files and folders; the git tools stop there."
+                    concat!(
+                        "Refused: the git folder holds more than {} files and folders; the git tools stop there.",
+                        file_tools_instead!()
+                    ),
+                    GIT_FOLDER_LIMIT
                 )));
             }
             let kind = entry
@@ -551,7 +588,7 @@ fn bounded_index(repo: &gix::Repository) -> Result<gix::worktree::Index, ToolRes
         .map_err(|error| failed("the index cannot be read", error))?;
     if index.entries().len() > ENTRY_LIMIT {
         return Err(refusal(format!(
-            "Refused: the index has {} entries; the git tools read an index of at most {ENTRY_LIMIT}.",
+            "Refused: the index has {} entries; the git tools read an index of at most {ENTRY_LIMIT}. {HISTORY_INSTEAD}",
             index.entries().len()
         )));
     }
@@ -597,7 +634,7 @@ fn check_status_inputs(
         let recorded = metadata.len() as u32;
         if metadata.is_file() && metadata.len() > WORK_FILE_LIMIT && recorded == entry.stat.size {
             return Err(refusal(format!(
-                "Refused: \"{path}\" in the work tree is {} bytes; the git tools compare files of at most {WORK_FILE_LIMIT} bytes.",
+                "Refused: \"{path}\" in the work tree is {} bytes; the git tools compare files of at most {WORK_FILE_LIMIT} bytes. {HISTORY_INSTEAD}",
                 metadata.len()
             )));
         }
@@ -670,7 +707,7 @@ fn status_rows(
         let item = item.map_err(|error| failed("the status cannot be computed", error))?;
         if rows.len() > ENTRY_LIMIT {
             return Err(refusal(format!(
-                "Refused: more than {ENTRY_LIMIT} paths changed; the git tools list at most that many."
+                "Refused: more than {ENTRY_LIMIT} paths changed; the git tools list at most that many. git_diff with a `path` shows the changes below one folder."
             )));
         }
         match item {
@@ -840,7 +877,7 @@ fn log_in(
         String::new()
     };
     if listing.len() == 0 {
-        return Ok(refusal(format!(
+        return Ok(ToolResult::text(format!(
             "No commits reachable from \"{revision}\"{scope}{stopped}."
         )));
     }
@@ -987,7 +1024,7 @@ fn tree_files(
     );
     if visited.entries > ENTRY_LIMIT {
         return Err(refusal(format!(
-            "Refused: the tree of {what} has more than {ENTRY_LIMIT} files and folders; the git tools read trees of at most that many."
+            "Refused: the tree of {what} has more than {ENTRY_LIMIT} files and folders; the git tools read trees of at most that many. git_log still lists the commits."
         )));
     }
     walked.map_err(unreadable)?;
@@ -1580,10 +1617,18 @@ fn diff_in(
         )
     };
     if changes.is_empty() {
-        return Ok(refusal(format!("{head} no differences.")));
+        return Ok(ToolResult::text(format!("{head} no differences.")));
     }
     let rendered = render(&objects, &workspace, &changes, context_lines)?;
     Ok(diff_result(&head, rendered, &label))
+}
+
+/// The refusal for a path that names no file in a revision.
+fn not_a_file(path: &RelativePath, revision: &str) -> ToolResult {
+    refusal(format!(
+        "\"{}\" is not a file in {revision}; check the path, or give a revision that has it (git_log with this path lists them).",
+        path.shown()
+    ))
 }
 
 /// Who last changed each line of a file: per line its number, the commit (short id), the
@@ -1628,7 +1673,7 @@ fn blame_in(
     // history nor a tree of billions of paths outgrows the call.
     let objects = Objects::new(&repo, context).reading_at_most(BLAME_READ_LIMIT);
     let commit = commit_of(&repo, &objects, revision)?;
-    let not_a_file = || refusal(format!("\"{}\" is not a file in {revision}.", path.shown()));
+    let not_a_file = || not_a_file(&path, revision);
     let tree = commit
         .tree_id()
         .map_err(|error| failed("the commit's tree cannot be read", error))?;
@@ -1639,7 +1684,7 @@ fn blame_in(
     let size = objects.header(&entry.oid)?.size;
     if size > BLOB_LIMIT as u64 {
         return Err(refusal(format!(
-            "Refused: \"{}\" is {size} bytes in {revision}; blame reads files of at most {BLOB_LIMIT} bytes.",
+            "Refused: \"{}\" is {size} bytes in {revision}; blame reads files of at most {BLOB_LIMIT} bytes. git_log with this path shows who changed it.",
             path.shown()
         )));
     }
@@ -1653,7 +1698,7 @@ fn blame_in(
     };
     if binary {
         return Err(refusal(format!(
-            "\"{}\" is a binary file; blame reads text.",
+            "\"{}\" is a binary file; blame reads text. git_log with this path shows who changed it.",
             path.shown()
         )));
     }
@@ -1699,7 +1744,7 @@ fn blame_in(
     }
     lines.sort_by_key(|line| line.0);
     if lines.is_empty() {
-        return Ok(refusal(format!(
+        return Ok(ToolResult::text(format!(
             "\"{}\" is empty in {revision}.",
             path.shown()
         )));

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use toolkit::secrets::SECRET_MASK;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell, tool};
 
-use crate::shared::{cut, plural, settle, shown_and_kept, table_error};
+use crate::shared::{cut, plural, refusal, settle, shown_and_kept, table_error};
 use crate::workspace::source_text;
 
 /// Largest document read, in bytes.
@@ -334,6 +334,16 @@ fn json_query_in(
     } else {
         shown_path(&steps)
     };
+    // What the filter masked whole (a value become a string, a key renamed) is there all the
+    // same: the answer says it is hidden, not that nothing is there, which would be a refusal.
+    if let Some(masked) = &masked
+        && walk(masked, &steps).is_err()
+        && walk(&root, &steps).is_ok()
+    {
+        return Ok(ToolResult::text(format!(
+            "{where_} in {label} is hidden by the run's content filter."
+        )));
+    }
     shown_and_kept(&root, masked.as_ref(), |root| {
         Ok(query_answer(&label, &where_, &steps, root))
     })
@@ -344,7 +354,9 @@ fn query_answer(label: &str, where_: &str, steps: &[Step], root: &Value) -> Tool
     let value = match walk(root, steps) {
         Ok(value) => value,
         Err(why) => {
-            return ToolResult::text(format!("Nothing at {where_} in {label}: {why}."));
+            return refusal(format!(
+                "Nothing at {where_} in {label}: {why}. json_infer_schema shows the document's shape."
+            ));
         }
     };
     let answer = format!(

@@ -178,7 +178,7 @@ pub async fn probe_url(
     };
     let target = match Target::checked(&parsed, context, "probe_url").await {
         Ok(target) => target,
-        Err(result) => return result,
+        Err(unreached) => return unreached.result(),
     };
     let shown_url = secrets::mask_secrets(parsed.as_str()).into_owned();
     let probe = match target.get(&parsed).await {
@@ -214,22 +214,44 @@ struct Target {
     addresses: Vec<SocketAddr>,
 }
 
+/// Why [`Target::checked`] gives no target.
+enum Unreached {
+    /// The address policy refuses the host: the refusal's text.
+    Refused(String),
+    /// The URL names no host that can be reached: the error to answer.
+    Failed(ToolResult),
+}
+
+impl Unreached {
+    /// The answer for the URL the call was given.
+    fn result(self) -> ToolResult {
+        match self {
+            Self::Refused(text) => refusal(text),
+            Self::Failed(result) => result,
+        }
+    }
+}
+
 impl Target {
     /// Resolves `url`'s host and checks every address (unless the run allow-lists the host).
-    async fn checked(url: &Url, context: &ToolContext, tool: &str) -> Result<Self, ToolResult> {
+    async fn checked(url: &Url, context: &ToolContext, tool: &str) -> Result<Self, Unreached> {
         let Some(host) = url.host() else {
-            return Err(ToolResult::error("Error: the URL has no host."));
+            return Err(Unreached::Failed(ToolResult::error(
+                "Error: the URL has no host.",
+            )));
         };
         let host = host.to_owned();
         let Some(port) = url.port_or_known_default() else {
-            return Err(ToolResult::error("Error: the URL has no port."));
+            return Err(Unreached::Failed(ToolResult::error(
+                "Error: the URL has no port.",
+            )));
         };
         let allowed = context
             .extension::<NetworkPolicy>()
             .is_some_and(|policy| url.host_str().is_some_and(|host| policy.allows(host)));
-        let addresses = resolve(&host, port).await?;
+        let addresses = resolve(&host, port).await.map_err(Unreached::Failed)?;
         if !allowed && let Some(refused) = refused(&host, &addresses, tool) {
-            return Err(refusal(refused));
+            return Err(Unreached::Refused(refused));
         }
         Ok(Self { host, addresses })
     }
@@ -457,16 +479,14 @@ pub async fn fetch_page(
         let shown = secrets::mask_secrets(current.as_str()).into_owned();
         let target = match Target::checked(&current, context, "fetch_page").await {
             Ok(target) => target,
-            Err(result) if hops.is_empty() => return result,
             // A refusal of the next hop names the hop, then says why as the first would.
-            Err(result) if !result.is_error() => {
-                let why = result.content();
-                return ToolResult::text(format!(
+            Err(Unreached::Refused(why)) if !hops.is_empty() => {
+                return refusal(format!(
                     "Refused: the page redirects to {shown}, and {}",
-                    why.strip_prefix("Refused: ").unwrap_or(why)
+                    why.strip_prefix("Refused: ").unwrap_or(&why)
                 ));
             }
-            Err(result) => return result,
+            Err(unreached) => return unreached.result(),
         };
         let response = match target.get(&current).await {
             Ok(response) => response,

@@ -157,7 +157,7 @@ fn writable<'a>(objects: &'a [Object], name: &str) -> Result<&'a Object, Stop> {
     let object = find_object(objects, name)?;
     if object.kind == Kind::View {
         return Err(Stop::Refuse(format!(
-            "{} is a view; only tables can be changed.",
+            "{} is a view; only tables can be changed. list_tables shows which are tables.",
             quoted(&object.name)
         )));
     }

@@ -8,8 +8,9 @@
 //! itself decides whether it is one read-only `SELECT`: an authorizer denies every action but
 //! reading, the prepared statement must be read-only, and nothing may follow it.
 //!
-//! A name that does not exist is a text result the model can reason about; a missing database or
-//! an SQLite failure is an error result. Every tool whose answer is records returns a short text
+//! A name that does not exist is a refusal that lists the names there are; a missing database or
+//! an SQLite failure is an error. Both set the error flag; a query that matched nothing is a
+//! plain answer. Every tool whose answer is records returns a short text
 //! (a summary and the first rows) and the full rows as a table artifact built from the same cells.
 
 use std::sync::{Arc, Mutex};
@@ -155,10 +156,11 @@ pub fn read_records(
             )));
         }
         if offset >= total {
-            return Ok(ToolResult::text(format!(
-                "No rows at offset {offset}: {name} has {}{}.",
+            return Err(Stop::Refuse(format!(
+                "No rows at offset {offset}: {name} has {}{}. Give an offset from 0 to {}.",
                 plural(total, "row", "rows"),
-                filter.description
+                filter.description,
+                total - 1
             )));
         }
         let sql = format!(
@@ -237,8 +239,8 @@ pub fn search_records(
             .filter(|column| has_text_affinity(&column.declared_type))
             .collect();
         if searched.is_empty() {
-            return Ok(ToolResult::text(format!(
-                "{name} has no text columns to search. Its columns: {}.",
+            return Err(Stop::Refuse(format!(
+                "{name} has no text columns to search. Its columns: {}. read_records with where_equals finds rows by their values.",
                 name_list(columns.iter().map(|column| column.name.as_str()))
             )));
         }
@@ -360,7 +362,7 @@ pub fn query_sql(
         };
         if !matches!(batch.next(), Ok(None)) {
             return Err(Stop::Refuse(
-                "Refused: query_sql runs exactly one statement; this SQL has more than one."
+                "Refused: query_sql runs exactly one statement; this SQL has more than one. Send each statement in its own call."
                     .to_owned(),
             ));
         }

@@ -29,9 +29,12 @@ pub(crate) fn cancelled() -> ToolResult {
     ToolResult::error("Error: the call was cancelled before it finished.")
 }
 
-/// A text result for something the model should reason about (not found, not allowed).
+/// A refusal: the call could not do what it asked (a path refused, nothing there, not readable,
+/// an argument out of range). It sets the error flag, and its text names the fix in words the
+/// model can act on. An answer that did what was asked, even one that found nothing (an empty
+/// folder, no match, no differences), is a plain text result, never a refusal.
 pub(crate) fn refusal(message: impl Into<String>) -> ToolResult {
-    ToolResult::text(message)
+    ToolResult::error(message)
 }
 
 /// Rows for a table artifact and lines for the content, written from the same cells in one

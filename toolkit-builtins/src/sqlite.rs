@@ -17,7 +17,7 @@ use serde::Deserialize;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolResult, result::Cell};
 
 use crate::resources::{Database, NO_DATABASE};
-use crate::shared::{column_cell, plural, secret_column};
+use crate::shared::{column_cell, plural, refusal, secret_column};
 
 /// Most `where_equals` filters one call takes.
 pub const MAX_FILTERS: usize = 5;
@@ -76,13 +76,12 @@ const ECHO_CHARS: usize = 64;
 /// Names listed when a table or column does not exist.
 const NAMES_LISTED: usize = 50;
 
-/// Why a tool stopped early: a refusal the model can reason about (a text result) or a failure
-/// (an error result).
+/// Why a tool stopped early: a refusal naming the fix or a failure; both are error results.
 #[derive(Debug)]
 pub(crate) enum Stop {
-    /// A text result.
+    /// A refusal: the call could not do what it asked, and the text says how to ask instead.
     Refuse(String),
-    /// An error result.
+    /// A failure.
     Fail(String),
 }
 
@@ -101,7 +100,7 @@ impl From<rusqlite::Error> for Stop {
 pub(crate) fn answer(body: impl FnOnce() -> Result<ToolResult, Stop>) -> ToolResult {
     match body() {
         Ok(result) => result,
-        Err(Stop::Refuse(text)) => ToolResult::text(text),
+        Err(Stop::Refuse(text)) => refusal(text),
         Err(Stop::Fail(message)) => ToolResult::error(message),
     }
 }

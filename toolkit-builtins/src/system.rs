@@ -66,7 +66,7 @@ pub fn get_env(
         })
         .collect();
     if variables.is_empty() {
-        return refusal(match (&name, &prefix) {
+        return ToolResult::text(match (&name, &prefix) {
             (Some(name), _) => format!("The variable \"{name}\" is not set."),
             (None, Some(prefix)) => format!("No variable's name starts with \"{prefix}\"."),
             (None, None) => "The environment is empty.".to_owned(),
@@ -116,11 +116,15 @@ pub fn get_env_raw(
     context: &ToolContext,
 ) -> ToolResult {
     if !context.is_admin() {
-        return refusal("Refused: get_env_raw is for admin callers only.");
+        return refusal(
+            "Refused: get_env_raw is for admin callers only. get_env shows the variables with secrets masked.",
+        );
     }
     match std::env::var_os(&name) {
         Some(value) => ToolResult::text(format!("{name}={}", value.to_string_lossy())),
-        None => refusal(format!("The variable \"{name}\" is not set.")),
+        None => refusal(format!(
+            "The variable \"{name}\" is not set; get_env lists the variables that are set."
+        )),
     }
 }
 
@@ -283,7 +287,9 @@ pub fn list_processes(
     context: &ToolContext,
 ) -> ToolResult {
     if !context.is_admin() {
-        return refusal("Refused: list_processes is for admin callers only.");
+        return refusal(
+            "Refused: list_processes is for admin callers only. system_status reports the host's load and memory.",
+        );
     }
     if let Err(result) = check_range("limit", limit, 1, 200) {
         return result;
@@ -325,7 +331,7 @@ fn processes(name_contains: Option<&str>, sort_by: ProcessOrder, limit: usize) -
         .collect();
     let total = rows.len();
     if total == 0 {
-        return refusal(match name_contains {
+        return ToolResult::text(match name_contains {
             Some(needle) => format!("No process's name contains \"{needle}\"."),
             None => "No process is visible.".to_owned(),
         });
@@ -510,8 +516,8 @@ impl LogFilter {
                 .read_line(&mut buffer)
                 .map_err(|error| io_refusal(&path, &error))?;
             if dropped.is_some_and(|line| line.length >= tail) {
-                return Ok(refusal(format!(
-                    "The last {tail} bytes of \"{}\" hold no whole line (its last line is at least that long); fetch_logs reads only the end of a log.",
+                return Err(refusal(format!(
+                    "The last {tail} bytes of \"{}\" hold no whole line (its last line is at least that long); fetch_logs reads only the end of a log. read_file reads it from its first line.",
                     path.shown()
                 )));
             }
@@ -576,7 +582,7 @@ impl LogFilter {
             ),
         };
         if kept.is_empty() {
-            return Ok(refusal(format!(
+            return Ok(ToolResult::text(format!(
                 "None of {of_what} of \"{}\"{filters}.{note}",
                 path.shown()
             )));

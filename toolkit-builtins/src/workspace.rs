@@ -151,11 +151,11 @@ pub(crate) struct RelativePath {
 }
 
 impl RelativePath {
-    /// Checks a model's path. A refusal is a text result the model can reason about.
+    /// Checks a model's path. A refusal sets the error flag and says how to give the path.
     pub(crate) fn parse(raw: &str) -> Result<Self, ToolResult> {
         if raw.contains('\0') {
             return Err(refusal(format!(
-                "Refused: the path \"{}\" contains a NUL byte.",
+                "Refused: the path \"{}\" contains a NUL byte; give the path without it.",
                 raw.escape_debug()
             )));
         }
@@ -183,7 +183,7 @@ impl RelativePath {
                 "" | "." => {}
                 ".." => {
                     return Err(refusal(format!(
-                        "Refused: the path \"{raw}\" contains `..`; paths stay inside the workspace."
+                        "Refused: the path \"{raw}\" contains `..`; give a path inside the workspace, relative to its root (for example \"src/main.rs\")."
                     )));
                 }
                 part => parts.push(part),
@@ -260,7 +260,7 @@ impl Workspace {
             .metadata(path.as_path())
             .map_err(|error| io_refusal(path, &error))?;
         if !metadata.is_dir() {
-            return Err(refusal(format!("\"{}\" is not a folder.", path.shown())));
+            return Err(not_a_folder(path));
         }
         let real = self
             .dir
@@ -279,10 +279,7 @@ impl Workspace {
             open_reading(&self.dir, path.as_path()).map_err(|error| io_refusal(path, &error))?;
         let metadata = file.metadata().map_err(|error| io_refusal(path, &error))?;
         if metadata.is_dir() {
-            return Err(refusal(format!(
-                "\"{}\" is a folder, not a file.",
-                path.shown()
-            )));
+            return Err(is_a_folder(path));
         }
         if !metadata.is_file() {
             return Err(not_regular(path));
@@ -314,8 +311,7 @@ impl Workspace {
         if bytes.len() as u64 > limit {
             return Err(too_large());
         }
-        String::from_utf8(bytes)
-            .map_err(|_| refusal(format!("\"{}\" is not UTF-8 text.", path.shown())))
+        String::from_utf8(bytes).map_err(|_| not_utf8(path))
     }
 
     /// Walks the folder `start` (a real folder path relative to the root, from
@@ -638,6 +634,30 @@ pub(crate) fn open_folder(dir: &Dir, name: &Path) -> io::Result<Dir> {
     }
 }
 
+/// The refusal for a path that is not a folder where a folder is wanted.
+pub(crate) fn not_a_folder(path: &RelativePath) -> ToolResult {
+    refusal(format!(
+        "\"{}\" is not a folder; give the path of a folder (file_info says what this one is).",
+        path.shown()
+    ))
+}
+
+/// The refusal for a folder where a file is wanted.
+pub(crate) fn is_a_folder(path: &RelativePath) -> ToolResult {
+    refusal(format!(
+        "\"{}\" is a folder, not a file; list_directory shows the files in it.",
+        path.shown()
+    ))
+}
+
+/// The refusal for a file that is not UTF-8 text where text is wanted.
+pub(crate) fn not_utf8(path: &RelativePath) -> ToolResult {
+    refusal(format!(
+        "\"{}\" is not UTF-8 text; give a UTF-8 text file (file_info describes any file).",
+        path.shown()
+    ))
+}
+
 /// The refusal for a path that is not a regular file.
 pub(crate) fn not_regular(path: &RelativePath) -> ToolResult {
     refusal(format!(
@@ -663,23 +683,24 @@ pub(crate) fn no_workspace() -> ToolResult {
     ToolResult::error(NO_WORKSPACE)
 }
 
-/// The result for an I/O failure on a model's path: missing and escaping paths are refusals the
-/// model can act on; anything else is an error.
+/// The result for an I/O failure on a model's path: a missing, escaping or forbidden path is a
+/// refusal naming the fix; anything else is an error. Both set the error flag.
 pub(crate) fn io_refusal(path: &RelativePath, error: &io::Error) -> ToolResult {
     match error.kind() {
         io::ErrorKind::NotFound => refusal(format!(
-            "No file or folder at \"{}\" in the workspace.",
+            "No file or folder at \"{}\" in the workspace; list_directory shows what is there.",
             path.shown()
         )),
         // cap-std reports an escape as a `PermissionDenied` of its own making; the operating
         // system's own denials carry an OS error code instead.
         io::ErrorKind::PermissionDenied if error.raw_os_error().is_none() => refusal(format!(
-            "Refused: the path \"{}\" leads outside the workspace.",
+            "Refused: the path \"{}\" leads outside the workspace (through a link); give a path that stays inside it.",
             path.shown()
         )),
-        io::ErrorKind::PermissionDenied => {
-            refusal(format!("Refused: \"{}\" is not readable.", path.shown()))
-        }
+        io::ErrorKind::PermissionDenied => refusal(format!(
+            "Refused: \"{}\" is not readable; its permissions do not allow it (file_info shows them).",
+            path.shown()
+        )),
         _ => ToolResult::error(format!("Error: cannot use \"{}\": {error}.", path.shown())),
     }
 }

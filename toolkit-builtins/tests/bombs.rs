@@ -87,7 +87,7 @@ fn bombs() -> Vec<Bomb> {
             arguments: || json!({"staged": true}),
             timeout: TIMEOUT,
             answers: &[
-                "Refused: the tree of HEAD has more than 200000 files and folders; the git tools read trees of at most that many.",
+                "Refused: the tree of HEAD has more than 200000 files and folders; the git tools read trees of at most that many. git_log still lists the commits.",
             ],
         },
         Bomb {
@@ -105,7 +105,7 @@ fn bombs() -> Vec<Bomb> {
             arguments: || json!({}),
             timeout: TIMEOUT,
             answers: &[
-                "Refused: the tree of HEAD has more than 200000 files and folders; the git tools read trees of at most that many.",
+                "Refused: the tree of HEAD has more than 200000 files and folders; the git tools read trees of at most that many. git_log still lists the commits.",
             ],
         },
         Bomb {
@@ -115,7 +115,7 @@ fn bombs() -> Vec<Bomb> {
             arguments: || json!({"path": DEEP_FILE}),
             timeout: TIMEOUT,
             answers: &[
-                "Refused: this needs more than 100000 reads of the repository's objects; the git tools stop there.",
+                "Refused: this needs more than 100000 reads of the repository's objects; the git tools stop there. Narrow the call to a path or a more recent revision.",
                 TIMED_OUT,
             ],
         },
@@ -150,7 +150,7 @@ fn bombs() -> Vec<Bomb> {
             arguments: || json!({"path": "big.bin"}),
             timeout: TIMEOUT,
             answers: &[
-                "Refused: \"big.bin\" is 1073741824 bytes in HEAD; blame reads files of at most 1048576 bytes.",
+                "Refused: \"big.bin\" is 1073741824 bytes in HEAD; blame reads files of at most 1048576 bytes. git_log with this path shows who changed it.",
             ],
         },
         Bomb {
@@ -168,7 +168,7 @@ fn bombs() -> Vec<Bomb> {
             arguments: || json!({}),
             timeout: TIMEOUT,
             answers: &[
-                "Refused: \"big.bin\" in the work tree is 1073741824 bytes; the git tools compare files of at most 67108864 bytes.",
+                "Refused: \"big.bin\" in the work tree is 1073741824 bytes; the git tools compare files of at most 67108864 bytes. git_log, git_show and git_diff between commits still work.",
             ],
         },
         Bomb {
@@ -178,7 +178,7 @@ fn bombs() -> Vec<Bomb> {
             arguments: || json!({}),
             timeout: TIMEOUT,
             answers: &[
-                "Refused: \"big.bin\" in the work tree is 1073741824 bytes; the git tools compare files of at most 67108864 bytes.",
+                "Refused: \"big.bin\" in the work tree is 1073741824 bytes; the git tools compare files of at most 67108864 bytes. git_log, git_show and git_diff between commits still work.",
             ],
         },
         Bomb {

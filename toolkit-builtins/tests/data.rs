@@ -103,8 +103,8 @@ async fn csv_preview_validates_its_arguments() {
         fixture
             .call("csv_preview", json!({"path": "missing.csv"}))
             .await
-            .text(),
-        "No file or folder at \"missing.csv\" in the workspace."
+            .error(),
+        "No file or folder at \"missing.csv\" in the workspace; list_directory shows what is there."
     );
 }
 
@@ -270,16 +270,16 @@ async fn json_query_says_why_nothing_is_there() {
         )
     };
     assert_eq!(
-        call("servers[5]").await.text(),
-        "Nothing at servers[5] in \"data/config.json\": servers has 2 items."
+        call("servers[5]").await.error(),
+        "Nothing at servers[5] in \"data/config.json\": servers has 2 items. json_infer_schema shows the document's shape."
     );
     assert_eq!(
-        call("name.first").await.text(),
-        "Nothing at name.first in \"data/config.json\": name is a string, not an object."
+        call("name.first").await.error(),
+        "Nothing at name.first in \"data/config.json\": name is a string, not an object. json_infer_schema shows the document's shape."
     );
     assert_eq!(
-        call("owner").await.text(),
-        "Nothing at owner in \"data/config.json\": $ has no key \"owner\"."
+        call("owner").await.error(),
+        "Nothing at owner in \"data/config.json\": $ has no key \"owner\". json_infer_schema shows the document's shape."
     );
     assert_eq!(
         call("servers[x]").await.error(),

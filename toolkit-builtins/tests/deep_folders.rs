@@ -243,8 +243,8 @@ async fn a_recursive_delete_refuses_a_folder_deeper_than_64_levels_and_deletes_n
         .call("delete_path", json!({"path": "chain", "recursive": true}))
         .await;
     assert_eq!(
-        outcome.text(),
-        "Refused: \"chain\" holds entries more than 64 levels below it; delete_path deletes folders at most 64 levels deep, and nothing was deleted."
+        outcome.error(),
+        "Refused: \"chain\" holds entries more than 64 levels below it; delete_path deletes folders at most 64 levels deep, and nothing was deleted. Delete its deepest folders first."
     );
     assert_eq!(chain_levels(&fixture, "chain"), LEVELS);
     assert!(root_dir(&fixture).exists(format!("{}/f.txt", chain_path("chain", 10))));
@@ -256,8 +256,8 @@ async fn a_recursive_delete_refuses_a_folder_deeper_than_64_levels_and_deletes_n
         .call("delete_path", json!({"path": "over", "recursive": true}))
         .await;
     assert_eq!(
-        outcome.text(),
-        "Refused: \"over\" holds entries more than 64 levels below it; delete_path deletes folders at most 64 levels deep, and nothing was deleted."
+        outcome.error(),
+        "Refused: \"over\" holds entries more than 64 levels below it; delete_path deletes folders at most 64 levels deep, and nothing was deleted. Delete its deepest folders first."
     );
     assert_eq!(chain_levels(&fixture, "over"), 64);
     make_chain(&fixture, "within", 64, &[(63, "f.txt", "x")]);

@@ -69,7 +69,7 @@ async fn an_old_text_must_occur_exactly_once_and_a_refused_edit_writes_nothing()
     for (edits, expected) in [
         (
             json!([{"old_text": "zeta", "new_text": "x"}]),
-            "Edit 1: old_text does not occur in \"notes.txt\"; nothing was written.",
+            "Edit 1: old_text does not occur in \"notes.txt\"; nothing was written. Read the file again (read_file) and copy old_text exactly from it.",
         ),
         (
             json!([{"old_text": "a\n", "new_text": "x"}]),
@@ -78,7 +78,7 @@ async fn an_old_text_must_occur_exactly_once_and_a_refused_edit_writes_nothing()
         (
             // The first edit applies in memory; the second no longer finds its text.
             json!([{"old_text": "alpha", "new_text": "ALPHA"}, {"old_text": "alpha", "new_text": "x"}]),
-            "Edit 2: old_text does not occur in \"notes.txt\" after the edits before it; nothing was written.",
+            "Edit 2: old_text does not occur in \"notes.txt\" after the edits before it; nothing was written. Read the file again (read_file) and copy old_text exactly from it.",
         ),
         (
             json!([{"old_text": "", "new_text": "x"}]),
@@ -88,7 +88,7 @@ async fn an_old_text_must_occur_exactly_once_and_a_refused_edit_writes_nothing()
         let outcome = fixture
             .call("edit_file", json!({"path": "notes.txt", "edits": edits}))
             .await;
-        assert_eq!(outcome.text(), expected);
+        assert_eq!(outcome.error(), expected);
     }
     assert_eq!(read(&fixture, "notes.txt"), before);
     // Overlapping occurrences are two places, not one.
@@ -100,7 +100,7 @@ async fn an_old_text_must_occur_exactly_once_and_a_refused_edit_writes_nothing()
         )
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "Edit 1: old_text occurs 2 times in \"a.txt\"; include more of the text around it so that it occurs once. Nothing was written."
     );
     let outcome = fixture
@@ -132,8 +132,8 @@ async fn edit_file_refuses_escapes_links_out_hard_links_and_what_is_not_text() {
             )
             .await;
         assert_eq!(
-            outcome.text(),
-            "Refused: \"linked.txt\" has 2 hard links, so writing it could change a file outside the workspace; it was not written."
+            outcome.error(),
+            "Refused: \"linked.txt\" has 2 hard links, so writing it could change a file outside the workspace; it was not written. Write to a new path instead."
         );
     }
     assert_eq!(
@@ -147,12 +147,18 @@ async fn edit_file_refuses_escapes_links_out_hard_links_and_what_is_not_text() {
             json!({"path": "binary.bin", "edits": [{"old_text": "x", "new_text": "y"}]}),
         )
         .await;
-    assert_eq!(outcome.text(), "\"binary.bin\" is not UTF-8 text.");
+    assert_eq!(
+        outcome.error(),
+        "\"binary.bin\" is not UTF-8 text; give a UTF-8 text file (file_info describes any file)."
+    );
     let outcome = fixture
         .call(
             "edit_file",
             json!({"path": "nested", "edits": [{"old_text": "x", "new_text": "y"}]}),
         )
         .await;
-    assert_eq!(outcome.text(), "\"nested\" is a folder, not a file.");
+    assert_eq!(
+        outcome.error(),
+        "\"nested\" is a folder, not a file; list_directory shows the files in it."
+    );
 }

@@ -56,7 +56,7 @@ async fn delete_path_deletes_files_links_and_folders_only_as_asked() {
 
     let outcome = fixture.call("delete_path", json!({"path": "nested"})).await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "\"nested\" is a folder with something in it; pass recursive: true to delete it and everything in it."
     );
     assert!(fixture.root.join("nested/deep/needle.txt").exists());
@@ -82,15 +82,15 @@ async fn delete_path_deletes_files_links_and_folders_only_as_asked() {
 
     let outcome = fixture.call("delete_path", json!({"path": "."})).await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "Refused: give the path of a file, not the workspace folder."
     );
     let outcome = fixture
         .call("delete_path", json!({"path": "gone.txt"}))
         .await;
     assert_eq!(
-        outcome.text(),
-        "No file or folder at \"gone.txt\" in the workspace."
+        outcome.error(),
+        "No file or folder at \"gone.txt\" in the workspace; list_directory shows what is there."
     );
 }
 
@@ -106,7 +106,7 @@ async fn delete_path_refuses_every_escape_and_deletes_nothing_outside() {
             let outcome = fixture
                 .call("delete_path", json!({"path": path, "recursive": recursive}))
                 .await;
-            assert_eq!(outcome.text(), refusal, "{path}");
+            assert_eq!(outcome.error(), refusal, "{path}");
         }
     }
     assert_outside_untouched(&fixture);
@@ -135,7 +135,7 @@ async fn move_path_renames_and_refuses_to_clobber_unless_asked() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "\"data/notes.txt\" exists; pass overwrite: true to replace it."
     );
     assert_eq!(
@@ -168,8 +168,10 @@ async fn move_path_renames_and_refuses_to_clobber_unless_asked() {
             )
             .await;
         assert_eq!(
-            outcome.text(),
-            format!("\"{to}\" exists; a folder is never moved onto, or replaced by, another path.")
+            outcome.error(),
+            format!(
+                "\"{to}\" exists; a folder is never moved onto, or replaced by, another path. Move it to a path that does not exist yet."
+            )
         );
     }
     let outcome = fixture
@@ -179,15 +181,15 @@ async fn move_path_renames_and_refuses_to_clobber_unless_asked() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "The folder of \"missing/people.csv\" does not exist; create it with create_directory first."
     );
     let outcome = fixture
         .call("move_path", json!({"from": "gone.txt", "to": "here.txt"}))
         .await;
     assert_eq!(
-        outcome.text(),
-        "No file or folder at \"gone.txt\" in the workspace."
+        outcome.error(),
+        "No file or folder at \"gone.txt\" in the workspace; list_directory shows what is there."
     );
 }
 
@@ -211,7 +213,7 @@ async fn move_and_copy_refuse_every_escape_on_either_side_and_touch_nothing_outs
             json!({"from": "data/people.csv", "to": path, "overwrite": true}),
         ] {
             let outcome = fixture.call("move_path", arguments).await;
-            assert_eq!(outcome.text(), refusal, "{path}");
+            assert_eq!(outcome.error(), refusal, "{path}");
         }
     }
     assert_escapes_refused(
@@ -230,8 +232,10 @@ async fn move_and_copy_refuse_every_escape_on_either_side_and_touch_nothing_outs
                 )
                 .await;
             assert_eq!(
-                outcome.text(),
-                format!("Refused: the path \"{to}\" leads outside the workspace."),
+                outcome.error(),
+                format!(
+                    "Refused: the path \"{to}\" leads outside the workspace (through a link); give a path that stays inside it."
+                ),
                 "{tool} to {to}"
             );
         }
@@ -253,8 +257,8 @@ async fn move_and_copy_refuse_every_escape_on_either_side_and_touch_nothing_outs
         )
         .await;
     assert_eq!(
-        outcome.text(),
-        "Refused: the path \"moved-link.txt\" leads outside the workspace."
+        outcome.error(),
+        "Refused: the path \"moved-link.txt\" leads outside the workspace (through a link); give a path that stays inside it."
     );
     assert!(!fixture.root.join("stolen.txt").exists());
     // Moving a file onto a link out replaces the link, never the file behind it.
@@ -297,7 +301,7 @@ async fn copy_path_copies_one_file_exactly_and_never_empties_its_source() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "\"people-copy.csv\" exists; pass overwrite: true to replace it."
     );
     let outcome = fixture
@@ -323,8 +327,8 @@ async fn copy_path_copies_one_file_exactly_and_never_empties_its_source() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
-        "\"nested/deep/needle.txt\" and \"inside_link/deep/needle.txt\" are the same file; nothing was copied."
+        outcome.error(),
+        "\"nested/deep/needle.txt\" and \"inside_link/deep/needle.txt\" are the same file; nothing was copied. Give a `to` that names another file."
     );
     assert_eq!(
         read(&fixture, "nested/deep/needle.txt"),
@@ -334,8 +338,8 @@ async fn copy_path_copies_one_file_exactly_and_never_empties_its_source() {
         .call("copy_path", json!({"from": "nested", "to": "nested-copy"}))
         .await;
     assert_eq!(
-        outcome.text(),
-        "\"nested\" is a folder; copy_path copies one file."
+        outcome.error(),
+        "\"nested\" is a folder; copy_path copies one file, so copy its files one by one."
     );
 }
 
@@ -352,8 +356,8 @@ async fn a_target_hard_linked_to_an_outside_file_is_not_written_through() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
-        "Refused: \"linked.txt\" has 2 hard links, so writing it could change a file outside the workspace; it was not written."
+        outcome.error(),
+        "Refused: \"linked.txt\" has 2 hard links, so writing it could change a file outside the workspace; it was not written. Write to a new path instead."
     );
     // Moving over it replaces the name only: the outside file keeps its text.
     let outcome = fixture

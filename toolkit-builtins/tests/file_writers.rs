@@ -44,7 +44,7 @@ async fn write_file_creates_refuses_to_clobber_and_overwrites_when_asked() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "\"data/new.txt\" exists; pass overwrite: true to replace it."
     );
     let outcome = fixture
@@ -65,14 +65,14 @@ async fn write_file_creates_refuses_to_clobber_and_overwrites_when_asked() {
         )
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "The folder of \"missing/new.txt\" does not exist; create it with create_directory first."
     );
     let outcome = fixture
         .call("write_file", json!({"path": ".", "content": "x"}))
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "Refused: give the path of a file, not the workspace folder."
     );
     let big = "x".repeat(1_000_001);
@@ -131,7 +131,10 @@ async fn create_directory_creates_parents_and_reports_existing_ones() {
     let outcome = fixture
         .call("create_directory", json!({"path": "notes.txt"}))
         .await;
-    assert_eq!(outcome.text(), "\"notes.txt\" exists and is not a folder.");
+    assert_eq!(
+        outcome.error(),
+        "\"notes.txt\" exists and is not a folder; give the new folder another path."
+    );
 }
 
 #[tokio::test]
@@ -161,7 +164,7 @@ async fn every_writer_refuses_every_escape_and_writes_nothing_outside() {
             )
             .await;
         assert!(
-            outcome.text().starts_with("Refused: "),
+            outcome.error().starts_with("Refused: "),
             "{path}: {}",
             outcome.content
         );
@@ -170,7 +173,7 @@ async fn every_writer_refuses_every_escape_and_writes_nothing_outside() {
         .call("create_directory", json!({"path": "outside_link/made"}))
         .await;
     assert!(
-        outcome.text().starts_with("Refused: "),
+        outcome.error().starts_with("Refused: "),
         "{}",
         outcome.content
     );

@@ -100,8 +100,8 @@ async fn list_directory_refuses_a_file_and_reports_an_empty_folder_and_a_missing
         fixture
             .call("list_directory", json!({"path": "notes.txt"}))
             .await
-            .text(),
-        "\"notes.txt\" is not a folder."
+            .error(),
+        "\"notes.txt\" is not a folder; give the path of a folder (file_info says what this one is)."
     );
     assert_eq!(
         fixture
@@ -114,8 +114,8 @@ async fn list_directory_refuses_a_file_and_reports_an_empty_folder_and_a_missing
         fixture
             .call("list_directory", json!({"path": "missing"}))
             .await
-            .text(),
-        "No file or folder at \"missing\" in the workspace."
+            .error(),
+        "No file or folder at \"missing\" in the workspace; list_directory shows what is there."
     );
 }
 
@@ -154,8 +154,8 @@ async fn read_file_numbers_the_lines_of_a_window() {
         .call("read_file", json!({"path": "notes.txt", "from_line": 9}))
         .await;
     assert_eq!(
-        outcome.text(),
-        "\"notes.txt\" has 5 lines; from_line 9 is past the end."
+        outcome.error(),
+        "\"notes.txt\" has 5 lines; from_line 9 is past the end. Give a from_line from 1 to 5."
     );
     // Through a link that stays inside the root.
     if cfg!(unix) {
@@ -210,22 +210,22 @@ async fn read_file_refuses_folders_binary_files_and_missing_files() {
         fixture
             .call("read_file", json!({"path": "blob.bin"}))
             .await
-            .text(),
+            .error(),
         "\"blob.bin\" looks like a binary file; read_file shows text only (file_info and file_hash describe any file)."
     );
     assert_eq!(
         fixture
             .call("read_file", json!({"path": "data"}))
             .await
-            .text(),
-        "\"data\" is a folder, not a file."
+            .error(),
+        "\"data\" is a folder, not a file; list_directory shows the files in it."
     );
     assert_eq!(
         fixture
             .call("read_file", json!({"path": "nope.txt"}))
             .await
-            .text(),
-        "No file or folder at \"nope.txt\" in the workspace."
+            .error(),
+        "No file or folder at \"nope.txt\" in the workspace; list_directory shows what is there."
     );
     std::fs::write(fixture.root.join("blank.txt"), b"").expect("write");
     assert_eq!(
@@ -428,7 +428,10 @@ async fn search_files_finds_literal_and_regex_matches_and_skips_ignored_and_outs
     let outcome = fixture
         .call("search_files", json!({"query": "a", "path": "notes.txt"}))
         .await;
-    assert_eq!(outcome.text(), "\"notes.txt\" is not a folder.");
+    assert_eq!(
+        outcome.error(),
+        "\"notes.txt\" is not a folder; give the path of a folder (file_info says what this one is)."
+    );
     assert_eq!(
         fixture
             .call("search_files", json!({"query": "a.b", "path": "data"}))

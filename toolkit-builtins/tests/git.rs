@@ -544,13 +544,19 @@ async fn blame_names_the_commit_and_author_of_each_line() {
     );
     let outcome = repo.call("git_blame", json!({"path": "logo.bin"})).await;
     assert_eq!(
-        outcome.text(),
-        "\"logo.bin\" is a binary file; blame reads text."
+        outcome.error(),
+        "\"logo.bin\" is a binary file; blame reads text. git_log with this path shows who changed it."
     );
     let outcome = repo.call("git_blame", json!({"path": "src"})).await;
-    assert_eq!(outcome.text(), "\"src\" is not a file in HEAD.");
+    assert_eq!(
+        outcome.error(),
+        "\"src\" is not a file in HEAD; check the path, or give a revision that has it (git_log with this path lists them)."
+    );
     let outcome = repo.call("git_blame", json!({"path": "missing.txt"})).await;
-    assert_eq!(outcome.text(), "\"missing.txt\" is not a file in HEAD.");
+    assert_eq!(
+        outcome.error(),
+        "\"missing.txt\" is not a file in HEAD; check the path, or give a revision that has it (git_log with this path lists them)."
+    );
 }
 
 #[tokio::test]
@@ -564,13 +570,13 @@ async fn a_workspace_that_is_not_a_repository_is_refused() {
     let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-        assert_eq!(outcome.text(), NOT_A_REPOSITORY, "{name}");
+        assert_eq!(outcome.error(), NOT_A_REPOSITORY, "{name}");
         let outcome = call_in(&service, None, name, &arguments(name)).await;
         assert_eq!(outcome.content, toolkit_builtins::NO_WORKSPACE, "{name}");
     }
     assert_eq!(
         NOT_A_REPOSITORY,
-        "Refused: the workspace is not a git repository (there is no `.git` folder in its root)."
+        "Refused: the workspace is not a git repository (there is no `.git` folder in its root). Read the work tree with the file tools (read_file, search_files) instead."
     );
 }
 
@@ -585,11 +591,11 @@ async fn a_git_file_pointing_outside_is_refused() {
     let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-        assert_eq!(outcome.text(), GIT_FILE, "{name}");
+        assert_eq!(outcome.error(), GIT_FILE, "{name}");
     }
     assert_eq!(
         GIT_FILE,
-        "Refused: `.git` in the workspace root is a file pointing to a repository elsewhere; only a `.git` folder directly in the workspace is read."
+        "Refused: `.git` in the workspace root is a file pointing to a repository elsewhere; only a `.git` folder directly in the workspace is read. Read the work tree with the file tools (read_file, search_files) instead."
     );
 }
 
@@ -601,12 +607,12 @@ async fn a_git_link_to_a_repository_outside_is_refused() {
     let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
     for name in TOOLS {
         let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-        assert_eq!(outcome.text(), GIT_LINK, "{name}");
+        assert_eq!(outcome.error(), GIT_LINK, "{name}");
         assert!(!outcome.content.contains("Secret"));
     }
     assert_eq!(
         GIT_LINK,
-        "Refused: `.git` in the workspace root is a symbolic link; only a `.git` folder directly in the workspace is read."
+        "Refused: `.git` in the workspace root is a symbolic link; only a `.git` folder directly in the workspace is read. Read the work tree with the file tools (read_file, search_files) instead."
     );
 }
 
@@ -636,14 +642,14 @@ async fn bad_revisions_and_paths_are_refused() {
         outcome.error(),
         "Error: the revision \"HEAD:README.md\" is not a commit."
     );
-    let dotdot = "Refused: the path \"../outside\" contains `..`; paths stay inside the workspace.";
+    let dotdot = "Refused: the path \"../outside\" contains `..`; give a path inside the workspace, relative to its root (for example \"src/main.rs\").";
     for name in ["git_log", "git_diff", "git_blame"] {
         let outcome = repo.call(name, json!({"path": "../outside"})).await;
-        assert_eq!(outcome.text(), dotdot, "{name}");
+        assert_eq!(outcome.error(), dotdot, "{name}");
     }
     let outcome = repo.call("git_blame", json!({"path": "/etc/passwd"})).await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         "Refused: the path \"/etc/passwd\" is absolute; give a path relative to the workspace."
     );
 }
@@ -733,11 +739,11 @@ async fn a_repository_that_reaches_outside_is_refused_whichever_way() {
             let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
             let expected = match what {
                 "excludesFile" | "attributesFile" => format!(
-                    "Refused: the repository's configuration sets `core.{what}`, a file these tools do not read."
+                    "Refused: the repository's configuration sets `core.{what}`, a file these tools do not read. Read the work tree with the file tools (read_file, search_files) instead."
                 ),
                 _ => GIT_OUTSIDE.to_owned(),
             };
-            assert_eq!(outcome.text(), expected, "{what}: {name}");
+            assert_eq!(outcome.error(), expected, "{what}: {name}");
             assert!(!outcome.content.contains("SECRET"), "{what}: {name}");
         }
     }

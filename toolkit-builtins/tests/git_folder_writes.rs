@@ -109,7 +109,7 @@ async fn assert_all_refused(fixture: &Fixture, path: &str, shown: &str) {
     for (tool, arguments) in calls(path) {
         let outcome = fixture.call(tool, arguments.clone()).await;
         assert_eq!(
-            (outcome.text(), outcome.artifacts.len()),
+            (outcome.error(), outcome.artifacts.len()),
             (refused(shown).as_str(), 0),
             "{tool} {arguments}"
         );
@@ -204,7 +204,7 @@ async fn links_into_a_git_folder_are_not_written_through() {
                 continue;
             }
             let outcome = fixture.call(tool, arguments.clone()).await;
-            assert_eq!(outcome.text(), refused(path), "{tool} {arguments}");
+            assert_eq!(outcome.error(), refused(path), "{tool} {arguments}");
         }
     }
     assert_eq!(snapshot(root), before);
@@ -296,8 +296,8 @@ async fn a_hard_link_to_a_file_in_a_git_folder_is_not_written_through() {
     ] {
         let outcome = fixture.call(tool, arguments).await;
         assert_eq!(
-            outcome.text(),
-            "Refused: \"hl\" has 2 hard links, so writing it could change a file outside the workspace; it was not written.",
+            outcome.error(),
+            "Refused: \"hl\" has 2 hard links, so writing it could change a file outside the workspace; it was not written. Write to a new path instead.",
             "{tool}"
         );
     }

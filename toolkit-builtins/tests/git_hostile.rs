@@ -293,11 +293,11 @@ async fn approved_writes_cannot_plant_a_command_for_the_git_tools() {
     ];
     for (tool, arguments) in into_git_folder {
         let path = arguments["path"].as_str().expect("a path").to_owned();
-        let (content, _, _) =
+        let (content, is_error, _) =
             approved_call(&service, writer.clone(), tool, &arguments.to_string()).await;
         assert_eq!(
-            content,
-            format!("Refused: \"{path}\" {GIT_FOLDER_REFUSAL}"),
+            (content, is_error),
+            (format!("Refused: \"{path}\" {GIT_FOLDER_REFUSAL}"), true),
             "{tool} {path}"
         );
     }
@@ -358,7 +358,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
                 fs::remove_dir_all(&pack).expect("no pack folder");
                 symlink(outside.join(".git/objects/pack"), pack).expect("a link");
             },
-            "Refused: `.git/objects/pack` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/objects/pack` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
         (
             "a loose object folder borrowed from another repository",
@@ -368,7 +368,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
                 let _ = fs::remove_dir_all(&here);
                 symlink(outside.join(".git/objects").join(&name), here).expect("a link");
             },
-            "Refused: `.git/objects/LOOSE` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/objects/LOOSE` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
         (
             "exclude rules read from elsewhere",
@@ -377,7 +377,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
                 let _ = fs::remove_file(&exclude);
                 symlink(outside.join("secret.txt"), exclude).expect("a link");
             },
-            "Refused: `.git/info/exclude` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/info/exclude` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
         (
             "a branch that is a link",
@@ -388,14 +388,14 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
                 )
                 .expect("a link");
             },
-            "Refused: `.git/refs/heads/other` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/refs/heads/other` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
         (
             "a link inside the git folder to a file inside it",
             |root, _| {
                 symlink(root.join(".git/HEAD"), root.join(".git/info/attributes")).expect("a link");
             },
-            "Refused: `.git/info/attributes` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/info/attributes` in the repository is a symbolic link; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
         (
             "a FIFO a read would wait on forever",
@@ -408,7 +408,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
                     .expect("mkfifo runs");
                 assert!(made.success());
             },
-            "Refused: `.git/info/exclude` in the repository is a FIFO; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/info/exclude` in the repository is a FIFO; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
         (
             "a socket",
@@ -417,7 +417,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
                     .expect("a socket");
                 drop(listener);
             },
-            "Refused: `.git/sock` in the repository is a socket; the git tools read only a git folder of plain files and folders.",
+            "Refused: `.git/sock` in the repository is a socket; the git tools read only a git folder of plain files and folders. Read the work tree with the file tools (read_file, search_files) instead.",
         ),
     ];
     let service = ToolLoopService::new(toolkit_builtins::registry().expect("no duplicate names"));
@@ -437,7 +437,7 @@ async fn a_git_folder_with_a_link_a_fifo_or_a_socket_anywhere_is_refused() {
         let expected = expected.replace("LOOSE", &first_loose_folder(&outside));
         for name in TOOLS {
             let outcome = call_in(&service, Some(&root), name, &arguments(name)).await;
-            assert_eq!(outcome.text(), expected, "{what}: {name}");
+            assert_eq!(outcome.error(), expected, "{what}: {name}");
             assert!(!outcome.content.contains("SECRET"), "{what}: {name}");
         }
     }

@@ -43,7 +43,7 @@ async fn fifos_are_refused_at_once_by_every_tool_that_reads_a_file() {
     ] {
         let outcome = fixture.call(tool, arguments).await;
         assert_eq!(
-            outcome.content,
+            outcome.error(),
             format!("Refused: \"pipe\" {NOT_REGULAR}"),
             "{tool}"
         );
@@ -73,7 +73,7 @@ async fn fifos_are_refused_at_once_by_every_tool_that_reads_a_file() {
     ] {
         let outcome = fixture.call(tool, arguments).await;
         assert_eq!(
-            outcome.content,
+            outcome.error(),
             format!("Refused: \"pipe\" {NOT_REGULAR}"),
             "{tool}"
         );
@@ -126,8 +126,8 @@ async fn writers_refuse_a_file_with_another_hard_link_and_leave_it_unchanged() {
     ] {
         let outcome = fixture.call(tool, arguments).await;
         assert_eq!(
-            outcome.content,
-            "Refused: \"linked.txt\" has 2 hard links, so writing it could change a file outside the workspace; it was not written.",
+            outcome.error(),
+            "Refused: \"linked.txt\" has 2 hard links, so writing it could change a file outside the workspace; it was not written. Write to a new path instead.",
             "{tool}"
         );
     }

@@ -256,7 +256,7 @@ async fn probe_url_refuses_non_public_addresses() {
         ),
     ] {
         let outcome = fixture.call("probe_url", json!({"url": url})).await;
-        assert_eq!(outcome.text(), refusal, "{url}");
+        assert_eq!(outcome.error(), refusal, "{url}");
     }
 }
 
@@ -300,7 +300,7 @@ async fn probe_url_does_not_connect_to_a_local_server_unless_allow_listed() {
         .call("probe_url", json!({"url": server.url("/hello")}))
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         format!("Refused: 127.0.0.1 is a loopback address; {TAIL}")
     );
     // Another host on the list does not let 127.0.0.1 through.
@@ -311,7 +311,7 @@ async fn probe_url_does_not_connect_to_a_local_server_unless_allow_listed() {
         .call("probe_url", json!({"url": server.url("/hello")}))
         .await;
     assert_eq!(
-        outcome.text(),
+        outcome.error(),
         format!("Refused: 127.0.0.1 is a loopback address; {TAIL}")
     );
     assert_eq!(server.accepted(), 0);
@@ -412,7 +412,14 @@ async fn probe_url_counts_against_the_run_budget() {
         .service
         .invoke(&scope, "probe_url", r#"{"url": "http://127.0.0.1/"}"#)
         .await;
-    assert!(!first.is_error());
+    // Refused, and counted all the same.
+    assert_eq!(
+        (first.content(), first.is_error()),
+        (
+            format!("Refused: 127.0.0.1 is a loopback address; {TAIL}").as_str(),
+            true
+        )
+    );
     let second = fixture
         .service
         .invoke(&scope, "probe_url", r#"{"url": "http://127.0.0.1/"}"#)
@@ -444,11 +451,11 @@ async fn fetch_page_refuses_every_non_public_form_probe_url_refuses() {
         let probed = fixture.call("probe_url", json!({"url": url})).await;
         let fetched = fixture.call("fetch_page", json!({"url": url})).await;
         assert_eq!(
-            fetched.text(),
-            probed.text().replace(TAIL, FETCH_TAIL),
+            fetched.error(),
+            probed.error().replace(TAIL, FETCH_TAIL),
             "{url}"
         );
-        assert!(fetched.text().starts_with("Refused: "), "{url}");
+        assert!(fetched.error().starts_with("Refused: "), "{url}");
     }
 }
 
@@ -617,7 +624,7 @@ async fn fetch_page_checks_every_redirect_hop_before_connecting() {
         let outcome = fixture
             .call("fetch_page", json!({"url": server.url(path)}))
             .await;
-        assert_eq!(outcome.text(), expected, "{path}");
+        assert_eq!(outcome.error(), expected, "{path}");
         // Only the first hop connected: the refused one never did.
         assert_eq!(server.accepted(), before + 1, "{path}");
     }

@@ -20,8 +20,8 @@ async fn several_files_are_read_each_as_read_file_shows_it() {
         outcome.content,
         "\"README.md\", lines 1-2 of 2:\n1: # Sample\n2: A small workspace.\n\n\
          \"notes.txt\", lines 1-2 of 5:\n1: alpha\n2: beta\n\n\
-         No file or folder at \"missing.txt\" in the workspace.\n\n\
-         \"nested\" is a folder, not a file."
+         No file or folder at \"missing.txt\" in the workspace; list_directory shows what is there.\n\n\
+         \"nested\" is a folder, not a file; list_directory shows the files in it."
     );
     assert!(!outcome.is_error);
     let labels: Vec<&str> = outcome
@@ -83,7 +83,17 @@ async fn read_files_refuses_escapes_per_file_and_bad_counts() {
             "{path}"
         );
         assert!(!outcome.content.contains("TOP SECRET"));
+        assert!(!outcome.is_error, "{path}");
     }
+    // Nothing read at all: a refusal, each file's with its fix.
+    let outcome = fixture
+        .call("read_files", json!({"paths": ["../", "missing.txt"]}))
+        .await;
+    assert_eq!(
+        outcome.error(),
+        "Refused: the path \"../\" contains `..`; give a path inside the workspace, relative to its root (for example \"src/main.rs\").\n\n\
+         No file or folder at \"missing.txt\" in the workspace; list_directory shows what is there."
+    );
     let outcome = fixture.call("read_files", json!({"paths": []})).await;
     assert_eq!(outcome.error(), "Error: give 1 to 10 paths, not 0.");
     let eleven: Vec<String> = (0..11).map(|index| format!("f{index}.txt")).collect();

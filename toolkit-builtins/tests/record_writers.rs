@@ -254,7 +254,7 @@ async fn insert_record_refuses_what_it_cannot_insert_and_changes_nothing() {
         ),
         (
             r#"{"table": "order_totals", "values": [{"column": "order_id", "value": 1}]}"#,
-            "\"order_totals\" is a view; only tables can be changed.",
+            "\"order_totals\" is a view; only tables can be changed. list_tables shows which are tables.",
         ),
         (
             r#"{"table": "customers", "values": [{"column": "phone", "value": "123"}]}"#,
@@ -262,7 +262,7 @@ async fn insert_record_refuses_what_it_cannot_insert_and_changes_nothing() {
              Columns: id, name, email, country, city, is_active, notes, created_at.",
         ),
     ] {
-        assert_text(&call(&db.path, "insert_record", arguments).await, expected);
+        assert_error(&call(&db.path, "insert_record", arguments).await, expected);
     }
     for (arguments, expected) in [
         (
@@ -367,7 +367,7 @@ async fn update_record_changes_only_the_rows_that_match() {
 async fn update_record_refuses_without_a_filter_and_changes_nothing() {
     let db = sample();
     let before = file_bytes(&db.path);
-    assert_text(
+    assert_error(
         &call(
             &db.path,
             "update_record",
@@ -407,14 +407,14 @@ async fn update_record_refuses_without_a_filter_and_changes_nothing() {
     ] {
         assert_error(&call(&db.path, "update_record", arguments).await, expected);
     }
-    assert_text(
+    assert_error(
         &call(
             &db.path,
             "update_record",
             r#"{"table": "order_totals", "where_equals": [{"column": "order_id", "value": 1}], "values": [{"column": "status", "value": "paid"}]}"#,
         )
         .await,
-        "\"order_totals\" is a view; only tables can be changed.",
+        "\"order_totals\" is a view; only tables can be changed. list_tables shows which are tables.",
     );
     assert_eq!(file_bytes(&db.path), before);
 }
@@ -507,7 +507,7 @@ async fn delete_record_refuses_without_a_filter_and_changes_nothing() {
         ),
         (
             r#"{"table": "order_totals", "where_equals": [{"column": "order_id", "value": 1}]}"#,
-            "\"order_totals\" is a view; only tables can be changed.",
+            "\"order_totals\" is a view; only tables can be changed. list_tables shows which are tables.",
         ),
         (
             r#"{"table": "sqlite_schema", "where_equals": [{"column": "name", "value": "orders"}]}"#,
@@ -515,7 +515,7 @@ async fn delete_record_refuses_without_a_filter_and_changes_nothing() {
              Tables: customers, order_items, order_totals, orders, products.",
         ),
     ] {
-        assert_text(&call(&db.path, "delete_record", arguments).await, expected);
+        assert_error(&call(&db.path, "delete_record", arguments).await, expected);
     }
     let result = call(&db.path, "delete_record", r#"{"table": "order_items"}"#).await;
     assert!(result.1);

@@ -316,7 +316,7 @@ async fn an_empty_database_has_no_tables() {
         &call(&db.path, "describe_database", "{}").await,
         "The database has no tables.",
     );
-    assert_text(
+    assert_error(
         &call(&db.path, "read_records", r#"{"table": "customers"}"#).await,
         "Table \"customers\" does not exist; the database has no tables.",
     );
@@ -418,7 +418,7 @@ async fn get_table_schema_of_a_view_and_of_a_composite_key() {
 }
 
 #[tokio::test]
-async fn an_unknown_table_is_a_text_that_lists_the_tables() {
+async fn an_unknown_table_is_a_refusal_that_lists_the_tables() {
     let db = sample();
     let expected = "Table \"shipments\" does not exist. \
                     Tables: customers, order_items, order_totals, orders, products.";
@@ -431,15 +431,15 @@ async fn an_unknown_table_is_a_text_that_lists_the_tables() {
         ),
         ("count_records", r#"{"table": "shipments"}"#),
     ] {
-        assert_text(&call(&db.path, tool, arguments).await, expected);
+        assert_error(&call(&db.path, tool, arguments).await, expected);
     }
     // SQLite's own tables are not the model's to read this way; a hostile name is echoed inert.
-    assert_text(
+    assert_error(
         &call(&db.path, "read_records", r#"{"table": "sqlite_schema"}"#).await,
         "Table \"sqlite_schema\" does not exist. \
          Tables: customers, order_items, order_totals, orders, products.",
     );
-    assert_text(
+    assert_error(
         &call(
             &db.path,
             "count_records",
@@ -607,15 +607,15 @@ async fn read_records_refuses_out_of_range_arguments() {
             content(&result)
         );
     }
-    // The largest offset is allowed.
-    assert_text(
+    // The largest offset is allowed; past the rows, it is refused with the offsets there are.
+    assert_error(
         &call(
             &db.path,
             "read_records",
             r#"{"table": "customers", "offset": 10000}"#,
         )
         .await,
-        "No rows at offset 10000: \"customers\" has 12 rows.",
+        "No rows at offset 10000: \"customers\" has 12 rows. Give an offset from 0 to 11.",
     );
     // Five filters are allowed.
     let result = call(
@@ -774,7 +774,7 @@ async fn read_records_returns_the_fields_asked_for_in_their_order() {
 
     let unknown = "Column \"phone\" does not exist in \"customers\". \
                    Columns: id, name, email, country, city, is_active, notes, created_at.";
-    assert_text(
+    assert_error(
         &call(
             &db.path,
             "read_records",
@@ -783,7 +783,7 @@ async fn read_records_returns_the_fields_asked_for_in_their_order() {
         .await,
         unknown,
     );
-    assert_text(
+    assert_error(
         &call(
             &db.path,
             "read_records",
@@ -1200,7 +1200,7 @@ async fn search_records_searches_a_view_and_refuses_what_it_cannot_search() {
         3
     );
 
-    assert_text(
+    assert_error(
         &call(
             &db.path,
             "search_records",
@@ -1208,7 +1208,8 @@ async fn search_records_searches_a_view_and_refuses_what_it_cannot_search() {
         )
         .await,
         "\"order_items\" has no text columns to search. \
-         Its columns: order_id, product_id, quantity, unit_price.",
+         Its columns: order_id, product_id, quantity, unit_price. \
+         read_records with where_equals finds rows by their values.",
     );
     for (query, length) in [("a", 1), ("  a  ", 1), ("", 0)] {
         let arguments = format!(r#"{{"table": "customers", "query": "{query}"}}"#);
@@ -1272,14 +1273,19 @@ async fn count_records_counts_all_rows_or_those_that_match() {
             r#"{"table": "customers", "where_equals": [{"column": "country", "value": "Peru"}]}"#,
             "\"customers\" has 0 rows where country = \"Peru\".",
         ),
-        (
-            r#"{"table": "orders", "where_equals": [{"column": "state", "value": "paid"}]}"#,
-            "Column \"state\" does not exist in \"orders\". \
-             Columns: id, customer_id, ordered_at, status, shipped, note.",
-        ),
     ] {
         assert_text(&call(&db.path, "count_records", arguments).await, expected);
     }
+    assert_error(
+        &call(
+            &db.path,
+            "count_records",
+            r#"{"table": "orders", "where_equals": [{"column": "state", "value": "paid"}]}"#,
+        )
+        .await,
+        "Column \"state\" does not exist in \"orders\". \
+         Columns: id, customer_id, ordered_at, status, shipped, note.",
+    );
     let six = r#"{"table": "orders", "where_equals": [
         {"column": "id", "value": 1}, {"column": "id", "value": 1}, {"column": "id", "value": 1},
         {"column": "id", "value": 1}, {"column": "id", "value": 1}, {"column": "id", "value": 1}]}"#;
@@ -1452,7 +1458,8 @@ async fn query_sql_refuses_everything_but_one_read_only_select_and_changes_nothi
     cases.extend(MORE_THAN_ONE.iter().map(|sql| {
         (
             (*sql).to_owned(),
-            "Refused: query_sql runs exactly one statement; this SQL has more than one.".to_owned(),
+            "Refused: query_sql runs exactly one statement; this SQL has more than one. Send each statement in its own call."
+                .to_owned(),
         )
     }));
     cases.push((
@@ -1466,7 +1473,7 @@ async fn query_sql_refuses_everything_but_one_read_only_select_and_changes_nothi
     ));
     for (sql, expected) in &cases {
         let arguments = serde_json::json!({ "sql": sql }).to_string();
-        assert_text(&call(&db.path, "query_sql", &arguments).await, expected);
+        assert_error(&call(&db.path, "query_sql", &arguments).await, expected);
     }
     assert_eq!(file_bytes(&db.path), before);
     assert_eq!(folder_entries(db.folder.path()), entries);
@@ -1600,12 +1607,15 @@ async fn no_records_tool_changes_the_database_file() {
         ),
         ("count_records", r#"{"table": "orders"}"#),
         ("query_sql", r#"{"sql": "SELECT * FROM order_totals"}"#),
-        ("query_sql", r#"{"sql": "DELETE FROM orders"}"#),
         ("describe_database", "{}"),
     ] {
         let result = call(&db.path, tool, arguments).await;
         assert!(!result.is_error(), "{tool}: {}", content(&result));
     }
+    assert_error(
+        &call(&db.path, "query_sql", r#"{"sql": "DELETE FROM orders"}"#).await,
+        "Refused: query_sql runs only read-only SELECT statements; this one would delete from \"orders\".",
+    );
     assert_eq!(file_bytes(&db.path), before);
     assert_eq!(folder_entries(db.folder.path()), entries);
 }

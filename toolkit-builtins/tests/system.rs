@@ -131,8 +131,8 @@ async fn get_env_redacts_secrets_in_content_and_artifact() {
         fixture
             .call("get_env_raw", json!({"name": "BUILTINS_GET_ENV_API_KEY"}))
             .await
-            .text(),
-        "Refused: get_env_raw is for admin callers only."
+            .error(),
+        "Refused: get_env_raw is for admin callers only. get_env shows the variables with secrets masked."
     );
 }
 
@@ -152,6 +152,15 @@ async fn get_env_says_when_nothing_matches() {
             .await
             .text(),
         "No variable's name starts with \"TOOLKIT_SURELY_UNSET_\"."
+    );
+    // A listing that found nothing is an answer; the one value asked for, missing, is refused.
+    let admin = Fixture::with_context(|context| context.with_admin(true));
+    assert_eq!(
+        admin
+            .call("get_env_raw", json!({"name": "TOOLKIT_SURELY_UNSET_1"}))
+            .await
+            .error(),
+        "The variable \"TOOLKIT_SURELY_UNSET_1\" is not set; get_env lists the variables that are set."
     );
 }
 
@@ -314,8 +323,8 @@ async fn list_processes_finds_this_process_for_an_admin() {
     // Offered to a non-admin by hand, it still refuses.
     let user = Fixture::new();
     assert_eq!(
-        user.call("list_processes", json!({})).await.text(),
-        "Refused: list_processes is for admin callers only."
+        user.call("list_processes", json!({})).await.error(),
+        "Refused: list_processes is for admin callers only. system_status reports the host's load and memory."
     );
 }
 

@@ -254,9 +254,15 @@ async fn approved(
 /// Paths that try to leave the root, each with the refusal it gets.
 pub fn escape_corpus() -> Vec<(&'static str, String)> {
     let dotdot = |path: &str| {
-        format!("Refused: the path \"{path}\" contains `..`; paths stay inside the workspace.")
+        format!(
+            "Refused: the path \"{path}\" contains `..`; give a path inside the workspace, relative to its root (for example \"src/main.rs\")."
+        )
     };
-    let outside = |path: &str| format!("Refused: the path \"{path}\" leads outside the workspace.");
+    let outside = |path: &str| {
+        format!(
+            "Refused: the path \"{path}\" leads outside the workspace (through a link); give a path that stays inside it."
+        )
+    };
     let mut corpus = vec![
         ("../", dotdot("../")),
         ("..", dotdot("..")),
@@ -279,7 +285,8 @@ pub fn escape_corpus() -> Vec<(&'static str, String)> {
         ),
         (
             "notes.txt\0",
-            "Refused: the path \"notes.txt\\0\" contains a NUL byte.".to_owned(),
+            "Refused: the path \"notes.txt\\0\" contains a NUL byte; give the path without it."
+                .to_owned(),
         ),
     ];
     if cfg!(unix) {
@@ -314,7 +321,7 @@ pub async fn assert_escapes_refused(
                 outcome.is_error,
                 outcome.artifacts.len()
             ),
-            (refusal.as_str(), false, 0),
+            (refusal.as_str(), true, 0),
             "{tool} with {path:?}"
         );
         assert!(
