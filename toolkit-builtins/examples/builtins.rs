@@ -47,13 +47,14 @@ async fn main() -> Result<(), Box<dyn Error>> {
         ("app_version", "{}"),
         ("list_directory", r#"{"path": "."}"#),
         ("read_file", r#"{"path": "notes.txt"}"#),
-        // Out of the workspace: refused before anything is opened. A refusal is an answer the
-        // model reads and reasons about (not a failed call), so it is not an error result.
+        // Out of the workspace: refused before anything is opened, as an error result whose
+        // text tells the model what to do instead.
         ("read_file", r#"{"path": "../secret.txt"}"#),
     ];
     for (name, arguments) in calls {
         let result = service.invoke(&scope, name, arguments).await;
-        println!("\n== {name} {arguments}");
+        let flag = if result.is_error() { " (error)" } else { "" };
+        println!("\n== {name} {arguments}{flag}");
         println!("{}", result.content());
         if result.content().contains("launch codes") {
             return Err("the secret beside the workspace was read".into());
