@@ -16,7 +16,12 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// Tests a regular expression (Rust `regex` syntax, linear time) against a text and lists the
 /// matches with their byte offsets and capture groups.
-#[tool(read_only, group = "data")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "data",
+    title = "Tests a regular expression against a text"
+)]
 pub fn regex_test(
     /// The pattern.
     pattern: String,
@@ -108,7 +113,12 @@ pub fn regex_test(
 const DIFF_LIMIT: usize = 1_000_000;
 /// Compares two texts line by line and shows the difference as a unified diff (`-` removed,
 /// `+` added, `@@` hunk headers), with `context_lines` unchanged lines around each change.
-#[tool(read_only, group = "data")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "data",
+    title = "Compares two texts as a unified diff"
+)]
 pub fn diff_text(
     /// The original text.
     old: String,

@@ -193,7 +193,12 @@ fn ragged_note(ragged: usize) -> String {
 
 /// Shows the header and the first rows of CSV data (a workspace file or text), and how many
 /// rows and columns it has. The rows come as a table too.
-#[tool(read_only, group = "data")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "data",
+    title = "Shows the header and first rows of CSV data"
+)]
 pub fn csv_preview(
     /// A CSV file in the workspace (give this or `text`).
     path: Option<String>,
@@ -418,7 +423,7 @@ impl Column {
 /// Describes each column of CSV data (a workspace file or text): its type (integer, number,
 /// boolean, text, empty), how many values and empty cells it has, how many distinct values,
 /// its minimum and maximum, and the mean of a numeric column.
-#[tool(read_only, group = "data")]
+#[tool(read_only, idempotent, group = "data")]
 pub fn csv_stats(
     /// A CSV file in the workspace (give this or `text`).
     path: Option<String>,

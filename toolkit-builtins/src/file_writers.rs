@@ -147,7 +147,12 @@ fn leads_into_git(dir: &Dir, path: &Path, follow_last: bool) -> bool {
 
 /// Writes a text file in the workspace. Its folder must exist (see `create_directory`); an
 /// existing file is replaced only with `overwrite: true`.
-#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+#[tool(
+    group = "writers",
+    requires_approval,
+    idempotent,
+    enabled_by_default = false
+)]
 pub fn write_file(
     /// The file, relative to the workspace root.
     path: String,
@@ -309,7 +314,12 @@ fn check_writable(file: &cap_std::fs::File, path: &RelativePath) -> Result<(), T
 }
 
 /// Creates a folder in the workspace, with any missing parent folders.
-#[tool(group = "writers", requires_approval, enabled_by_default = false)]
+#[tool(
+    group = "writers",
+    requires_approval,
+    idempotent,
+    enabled_by_default = false
+)]
 pub fn create_directory(
     /// The folder, relative to the workspace root.
     path: String,
@@ -696,7 +706,12 @@ pub fn edit_file(
 
 /// Shows the unified diff `edit_file` would make with these edits, without writing anything
 /// (and without an operator's approval).
-#[tool(read_only, group = "files")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "files",
+    title = "Shows the diff an edit_file call would make"
+)]
 pub fn preview_edit(
     /// The file, relative to the workspace root.
     path: String,

@@ -69,7 +69,7 @@ fn kind_of(file_type: Option<cap_std::fs::FileType>) -> &'static str {
 
 /// Lists a folder of the workspace: each entry's name, type (file, folder, symlink), size in
 /// bytes and modification time (UTC). Links are listed, not followed.
-#[tool(read_only, group = "files")]
+#[tool(read_only, idempotent, group = "files")]
 pub fn list_directory(
     /// The folder, relative to the workspace root (`.` is the root).
     #[arg(default = ".".to_owned())]
@@ -178,7 +178,7 @@ fn not_a_directory_code() -> i32 {
 
 /// Reads lines of a text file in the workspace, numbered from 1: `lines` lines (1 to 200) from
 /// `from_line`. Says how many lines the file has, so the next call can ask for the rest.
-#[tool(read_only, group = "files")]
+#[tool(read_only, idempotent, group = "files")]
 pub fn read_file(
     /// The file, relative to the workspace root.
     path: String,
@@ -272,7 +272,7 @@ fn read_file_in(
 
 /// Describes one file or folder of the workspace: type, size, modification time, permissions,
 /// the target of a link, and the line count of a text file.
-#[tool(read_only, group = "files")]
+#[tool(read_only, idempotent, group = "files")]
 pub fn file_info(
     /// The file or folder, relative to the workspace root.
     path: String,
@@ -408,7 +408,12 @@ fn glob_matches(matcher: &GlobMatcher, pattern: &str, below_start: &Path) -> boo
 /// Finds files and folders whose name matches a glob (`*.csv`, `report-??.txt`), or whose path
 /// below `path` matches a glob with a `/` (`data/**/*.json`). Honours `.gitignore`; links are
 /// listed, not followed.
-#[tool(read_only, group = "files")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "files",
+    title = "Finds files and folders by a glob"
+)]
 pub fn find_files(
     /// The glob.
     pattern: String,
@@ -512,7 +517,12 @@ fn find_files_in(
 /// Searches the text files under a folder for a literal string or a regular expression (Rust
 /// `regex` syntax) and lists the matching lines. Honours `.gitignore`; skips binary files, files
 /// over 2 MiB and links.
-#[tool(read_only, group = "files")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "files",
+    title = "Searches text files for a string or a regular expression"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn search_files(
     /// What to look for.
@@ -708,7 +718,7 @@ fn searchable_text(entry: &Walked<'_>) -> Option<String> {
 
 /// Draws the folders and files under a folder as an indented tree, `depth` levels deep (1 to
 /// 5). Honours `.gitignore`; links are shown, not followed.
-#[tool(read_only, group = "files")]
+#[tool(read_only, idempotent, group = "files")]
 pub fn tree(
     /// The folder at the top, relative to the workspace root.
     #[arg(default = ".".to_owned())]
@@ -799,7 +809,7 @@ fn tree_in(workspace: &Workspace, path: &str, depth: usize) -> Result<ToolResult
 }
 
 /// Computes the hex digest of a file in the workspace.
-#[tool(read_only, group = "files")]
+#[tool(read_only, idempotent, group = "files")]
 pub fn file_hash(
     /// The file, relative to the workspace root.
     path: String,
@@ -852,7 +862,12 @@ const READ_FILES_BUDGET: usize = 40_000;
 /// Reads the first lines of several text files of the workspace at once (1 to 10), each as
 /// `read_file` shows it. A file that cannot be read says why and the others are still read;
 /// files past the content budget are named, to read in another call.
-#[tool(read_only, group = "files")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "files",
+    title = "Reads the first lines of several text files"
+)]
 pub fn read_files(
     /// The files, relative to the workspace root (1 to 10).
     paths: Vec<String>,

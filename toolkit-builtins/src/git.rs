@@ -551,7 +551,7 @@ fn under(candidate: &str, filter: Option<&RelativePath>) -> bool {
 /// The changes in the work tree and the index against HEAD, one row per path: staged (added,
 /// modified, deleted, renamed) and unstaged (modified, deleted, untracked) changes. Files the
 /// `.gitignore` files ignore are not listed.
-#[tool(read_only, group = "git")]
+#[tool(read_only, idempotent, group = "git")]
 pub fn git_status(
     /// The first path to show, counted from 0 in path order (for the next page).
     #[arg(default = 0)]
@@ -763,7 +763,7 @@ fn status_rows(
 /// The commits reachable from a revision, newest first: short id, author, date (UTC) and
 /// subject; with `path`, only the commits that changed that file or folder (a merge counts
 /// when the path differs from every parent).
-#[tool(read_only, group = "git")]
+#[tool(read_only, idempotent, group = "git")]
 pub fn git_log(
     /// The revision to start from: a branch, tag, commit id or expression such as `HEAD~3`.
     #[arg(default = "HEAD".to_owned())]
@@ -1427,7 +1427,12 @@ fn diff_result(head: &str, rendered: Rendered, label: &str) -> ToolResult {
 /// One commit: its id, author, date (UTC) and full message, the files it changed and the unified
 /// diff against its first parent (a root commit: against nothing). Binary files are said to
 /// have changed; a large diff is cut in the content and whole in the text artifact.
-#[tool(read_only, group = "git")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "git",
+    title = "Shows one commit with its diff"
+)]
 pub fn git_show(
     /// The commit: a branch, tag, commit id or expression such as `HEAD~1`.
     #[arg(default = "HEAD".to_owned())]
@@ -1484,7 +1489,7 @@ fn show_in(
 /// The unified diff of two states, optionally limited to a file or folder: by default the work
 /// tree against the index (unstaged changes); with `staged`, the index against HEAD; with
 /// `from` (and `to`, default HEAD), one commit against another.
-#[tool(read_only, group = "git")]
+#[tool(read_only, idempotent, group = "git")]
 pub fn git_diff(
     /// The older commit; empty to compare the work tree or the index.
     #[arg(default = String::new())]
@@ -1633,7 +1638,7 @@ fn not_a_file(path: &RelativePath, revision: &str) -> ToolResult {
 
 /// Who last changed each line of a file: per line its number, the commit (short id), the
 /// commit's author and the text, as of a revision.
-#[tool(read_only, group = "git")]
+#[tool(read_only, idempotent, group = "git")]
 pub fn git_blame(
     /// The file, relative to the workspace root.
     path: String,

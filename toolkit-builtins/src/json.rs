@@ -299,7 +299,12 @@ fn cell(value: &Value) -> Cell {
 /// (`/servers/0/host`) or a path (`servers[0].host`, `servers[-1]`, `a["key.with.dots"]`; empty
 /// or `$` is the whole document). An array of objects also comes as a table, one row per item;
 /// an object as a table of its keys.
-#[tool(read_only, group = "data")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "data",
+    title = "Picks a value out of a JSON document"
+)]
 pub fn json_query(
     /// The query.
     query: String,
@@ -624,7 +629,7 @@ impl Shape {
 /// Infers a JSON Schema from a JSON document (a workspace file or text): the types seen at each
 /// place, the properties of objects (required when every object has them) and the items of
 /// arrays. The fields also come as a table, one row per place.
-#[tool(read_only, group = "data")]
+#[tool(read_only, idempotent, group = "data")]
 pub fn json_infer_schema(
     /// A JSON file in the workspace (give this or `text`).
     path: Option<String>,

@@ -160,7 +160,13 @@ fn non_public_v6(address: Ipv6Addr) -> Option<&'static str> {
 /// Sends one HTTP GET to a public `http` or `https` URL and reports the status, the response
 /// headers and the start of the body. Refuses loopback, private, link-local and cloud metadata
 /// addresses unless the run allow-lists the host; follows no redirect.
-#[tool(read_only, group = "network", remote)]
+#[tool(
+    read_only,
+    open_world,
+    group = "network",
+    remote,
+    title = "Sends one HTTP GET to a public URL and reports the response"
+)]
 pub async fn probe_url(
     /// The URL.
     url: String,
@@ -451,7 +457,13 @@ const PARSE_CHUNK: usize = 16 * 1024;
 /// `start_index`: HTML laid out as readable text (links numbered, their addresses listed at the
 /// end), other text as it is. Follows up to 5 redirects, checking every address as it checks the
 /// first: public addresses only, unless the run allow-lists the host. Reads at most 2 MB.
-#[tool(read_only, group = "network", remote)]
+#[tool(
+    read_only,
+    open_world,
+    group = "network",
+    remote,
+    title = "Fetches a web page as readable text"
+)]
 pub async fn fetch_page(
     /// The URL (http or https).
     url: String,

@@ -43,7 +43,7 @@ pub const QUERY_ROW_LIMIT: usize = 200;
 pub const QUERY_SQL_LIMIT: usize = 10_000;
 
 /// Lists the tables and views of the database with their row counts.
-#[tool(read_only, group = "records")]
+#[tool(read_only, idempotent, group = "records")]
 pub fn list_tables(context: &ToolContext) -> ToolResult {
     answer(|| {
         let connection = open_read_only(context)?;
@@ -67,7 +67,7 @@ pub fn list_tables(context: &ToolContext) -> ToolResult {
 
 /// Shows the columns of a table or view: name, declared type, whether it may be null, its
 /// default and whether it is part of the primary key; then its foreign keys and indexes.
-#[tool(read_only, group = "records")]
+#[tool(read_only, idempotent, group = "records")]
 pub fn get_table_schema(
     /// The table or view.
     table: String,
@@ -115,7 +115,12 @@ pub fn get_table_schema(
 
 /// Reads records of a table or view, optionally only those whose columns equal given values,
 /// only some columns, and a page at a time. Rows come in primary-key order.
-#[tool(read_only, group = "records")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "records",
+    title = "Reads records of a table or view"
+)]
 pub fn read_records(
     /// The table or view.
     table: String,
@@ -203,7 +208,12 @@ pub fn read_records(
 
 /// Finds the records of a table or view any of whose text columns contains a text
 /// (case-insensitive for ASCII letters; `%` and `_` are matched literally).
-#[tool(read_only, group = "records")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "records",
+    title = "Finds the records of a table or view that contain a text"
+)]
 pub fn search_records(
     /// The table or view.
     table: String,
@@ -292,7 +302,7 @@ pub fn search_records(
 
 /// Counts the records of a table or view, optionally only those whose columns equal given
 /// values.
-#[tool(read_only, group = "records")]
+#[tool(read_only, idempotent, group = "records")]
 pub fn count_records(
     /// The table or view.
     table: String,
@@ -413,7 +423,7 @@ pub fn query_sql(
 
 /// Describes the whole database: every table and view with its row count, primary key,
 /// columns, indexes and foreign keys.
-#[tool(read_only, group = "records")]
+#[tool(read_only, idempotent, group = "records")]
 pub fn describe_database(context: &ToolContext) -> ToolResult {
     answer(|| {
         let connection = open_read_only(context)?;
@@ -744,7 +754,7 @@ const PREVIEW_ROWS: usize = 10;
 /// Shows the rows an `update_record` or `delete_record` call would touch, without changing
 /// anything: how many rows its filters match and the first 10 of them (and, for an update, the
 /// values it would set). An operator sees this before approving such a call.
-#[tool(read_only, group = "records")]
+#[tool(read_only, idempotent, group = "records")]
 pub fn preview_record_change(
     /// The table.
     table: String,

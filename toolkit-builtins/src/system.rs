@@ -35,7 +35,7 @@ const LOG_LINES_LIMIT: usize = 500;
 /// variables whose name says secret (`KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `AUTH`, ...) are
 /// replaced by `[REDACTED]`; in other values, secret-shaped parts (URL passwords, API-key
 /// shapes, long tokens) become `[REDACTED]` and e-mail addresses `[EMAIL]`.
-#[tool(read_only, group = "system")]
+#[tool(read_only, idempotent, group = "system")]
 pub fn get_env(
     /// Only the variable of exactly this name.
     name: Option<String>,
@@ -130,7 +130,7 @@ pub fn get_env_raw(
 
 /// Reports the host: operating system, kernel, architecture, uptime, CPUs, load, memory and
 /// swap, and the free space of the disk holding the workspace.
-#[tool(read_only, group = "system")]
+#[tool(read_only, group = "system", title = "Reports the host's status")]
 pub fn system_status(context: &ToolContext) -> ToolResult {
     let workspace = context
         .extension::<WorkspaceRoot>()
@@ -461,7 +461,12 @@ impl LogMasker {
 /// Shows the last lines of a log file in the workspace, optionally only those at or above a
 /// level or containing a text. E-mail addresses and secret-shaped strings (tokens, passwords,
 /// keys) are masked before anything is shown or matched.
-#[tool(read_only, group = "system")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "system",
+    title = "Shows the last lines of a log file"
+)]
 pub fn fetch_logs(
     /// The log file, relative to the workspace root.
     path: String,
@@ -605,7 +610,7 @@ impl LogFilter {
 /// The current time (or a given instant) in an IANA time zone (`Europe/Paris`, `UTC`, `local`
 /// for the host's zone): the date-time with offset and zone, weekday, abbreviation and Unix
 /// time.
-#[tool(read_only, group = "system")]
+#[tool(read_only, group = "system", title = "The current time in a time zone")]
 pub fn current_time(
     /// An IANA time zone name, or `local`.
     #[arg(default = "UTC".to_owned())]

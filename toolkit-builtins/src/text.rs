@@ -16,7 +16,7 @@ use crate::shared::hex;
 
 /// Counts the lines, words, characters and bytes of a text.
 #[cfg(feature = "data")]
-#[tool(read_only, group = "data")]
+#[tool(read_only, idempotent, group = "data")]
 pub fn text_stats(
     /// The text to measure.
     text: String,
@@ -62,7 +62,7 @@ pub enum HashAlgorithm {
 
 /// Computes the hex digest of a text's UTF-8 bytes.
 #[cfg(feature = "utility")]
-#[tool(read_only, group = "utility")]
+#[tool(read_only, idempotent, group = "utility")]
 pub fn hash_text(
     /// The text to hash.
     text: String,

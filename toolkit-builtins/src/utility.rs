@@ -141,7 +141,7 @@ fn not_finite(value: &Value<DefaultNumericTypes>) -> Option<f64> {
 /// parentheses, the constants `pi`, `e` and `tau`, and functions such as `sqrt`, `ln`, `sin`,
 /// `abs`, `floor`, `round`, `min(a, b)`, `max(a, b)`, `math::pow(a, b)`. Integers stay integers
 /// (`7 / 2` is `3`; write `7.0 / 2` for `3.5`). No variables, assignments or loops.
-#[tool(read_only, group = "utility")]
+#[tool(read_only, idempotent, group = "utility")]
 pub fn calculate(
     /// The expression, such as `2 * (3 + 4) ^ 2` or `sqrt(2) / 2`.
     expression: String,
@@ -446,7 +446,12 @@ fn find_unit(name: &str) -> Option<&'static Measure> {
 /// Converts a value between units of length, mass, time, data (`kB` is 1000 bytes, `KiB`
 /// 1024), area, volume (US gallons), speed, temperature (`C`, `F`, `K`), energy and pressure.
 /// Unit names are case-insensitive: `km`, `miles`, `lb`, `GiB`, `°F`, `kWh`, `psi`.
-#[tool(read_only, group = "utility")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "utility",
+    title = "Converts a value between units"
+)]
 pub fn convert_units(
     /// The value to convert.
     value: f64,
@@ -520,7 +525,13 @@ pub enum Base64Alphabet {
 
 /// Encodes text (its UTF-8 bytes) as Base64, or decodes Base64 (padded or not; whitespace
 /// ignored) to text; bytes that are not UTF-8 are shown as hex.
-#[tool(read_only, group = "utility", name = "base64")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "utility",
+    name = "base64",
+    title = "Encodes text as Base64, or decodes Base64 to text"
+)]
 pub fn base64_convert(
     /// The text to encode, or the Base64 to decode.
     text: String,
@@ -607,7 +618,12 @@ pub fn generate_uuid(
 
 /// Splits a URL into its parts (scheme, user, host, port, path, query, fragment) and its query
 /// parameters, decoded. A password in the URL is shown as `[REDACTED]`.
-#[tool(read_only, group = "utility")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "utility",
+    title = "Splits a URL into its parts"
+)]
 pub fn url_parse(
     /// The URL, absolute.
     url: String,
@@ -712,7 +728,12 @@ fn moment(text: &str) -> Option<Moment> {
 /// hours to seconds for times) and in total days or seconds. Takes dates (`2024-01-31`),
 /// date-times (`2024-01-31T09:30`) or instants with an offset or zone
 /// (`2024-01-31T09:30:00Z`, `2024-03-10T12:00[Europe/Paris]`); both must be of one kind.
-#[tool(read_only, group = "utility")]
+#[tool(
+    read_only,
+    idempotent,
+    group = "utility",
+    title = "The difference between two dates or times"
+)]
 pub fn date_diff(
     /// The earlier date or time.
     start: String,

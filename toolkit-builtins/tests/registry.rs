@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Tool names declared in the sources: each `#[tool]` or `#[tool(...)]` attribute, with its
-/// `name = "..."` if it has one, else the name of the `fn` that follows.
+/// Tool names declared in the sources: each `#[tool]` or `#[tool(...)]` attribute (on one line or
+/// several), with its `name = "..."` if it has one, else the name of the `fn` that follows.
 fn declared_in(dir: &Path, names: &mut BTreeSet<String>) {
     for entry in std::fs::read_dir(dir).expect("readable source folder") {
         let path = entry.expect("directory entry").path();
@@ -24,9 +24,16 @@ fn declared_in(dir: &Path, names: &mut BTreeSet<String>) {
             if !(rest.starts_with(']') || rest.starts_with('(')) {
                 continue;
             }
-            if let Some(name) = rest
-                .split("name = \"")
-                .nth(1)
+            // The whole attribute, which rustfmt spreads over several lines when it is long.
+            let mut attribute = rest.to_owned();
+            while !attribute.ends_with(']') {
+                let Some(next) = lines.next() else { break };
+                attribute.push(' ');
+                attribute.push_str(next);
+            }
+            if let Some(name) = attribute
+                .split(&['(', ','][..])
+                .find_map(|key| key.trim().strip_prefix("name = \""))
                 .and_then(|tail| tail.split('"').next())
             {
                 names.insert(name.to_owned());

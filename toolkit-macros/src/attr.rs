@@ -1,7 +1,7 @@
-//! The grammar of `#[tool(...)]`: `name = "..."`, `group = "..."`, `description = "..."`,
-//! `crate = "..."` (the path toolkit is reached by), and the flags
-//! `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `inline`,
-//! each bare (true) or `= true` / `= false`.
+//! The grammar of `#[tool(...)]`: `name = "..."`, `title = "..."`, `group = "..."`,
+//! `description = "..."`, `preview = "..."`, `crate = "..."` (the path toolkit is reached by),
+//! and the flags `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`,
+//! `read_only`, `idempotent`, `open_world`, `inline`, each bare (true) or `= true` / `= false`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -9,11 +9,12 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str = "`name`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `inline`";
+const KEYS: &str = "`name`, `title`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `idempotent`, `open_world`, `inline`";
 
 /// The keys, as [`KEYS`] lists them.
-const KNOWN_KEYS: [&str; 11] = [
+const KNOWN_KEYS: [&str; 14] = [
     "name",
+    "title",
     "group",
     "description",
     "preview",
@@ -23,6 +24,8 @@ const KNOWN_KEYS: [&str; 11] = [
     "enabled_by_default",
     "remote",
     "read_only",
+    "idempotent",
+    "open_world",
     "inline",
 ];
 
@@ -36,6 +39,8 @@ pub struct Flag {
 #[derive(Default)]
 pub struct ToolAttr {
     pub name: Option<LitStr>,
+    /// `title = "..."`: the label people read (checked by `valid`).
+    pub title: Option<LitStr>,
     pub group: Option<LitStr>,
     pub description: Option<LitStr>,
     /// `preview = "tool"`: the read-only tool whose answer an operator sees before approving
@@ -48,6 +53,8 @@ pub struct ToolAttr {
     pub enabled_by_default: Option<Flag>,
     pub remote: Option<Flag>,
     pub read_only: Option<Flag>,
+    pub idempotent: Option<Flag>,
+    pub open_world: Option<Flag>,
     pub inline: Option<Flag>,
     /// Keys given with a value that is wrong (reported once, at the value): later checks take
     /// them as given, so that one mistake is one error.
@@ -81,6 +88,7 @@ impl ToolAttr {
         };
         let parsed = match key {
             "name" => set(&mut self.name, meta, key, string_value),
+            "title" => set(&mut self.title, meta, key, string_value),
             "group" => set(&mut self.group, meta, key, string_value),
             "description" => set(&mut self.description, meta, key, description_value),
             "preview" => set(&mut self.preview, meta, key, string_value),
@@ -90,6 +98,8 @@ impl ToolAttr {
             "enabled_by_default" => set(&mut self.enabled_by_default, meta, key, flag_value),
             "remote" => set(&mut self.remote, meta, key, flag_value),
             "read_only" => set(&mut self.read_only, meta, key, flag_value),
+            "idempotent" => set(&mut self.idempotent, meta, key, flag_value),
+            "open_world" => set(&mut self.open_world, meta, key, flag_value),
             _ => set(&mut self.inline, meta, key, flag_value),
         };
         if parsed.is_err() {

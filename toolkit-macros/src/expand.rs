@@ -403,6 +403,8 @@ fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
         ),
         ("with_remote", flag(attr.remote, false), false),
         ("with_read_only", flag(attr.read_only, false), false),
+        ("with_idempotent", flag(attr.idempotent, false), false),
+        ("with_open_world", flag(attr.open_world, false), false),
     ]
     .into_iter()
     .filter(|(_, value, default)| value != default)
@@ -418,6 +420,20 @@ fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
         quote!(Blocking)
     };
     (quote!(#(#flags)*), execution)
+}
+
+/// What the spec is given beyond its name, description and flags, when the attribute says it:
+/// the preview tool and the title.
+fn given(attr: &ToolAttr) -> TokenStream {
+    let preview = attr
+        .preview
+        .as_ref()
+        .map(|tool| quote!(let spec = spec.with_preview(#tool);));
+    let title = attr
+        .title
+        .as_ref()
+        .map(|title| quote!(let spec = spec.with_title(#title);));
+    quote!(#preview #title)
 }
 
 /// The generated tool for one function: the schema and arguments structs, the argument
@@ -441,10 +457,7 @@ pub fn tool_items(
     let description = description(attr, input);
     let (flags, execution) = policy(attr, &func.sig);
     let toolkit = attr.toolkit();
-    let preview = attr
-        .preview
-        .as_ref()
-        .map(|tool| quote!(let spec = spec.with_preview(#tool);));
+    let given = given(attr);
     let serde_crate = format!("{}::__private::serde", path_text(&toolkit));
     let schemars_crate = format!("{}::__private::schemars", path_text(&toolkit));
     let Arguments {
@@ -504,7 +517,7 @@ pub fn tool_items(
                         ::core::concat!(::core::module_path!(), " (", ::core::file!(), ":", ::core::line!(), ")"),
                     );
                     #(#states)*
-                    #preview
+                    #given
                     spec
                 })
             }

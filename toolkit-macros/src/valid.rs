@@ -10,6 +10,9 @@ use crate::attr::{ToolAttr, combine, flag};
 /// Longest tool name providers accept.
 const NAME_LIMIT: usize = 64;
 
+/// Longest tool title, in characters (`toolkit::limits::TOOL_TITLE_LIMIT`).
+const TITLE_LIMIT: usize = 100;
+
 /// Everything checked; `Err` holds all errors found.
 /// Whether the tool has a description: doc text, text that only the compiler reads
 /// (`#[doc = include_str!("..")]`), or `description = ".."`.
@@ -93,6 +96,11 @@ pub fn validate(attr: &ToolAttr, input: &Input) -> Result<(), syn::Error> {
     let sig = &input.func.sig;
 
     check_names(attr, sig, &mut errors);
+    if let Some(title) = &attr.title
+        && let Err(problem) = check_title(&title.value())
+    {
+        combine(&mut errors, syn::Error::new_spanned(title, problem));
+    }
     if !described(attr, input) {
         combine(
             &mut errors,
@@ -289,6 +297,32 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// One line of 1 to 100 characters, not all whitespace, or what is wrong and the fix: the rule
+/// `toolkit::spec::check_tool_title` applies at run time (a test below proves the two agree).
+fn check_title(title: &str) -> Result<(), String> {
+    if title.trim().is_empty() {
+        return Err("the title is empty: give a short label people read \
+             (`title = \"Read a file\"`), or remove `title` and the description's first \
+             sentence is the title"
+            .to_owned());
+    }
+    if title.contains(['\n', '\r']) {
+        return Err(
+            "a title is one line: keep it a short label (`title = \"Read a file\"`) \
+             and put the details in the doc comment, which is the description"
+                .to_owned(),
+        );
+    }
+    let length = title.chars().count();
+    if length > TITLE_LIMIT {
+        return Err(format!(
+            "the title is {length} characters long; the limit is {TITLE_LIMIT}: keep it a short \
+             label and put the details in the doc comment, which is the description"
+        ));
+    }
+    Ok(())
+}
+
 /// The function's name without a raw-identifier prefix.
 pub fn unraw(ident: &syn::Ident) -> String {
     let name = ident.to_string();
@@ -375,7 +409,7 @@ fn impl_trait_in(ty: &Type) -> Option<&Type> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_name;
+    use super::{check_name, check_title};
 
     /// Names at every edge of the rule: each ASCII character alone and inside a name, lengths
     /// around the limit, non-ASCII letters and digits, a raw identifier's prefix.
@@ -411,6 +445,38 @@ mod tests {
                 check_name(&name).is_ok(),
                 toolkit::spec::check_tool_name(&name).is_ok(),
                 "{name:?}"
+            );
+        }
+    }
+
+    /// Titles at every edge of the rule: empty, whitespace, each line break, lengths around the
+    /// limit in one-byte and two-byte characters.
+    #[test]
+    fn the_compile_time_title_rule_is_the_run_time_rule() {
+        let mut titles: Vec<String> = [
+            "",
+            " ",
+            "\t",
+            "Read a file",
+            "Read\na file",
+            "Read a file\n",
+            "Read\r\na",
+            "\r",
+            " padded ",
+            "Tab\tinside",
+            "ünïcode ✓",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        for len in [1, 99, 100, 101, 200] {
+            titles.push("x".repeat(len));
+            titles.push("é".repeat(len));
+        }
+        for title in titles {
+            assert_eq!(
+                check_title(&title).is_ok(),
+                toolkit::spec::check_tool_title(&title).is_ok(),
+                "{title:?}"
             );
         }
     }

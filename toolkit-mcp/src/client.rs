@@ -248,6 +248,13 @@ impl RemoteTool {
         .with_group(format!("mcp:{server}"))
         .with_flags(ToolFlags::new().with_remote(true))
         .defined_at(format!("MCP server \"{server}\""));
+        // The server's title when it is one a registry takes, else the first sentence's.
+        let spec = match tool.title {
+            Some(title) if toolkit::spec::check_tool_title(&title).is_ok() => {
+                spec.with_title(title)
+            }
+            _ => spec,
+        };
         Self { spec, connection }
     }
 

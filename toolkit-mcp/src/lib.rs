@@ -3,7 +3,8 @@
 //! MCP both ways for [`toolkit`], on the official Rust SDK (`rmcp`):
 //!
 //! - [`serve_stdio`] and [`serve_http`] serve a [`ToolLoopService`](toolkit::ToolLoopService) to
-//!   MCP hosts. `tools/list` gives the offered tools' names, descriptions and input schemas; every
+//!   MCP hosts. `tools/list` gives the offered tools' names, titles, descriptions, input schemas
+//!   and annotations (read-only, destructive, idempotent, open world, from their flags); every
 //!   `tools/call` goes through the seam, and the reply is the bounded content as one text block
 //!   with `isError` from the result. Artifacts never go into a reply (a host forwards replies to a
 //!   model); subscribers of the service's event stream see them, each call as a run `mcp_<uuid>`,

@@ -39,8 +39,10 @@ pub const HTTP_PATH: &str = "/mcp";
 const SOURCE: &str = "mcp";
 
 /// An MCP server over one service: `tools/list` gives the tools a fresh scope of `context`
-/// offers; each `tools/call` is one [`ToolLoopService::call_observed`] in such a scope, and the
-/// reply is the bounded content as one text block with `isError` from the result.
+/// offers, each with its [title](toolkit::ToolSpec::title) and MCP's annotations from its
+/// [flags](toolkit::spec::ToolFlags) (read-only; destructive for a writer; idempotent; open
+/// world, or remote); each `tools/call` is one [`ToolLoopService::call_observed`] in such a
+/// scope, and the reply is the bounded content as one text block with `isError` from the result.
 ///
 /// Tools that require an operator's approval are not offered, unless
 /// [`with_writers`](Self::with_writers) offers them to clients that answer form elicitation: a
@@ -219,6 +221,8 @@ impl McpToolServer {
                     spec.description().to_owned(),
                     schema,
                 )
+                .with_title(spec.title())
+                .with_annotations(annotations(spec.flags()))
             })
             .collect()
     }
@@ -625,6 +629,21 @@ fn store_unavailable(error: &BackendError) -> CallToolResponse {
          answer. Try again later.",
     )])
     .into()
+}
+
+/// What a tool's flags tell a host of it, as MCP's hints: `readOnlyHint` from
+/// [`read_only`](toolkit::spec::ToolFlags::read_only); `destructiveHint` for a tool that does
+/// not only read and requires an operator's approval (the writers), false for any other;
+/// `idempotentHint` from [`idempotent`](toolkit::spec::ToolFlags::idempotent);
+/// `openWorldHint` from [`open_world`](toolkit::spec::ToolFlags::open_world) or
+/// [`remote`](toolkit::spec::ToolFlags::remote) (a network tool, another MCP server's tool).
+/// Every hint is given, since MCP's defaults (destructive, open world) fit few of them.
+pub(crate) fn annotations(flags: toolkit::spec::ToolFlags) -> rmcp::model::ToolAnnotations {
+    rmcp::model::ToolAnnotations::new()
+        .read_only(flags.read_only())
+        .destructive(!flags.read_only() && flags.requires_approval())
+        .idempotent(flags.idempotent())
+        .open_world(flags.open_world() || flags.remote())
 }
 
 /// The capabilities of the client of this request: those in the request's `_meta`

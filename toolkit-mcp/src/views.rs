@@ -163,6 +163,13 @@ pub(crate) fn artifacts_tool() -> rmcp::model::Tool {
         "For the artifacts view only: the artifacts of one call, by the handle in its reply.",
         schema,
     )
+    .with_title("Artifacts of a call")
+    // It reads what the server keeps, and a handle gives the same artifacts while they are kept.
+    .with_annotations(crate::server::annotations(
+        toolkit::spec::ToolFlags::new()
+            .with_read_only(true)
+            .with_idempotent(true),
+    ))
     .with_meta(meta)
 }
 

@@ -218,9 +218,131 @@ fn names_an_item(text: &str) -> bool {
     code || (path && !text.is_empty())
 }
 
+/// The first sentence of a description (cleaned by [`for_model`]) as a tool's title: up to its
+/// first `.`, `!` or `?` followed by a space or the end, outside code spans, or its first `:` or
+/// `;` followed by a space or the end, outside code spans and parentheses (what follows is
+/// detail), or the end of its first line; without the closing `.`, `:` or `;` (a `!` or `?`
+/// stays); a heading's `#`s dropped; cut at a word, ending in `…`, to
+/// [`TOOL_TITLE_LIMIT`](crate::limits::TOOL_TITLE_LIMIT) characters. Empty when the description
+/// is, or opens with a code block.
+pub(crate) fn first_sentence(description: &str) -> std::borrow::Cow<'_, str> {
+    let line = description.lines().next().unwrap_or_default().trim();
+    if line.starts_with("```") || line.starts_with("~~~") {
+        return std::borrow::Cow::Borrowed("");
+    }
+    let line = heading(line).unwrap_or(line);
+    let mut in_code = false;
+    let mut depth = 0_usize;
+    let mut end = line.len();
+    let mut characters = line.char_indices().peekable();
+    while let Some((index, character)) = characters.next() {
+        let ends = characters
+            .peek()
+            .is_none_or(|(_, next)| next.is_whitespace());
+        match character {
+            '`' => in_code = !in_code,
+            _ if in_code => {}
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '!' | '?' if ends => {
+                end = index + 1;
+                break;
+            }
+            '.' if ends => {
+                end = index;
+                break;
+            }
+            ':' | ';' if ends && depth == 0 => {
+                end = index;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let sentence = line[..end].trim_end();
+    let limit = crate::limits::TOOL_TITLE_LIMIT;
+    if sentence.chars().count() <= limit {
+        return std::borrow::Cow::Borrowed(sentence);
+    }
+    // Room for the `…`, then back to the last word that fits whole.
+    let room = sentence
+        .char_indices()
+        .nth(limit - 1)
+        .map_or(sentence.len(), |(index, _)| index);
+    let head = &sentence[..room];
+    let head = if sentence[room..].starts_with(char::is_whitespace) {
+        head
+    } else {
+        head.rsplit_once(char::is_whitespace)
+            .map_or(head, |(words, _)| words)
+    };
+    std::borrow::Cow::Owned(format!("{}…", head.trim_end()))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::for_model;
+    use super::{first_sentence, for_model};
+
+    #[test]
+    fn a_title_is_the_first_sentence_without_its_period() {
+        for (description, title) in [
+            (
+                "Reads a file.\n\nOnly inside the workspace.",
+                "Reads a file",
+            ),
+            ("Counts. Then stops.", "Counts"),
+            ("Is it up? Asks once.", "Is it up?"),
+            ("Stop! Now.", "Stop!"),
+            ("No period at all", "No period at all"),
+            (
+                "Evaluates `7.0 / 2. x` and `a. b`. Then more.",
+                "Evaluates `7.0 / 2. x` and `a. b`",
+            ),
+            ("Version 1.2 of it.", "Version 1.2 of it"),
+            ("Runs a query:\n\n```sql\nSELECT 1\n```", "Runs a query"),
+            ("Lists a folder: each entry's name. More.", "Lists a folder"),
+            (
+                "Edits a file in order; each edit once.",
+                "Edits a file in order",
+            ),
+            (
+                "Encodes text (padded or not; spaces ignored) as Base64. More.",
+                "Encodes text (padded or not; spaces ignored) as Base64",
+            ),
+            (
+                "Matches `a: b; c` literally. More.",
+                "Matches `a: b; c` literally",
+            ),
+            ("At 09:30 sharp. More.", "At 09:30 sharp"),
+            ("# Weather\n\nGets it.", "Weather"),
+            ("```sql\nSELECT 1\n```", ""),
+            ("", ""),
+        ] {
+            assert_eq!(first_sentence(description), title, "{description:?}");
+        }
+    }
+
+    #[test]
+    fn a_long_first_sentence_is_cut_at_a_word_to_the_limit() {
+        let long = format!("{} end.", "word ".repeat(30));
+        let title = first_sentence(&long);
+        assert_eq!(title, format!("{}…", ["word"; 20].join(" ")));
+        assert_eq!(title.chars().count(), 100);
+        // A word that would not fit whole is left out.
+        let long = format!("{} end.", "words ".repeat(30));
+        assert_eq!(
+            first_sentence(&long),
+            format!("{}…", ["words"; 16].join(" "))
+        );
+        // One word longer than the limit is cut inside it.
+        let word = "x".repeat(150);
+        let title = first_sentence(&word);
+        assert_eq!(title, format!("{}…", "x".repeat(99)));
+        assert_eq!(title.chars().count(), 100);
+        // Exactly the limit stays whole.
+        let exact = "é".repeat(100);
+        assert_eq!(first_sentence(&exact), exact);
+    }
 
     #[test]
     fn paragraphs_join_and_keep_their_breaks() {

@@ -197,6 +197,7 @@ pub use service::ToolLoopService;
 /// | key | meaning |
 /// |---|---|
 /// | `name = ".."` | the name the model calls (default: the function's name); [`check_tool_name`](spec::check_tool_name) rules |
+/// | `title = ".."` | the label people read, where a host lists tools or asks to approve a call (default: the description's first sentence, [`ToolSpec::title`]); one line of at most 100 characters ([`check_tool_title`](spec::check_tool_title)) |
 /// | `group = ".."` | a group for listings (default `default`) |
 /// | `description = ".."` | the description, instead of the doc comment |
 /// | `requires_approval` | each call waits for an operator (the loop suspends; see [`Approval`](seam::Approval)) |
@@ -205,6 +206,8 @@ pub use service::ToolLoopService;
 /// | `remote` | counts against a run's budget of remote calls |
 /// | `inline` | a plain `fn` runs on the caller's thread (for a quick tool); otherwise it runs on a worker thread, where the timeout applies |
 /// | `read_only` | only reads: may be another tool's preview, and runs in a [read-only scope](RunScope::read_only) |
+/// | `idempotent` | a call repeated with the same arguments on the same state does nothing more: a reader answers the same, a writer changes nothing more (described to hosts, [`ToolFlags::idempotent`](spec::ToolFlags::idempotent)) |
+/// | `open_world` | deals with things outside what the caller controls, such as web pages (described to hosts, [`ToolFlags::open_world`](spec::ToolFlags::open_world)) |
 /// | `preview = ".."` | on a tool that `requires_approval`: the `read_only` tool (needing no approval) run with a pending call's arguments, in a read-only scope, when the run stops for approval; its answer is shown to the operator ([`Preview`](run::Preview)). Checked when the registry is built ([`RegistryError::Preview`](registry::RegistryError::Preview)), and when compiled if both tools are methods of one `#[tools]` block |
 /// | `crate = ".."` | the path to toolkit (`crate = "tk"`, `crate = "::deps::toolkit"`) when the crate's `Cargo.toml` does not say it |
 ///

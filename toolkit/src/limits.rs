@@ -76,6 +76,15 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// registry refuses a longer name, so a tool never fails on one wire only.
 pub const TOOL_NAME_LIMIT: usize = 64;
 
+/// The longest tool title, in characters (`#[tool(title = "..")]`,
+/// [`ToolSpec::with_title`](crate::ToolSpec::with_title)); a title taken from a description's
+/// first sentence is cut to it.
+///
+/// Why 100: a title is the label a host shows people in a list or an approval prompt, on one
+/// line; MCP sets no limit, and a text longer than this is a description, which the model reads
+/// whole anyway.
+pub const TOOL_TITLE_LIMIT: usize = 100;
+
 /// The longest function description OpenAI takes, in characters.
 ///
 /// Why 1 024: OpenAI's API refuses a longer one (`string_above_max_length` on

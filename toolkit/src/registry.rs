@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::limits::TOOL_NAME_LIMIT;
-use crate::name::{InvalidToolName, check_tool_name};
+use crate::name::{InvalidToolName, InvalidToolTitle, check_tool_name, check_tool_title};
 use crate::spec::{Execution, Tool, ToolFlags, ToolSet, ToolSpec};
 
 /// Tools by name.
@@ -112,6 +112,16 @@ pub enum RegistryError {
         place: String,
         /// What is wrong with its name.
         error: InvalidToolName,
+    },
+    /// The title its spec gives breaks the rule (see [`check_tool_title`]).
+    #[error("tool \"{tool}\" (defined at {place}) cannot be registered: {error}")]
+    InvalidTitle {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        place: String,
+        /// What is wrong with its title.
+        error: InvalidToolTitle,
     },
     /// A tool names a preview tool that cannot preview it.
     #[error("tool \"{tool}\" (defined at {place}) cannot be previewed by \"{preview}\": {problem}")]
@@ -387,6 +397,13 @@ impl ToolRegistry {
         let spec = entry.tool().spec();
         if let Err(error) = check_tool_name(&entry.name) {
             return Err(RegistryError::InvalidName {
+                place: spec.place().to_owned(),
+                error,
+            });
+        }
+        if let Some(Err(error)) = spec.given_title().map(check_tool_title) {
+            return Err(RegistryError::InvalidTitle {
+                tool: entry.name.to_string(),
                 place: spec.place().to_owned(),
                 error,
             });

@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit::{
-    Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolResult, ToolSpec,
+    Table, Tool, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec,
     spec::{ExecutePermit, ToolFuture},
 };
 use toolkit_builtins::WorkspaceRoot;
 
 /// A tool whose artifacts hold canary strings (`CANARY-HTTP-`), offered as `http_canary` with
-/// the builtins.
-struct Canary(ToolSpec);
+/// the builtins; any spec, for a test of what is listed.
+pub struct Canary(pub ToolSpec);
 
 impl Tool for Canary {
     fn spec(&self) -> &ToolSpec {
@@ -40,6 +40,11 @@ impl Tool for Canary {
 }
 
 pub fn service() -> Arc<ToolLoopService> {
+    Arc::new(ToolLoopService::new(registry()))
+}
+
+/// The builtins and `http_canary`, a hand-written tool with the default flags.
+pub fn registry() -> ToolRegistry {
     let mut registry = toolkit_builtins::registry().expect("no duplicates");
     registry
         .register(Canary(ToolSpec::new(
@@ -48,7 +53,7 @@ pub fn service() -> Arc<ToolLoopService> {
             json!({"type": "object"}),
         )))
         .expect("a new name");
-    Arc::new(ToolLoopService::new(registry))
+    registry
 }
 
 pub fn context() -> ToolContext {

@@ -1,7 +1,9 @@
 // control for fail/tool-attr-*.rs (attribute keys and names): every `#[tool]` key, bare or
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
 // description, or `description = ".."`, or `#[doc = include_str!(..)]` (cleaned for a model);
-// `preview = ".."` naming a read-only tool; `crate = ".."` for the path to toolkit. The registry reports each tool with the name and flags it was given.
+// `preview = ".."` naming a read-only tool; `crate = ".."` for the path to toolkit; `title = ".."`
+// of one line and exactly 100 characters, or none (the description's first sentence). The registry
+// reports each tool with the name, title and flags it was given.
 use toolkit::spec::{Execution, ToolFlags};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 
@@ -31,6 +33,8 @@ pub fn delete_everything() -> ToolResult {
     enabled_by_default = true,
     remote = false,
     read_only = false,
+    idempotent = false,
+    open_world = false,
     inline = false
 )]
 pub fn longest() -> ToolResult {
@@ -47,6 +51,26 @@ pub fn previewed() -> ToolResult {
 #[tool(read_only)]
 pub fn looks() -> ToolResult {
     ToolResult::text("would change")
+}
+
+/// Writes the note, the same each time: a second call changes nothing more.
+#[tool(requires_approval, idempotent, title = "Write the note")]
+pub fn write_note() -> ToolResult {
+    ToolResult::text("written")
+}
+
+/// Looks a word up on the web. Pages change, so it is not idempotent.
+#[tool(read_only, open_world = true, remote, idempotent = false)]
+pub fn look_up() -> ToolResult {
+    ToolResult::text("looked up")
+}
+
+/// Has the longest title.
+#[tool(
+    title = "A title of exactly one hundred characters, on one line, is the longest a tool may have as its label."
+)]
+pub fn longest_title() -> ToolResult {
+    ToolResult::text("titled")
 }
 
 /// Names the path to toolkit, as a crate that renames the dependency does.
@@ -98,6 +122,7 @@ async fn main() {
         "Reads a file.\n\nOnly inside the workspace."
     );
     assert_eq!(read.flags(), ToolFlags::default());
+    assert_eq!(read.title(), "Reads a file");
 
     let delete = spec("delete_everything");
     assert_eq!(delete.group(), "default");
@@ -122,6 +147,31 @@ async fn main() {
         ("default", "Keeps every default.")
     );
     assert_eq!(plain.flags(), ToolFlags::new());
+    assert_eq!(plain.title(), "Keeps every default");
+
+    let write_note = spec("write_note");
+    assert_eq!(write_note.title(), "Write the note");
+    assert_eq!(
+        write_note.flags(),
+        ToolFlags::new()
+            .with_requires_approval(true)
+            .with_idempotent(true)
+    );
+    let look_up = spec("look_up");
+    assert_eq!(look_up.title(), "Looks a word up on the web");
+    assert_eq!(
+        look_up.flags(),
+        ToolFlags::new()
+            .with_read_only(true)
+            .with_open_world(true)
+            .with_remote(true)
+    );
+    let longest_title = spec("longest_title");
+    assert_eq!(longest_title.title().chars().count(), 100);
+    assert_eq!(
+        longest_title.title(),
+        "A title of exactly one hundred characters, on one line, is the longest a tool may have as its label."
+    );
     assert_eq!(spec("previewed").preview(), Some("looks"));
     assert_eq!(
         spec("looks").flags(),
@@ -129,6 +179,7 @@ async fn main() {
     );
 
     assert_eq!(spec("described").description(), "Given to the model.");
+    assert_eq!(spec("described").title(), "Given to the model");
     assert_eq!(
         spec("described_in_a_file").description(),
         "Described in a Markdown file beside the code."
