@@ -328,8 +328,11 @@ fn the_root_lists_at_most_forty_items() {
         .items
         .iter()
         .filter(|item| match item {
+            // `guide` holds pages of documentation and no item of the API.
             syn::Item::Mod(module) => {
-                matches!(module.vis, syn::Visibility::Public(_)) && module.ident != "__private"
+                matches!(module.vis, syn::Visibility::Public(_))
+                    && module.ident != "__private"
+                    && module.ident != "guide"
             }
             // A crate re-exported as a module (`pub use toolkit_secrets as secrets;`).
             syn::Item::Use(used) => {
@@ -343,4 +346,10 @@ fn the_root_lists_at_most_forty_items() {
     let items = root_items(&lib).len();
     assert!(modules + items <= 40, "{modules} modules and {items} items");
     assert_eq!((modules, items), (16, 24));
+    // What the count leaves out is documentation only: `guide`'s pages are empty modules.
+    let guide = parse(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/guide.rs"));
+    assert!(guide.items.iter().all(|item| matches!(
+        item,
+        syn::Item::Mod(page) if page.content.as_ref().is_some_and(|(_, items)| items.is_empty())
+    )));
 }
