@@ -49,6 +49,7 @@ use toolkit::{
     seam::SecretFilter,
 };
 use toolkit_builtins::network::NetworkPolicy;
+use toolkit_builtins::records::QueryTimeLimit;
 use toolkit_builtins::{Database, WorkspaceRoot, shows_sources};
 use toolkit_secrets::corpus::CORPUS;
 use toolkit_testing::http::Server;
@@ -678,7 +679,11 @@ pub async fn read_through(
         .with_admin(true)
         .with_extension(WorkspaceRoot::new(plants.root()))
         .with_extension(Database::new(&plants.database))
-        .with_extension(NetworkPolicy::allowing(["127.0.0.1"]));
+        .with_extension(NetworkPolicy::allowing(["127.0.0.1"]))
+        // A filtered run's record tools copy the whole database masked, per call, inside the
+        // query time limit: on a loaded machine a debug build took more than the 5 s default,
+        // and every call failed with the filter only. The survey is about secrets, not time.
+        .with_extension(QueryTimeLimit(Duration::from_mins(1)));
     let request = RunRequest::new("Read the plants.")
         .with_tools([tool])
         .with_options(
