@@ -89,7 +89,9 @@ fn the_flags_that_describe_a_tool_to_hosts_are_the_attributes() {
 #[test]
 fn a_tools_method_has_its_title_and_flags() {
     let mut registry = ToolRegistry::new();
-    registry.register_instance(Notebook("note")).expect("new names");
+    registry
+        .register_instance(Notebook("note"))
+        .expect("new names");
     let write = registry.get("write_note").expect("registered").spec();
     assert_eq!(write.title(), "Write the note");
     assert_eq!(
