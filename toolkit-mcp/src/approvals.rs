@@ -5,7 +5,8 @@
 //! [`Question`], so an approval covers that call only.
 //!
 //! On a session (2025-11-25, stdio) the server asks while the call waits, and gives up after
-//! the time limit. On the stateless revision (2026-07-28) it answers the call with
+//! the time limit, or at once when the client cancels the call (then it is refused unrun, and
+//! an approved call that is running ends as any cancelled call does). On the stateless revision (2026-07-28) it answers the call with
 //! `input_required`, holding the question under an opaque `requestState`, and the client retries
 //! the call with the user's answer.
 

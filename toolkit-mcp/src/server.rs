@@ -20,6 +20,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::approval::Choice;
 use toolkit::question::{Question, Unasked};
 use toolkit::recording::ObservedCall;
+use toolkit::seam::CancelSignal;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use crate::approvals::{
@@ -37,6 +38,11 @@ pub const HTTP_PATH: &str = "/mcp";
 
 /// What the server calls itself to hosts, and the `source` of its calls' run ids (`mcp_<uuid>`).
 const SOURCE: &str = "mcp";
+
+/// How long serving over stdio waits, once the connection closed and rmcp cancelled the calls
+/// still running, for them to end and be recorded (a sink writing the audit copy): they end at
+/// once, so only a stuck sink makes it wait this long.
+const STOPPING_GRACE: Duration = Duration::from_secs(5);
 
 /// An MCP server over one service: `tools/list` gives the tools a fresh scope of `context`
 /// offers, each with its [title](toolkit::ToolSpec::title) and MCP's annotations from its
@@ -76,6 +82,10 @@ pub struct McpToolServer {
     /// Whether `store` is shared with other instances.
     shared: bool,
     calls: Arc<AtomicU64>,
+    /// Held (read) by every call being answered, so that serving over stdio returns only once
+    /// each call the host left behind has ended and is recorded (see
+    /// [`serve_stdio`](Self::serve_stdio)).
+    answering: Arc<tokio::sync::RwLock<()>>,
     /// The name and version `initialize` gives hosts.
     info: Arc<(String, String)>,
 }
@@ -112,6 +122,7 @@ impl McpToolServer {
             store: Arc::new(MemoryStore::default()),
             shared: false,
             calls: Arc::new(AtomicU64::new(0)),
+            answering: Arc::default(),
             info: Arc::new(("toolkit".to_owned(), env!("CARGO_PKG_VERSION").to_owned())),
         })
     }
@@ -234,7 +245,8 @@ impl McpToolServer {
         name: &str,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
     ) -> ModelReply {
-        self.reply(name, arguments, false).await
+        self.reply(name, arguments, false, &CancelSignal::new())
+            .await
     }
 
     /// Runs one call through the seam for a client that shows MCP Apps views: the reply is the
@@ -245,7 +257,8 @@ impl McpToolServer {
         name: &str,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
     ) -> ModelReply {
-        self.reply(name, arguments, true).await
+        self.reply(name, arguments, true, &CancelSignal::new())
+            .await
     }
 
     /// The artifacts of the call a handle from [`call_for_views`](Self::call_for_views) names,
@@ -254,14 +267,16 @@ impl McpToolServer {
         kept(&*self.store, handle).await
     }
 
+    /// One call's reply, the call ended when `cancel` is given (see `call_tool`).
     async fn reply(
         &self,
         name: &str,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
         views: bool,
+        cancel: &CancelSignal,
     ) -> ModelReply {
         let call = self.next_call(name, arguments_text(arguments));
-        let scope = self.scope(views, false);
+        let scope = self.scope(views, false).with_cancel(cancel.clone());
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
         self.model_reply(name, &observed, views).await
     }
@@ -293,13 +308,16 @@ impl McpToolServer {
     }
 
     /// A call of a writer from a client that answers forms: asked about, then run or refused.
+    /// When `cancel` is given while the person has the form, the call is refused unrun; while
+    /// it runs, the seam ends it.
     async fn approved(
         &self,
         mut request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
         views: bool,
+        cancel: &CancelSignal,
     ) -> CallToolResponse {
-        let scope = self.scope(views, true);
+        let scope = self.scope(views, true).with_cancel(cancel.clone());
         let stateless = context
             .protocol_version()
             .is_some_and(|version| !version.has_initialize());
@@ -372,11 +390,13 @@ impl McpToolServer {
                             .await;
                     }
                 };
-                context
-                    .peer
-                    .create_elicitation_with_timeout(asked, Some(self.approval_timeout))
-                    .await
-                    .ok()
+                let Some(answer) = self.ask(context, asked, cancel).await else {
+                    let why = cancelled_before_answered(&request.name);
+                    return self
+                        .decline(&scope, &request.name, question, why, views)
+                        .await;
+                };
+                answer
             };
             let choice = match choice(answer, true) {
                 Ok(choice) => choice,
@@ -397,6 +417,23 @@ impl McpToolServer {
             }
         }
         unreachable!("the forms end with an answer or none")
+    }
+
+    /// The person's answer to the form `asked` (`None` inside when none came in time, or the
+    /// client could not ask them); `None` when the client cancelled the call meanwhile.
+    async fn ask(
+        &self,
+        context: &RequestContext<RoleServer>,
+        asked: rmcp::model::ElicitRequestParams,
+        cancel: &CancelSignal,
+    ) -> Option<Option<ElicitResult>> {
+        let asking = context
+            .peer
+            .create_elicitation_with_timeout(asked, Some(self.approval_timeout));
+        tokio::select! {
+            answer = asking => Some(answer.ok()),
+            () = cancel.cancelled() => None,
+        }
     }
 
     /// A writer's call from a stateless client: the first request gets the form as an input
@@ -719,30 +756,82 @@ impl ServerHandler for McpToolServer {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
+    /// Answers a call through the seam, in a scope whose cancel signal rmcp's cancellation of
+    /// the request gives (see `answer_until_cancelled`): the client's
+    /// `notifications/cancelled`, or a connection gone.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _answering = self.answering.read().await;
+        let cancel = CancelSignal::new();
+        let answer = self.answer_call(request, &context, &cancel);
+        Ok(answer_until_cancelled(&context, &cancel, answer).await)
+    }
+}
+
+impl McpToolServer {
+    /// The reply to a `tools/call`, the call ended when `cancel` is given.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        cancel: &CancelSignal,
+    ) -> CallToolResponse {
         let arguments = request.arguments.as_ref();
-        let capabilities = client_capabilities(&context);
+        let capabilities = client_capabilities(context);
         let views = capabilities.as_ref().is_some_and(shows_views);
         let asks = capabilities.as_ref().is_some_and(answers_forms)
             && self.writers.iter().any(|writer| *writer == request.name);
         if asks {
-            return Ok(self.approved(request, &context, views).await);
+            return self.approved(request, context, views, cancel).await;
         }
         // A client that shows no views gets for the app-only tool what any tool not offered
         // gets: the seam's refusal.
-        let result = if !views {
-            self.call(&request.name, arguments).await.into()
-        } else if request.name == ARTIFACTS_TOOL {
+        let result = if views && request.name == ARTIFACTS_TOOL {
             self.artifacts_call(arguments).await
         } else {
-            CallToolResult::from(self.call_for_views(&request.name, arguments).await)
+            let reply = self.reply(&request.name, arguments, views, cancel);
+            CallToolResult::from(reply.await)
         };
-        Ok(result.into())
+        result.into()
     }
+}
+
+/// Answers a `tools/call` with `answer`, giving `cancel` (the call's scope's cancel signal) as
+/// soon as rmcp cancels the request's token; the seam then ends the call at once (a blocking
+/// tool sees `ToolContext::is_cancelled`, an async tool's future is dropped) and it is recorded
+/// as cancelled, so `answer` ends soon after. rmcp cancels the token:
+/// - on the client's `notifications/cancelled` for the request, at once (and sends no reply);
+/// - on a 2026-07-28 request (stateless) whose client disconnects before the reply, at once;
+/// - when a stdio connection reaches its end of input, or a 2025-11-25 session is closed
+///   (`DELETE`) or expires, once rmcp's grace for replies in flight (5 s) is over.
+///
+/// A 2025-11-25 client whose HTTP connection drops does not cancel its calls: the session
+/// keeps their replies for the client to resume (the revision says a disconnection is not a
+/// cancellation).
+async fn answer_until_cancelled<T>(
+    context: &RequestContext<RoleServer>,
+    cancel: &CancelSignal,
+    answer: impl Future<Output = T>,
+) -> T {
+    let mut answer = std::pin::pin!(answer);
+    tokio::select! {
+        biased;
+        answered = &mut answer => return answered,
+        () = context.ct.cancelled() => cancel.cancel(),
+    }
+    answer.await
+}
+
+/// What a writer's call answers when its client cancels it while the person has its form: it
+/// was not run.
+fn cancelled_before_answered(name: &str) -> String {
+    format!(
+        "Error: the call of tool \"{}\" was cancelled before the person answered; it was not run.",
+        toolkit::bound::echo(name)
+    )
 }
 
 /// Serves `service` over stdin and stdout until the host closes the connection. A tool whose
@@ -771,13 +860,38 @@ pub async fn serve_http(
 
 impl McpToolServer {
     /// Serves over stdin and stdout until the host closes the connection: one session.
+    ///
+    /// Calls still running when the input ends get rmcp's grace (5 s) to reply, for a host
+    /// that closes its side once it has sent its last request; then they are cancelled (their
+    /// tools told to stop, each recorded as cancelled), and this returns once every call has
+    /// ended and is recorded (waiting 5 s more at most, for a sink that is stuck), so that a
+    /// process exiting next leaves no call running nor half recorded.
     pub async fn serve_stdio(self) -> io::Result<()> {
-        let running = self
-            .serve(rmcp::transport::stdio())
+        self.serve_transport(rmcp::transport::stdio()).await
+    }
+
+    /// Serves one session over `transport` until it closes, then waits for the calls left
+    /// behind as [`serve_stdio`](Self::serve_stdio) says.
+    async fn serve_transport<T, E, A>(self, transport: T) -> io::Result<()>
+    where
+        T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let answering = Arc::clone(&self.answering);
+        // Boxed: the handshake's state does not weigh on the future that serves.
+        let running = Box::pin(self.serve(transport))
             .await
             .map_err(io::Error::other)?;
-        running.waiting().await.map_err(io::Error::other)?;
-        Ok(())
+        let served = running.waiting().await.map_err(io::Error::other);
+        if tokio::time::timeout(STOPPING_GRACE, answering.write())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "calls were still being answered {STOPPING_GRACE:?} after the connection closed"
+            );
+        }
+        served.map(drop)
     }
 
     /// Serves over streamable HTTP at `http://127.0.0.1:PORT/mcp` until the process ends. Port
@@ -825,6 +939,9 @@ impl McpToolServer {
 fn invalid_input(error: ScopeError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, error)
 }
+
+#[cfg(test)]
+mod cancellation_tests;
 
 #[cfg(test)]
 mod tests {

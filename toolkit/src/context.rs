@@ -53,7 +53,8 @@ pub struct ToolContext {
     // that a tool showing part of a longer text can filter the whole text first.
     filter: Option<Arc<dyn ContentFilter>>,
     // Set on the copy of the context a call on a worker gets, and raised when its caller stops
-    // waiting (the timeout passed, or the call's future was dropped).
+    // waiting (the timeout passed, the scope's cancel signal was given, or the call's future
+    // was dropped).
     cancel: Option<Arc<AtomicBool>>,
 }
 
@@ -140,12 +141,16 @@ impl ToolContext {
         self.filter.is_some()
     }
 
-    /// Whether the caller has stopped waiting for this call: its timeout passed, or the call's
-    /// future was dropped. Always false outside a blocking tool's call.
+    /// Whether the caller has stopped waiting for this call: its timeout passed, the call's
+    /// future was dropped, or its scope's [cancel signal](crate::RunScope::with_cancel) was
+    /// given (a loop run cancelled, an MCP client's `notifications/cancelled` or closed
+    /// connection). Always false outside a blocking tool's call.
     ///
     /// A tool that runs on a worker (a plain `fn` under `#[tool]`) and may work long checks it
-    /// between steps and stops, so that no work outlives the call. An `async` tool is stopped
-    /// by dropping its future; work it hands to a thread of its own needs a flag of its own.
+    /// between steps and stops, so that no work outlives the call: its caller has its answer
+    /// already (the timeout's, or the cancellation's), and what the tool returns after is
+    /// dropped. An `async` tool is stopped by dropping its future, at its next `.await`; work
+    /// it hands to a thread of its own needs a flag of its own.
     pub fn is_cancelled(&self) -> bool {
         self.cancel
             .as_ref()

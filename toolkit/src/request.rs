@@ -1,16 +1,14 @@
 //! What a run is asked to do: its question, tools, context, options and cancel signal.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::Notify;
 
 use crate::context::ToolContext;
 use crate::limits::{DEFAULT_MAX_ITERATIONS, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT};
 use crate::recording::RunId;
 use crate::resumable::resumable_state;
+use crate::seam::CancelSignal;
 
 resumable_state! {
     /// Limits and model settings of one run, built with `with_*` from the defaults.
@@ -133,45 +131,6 @@ impl RunOptions {
     }
 }
 
-/// Stops a run from outside: the run ends at its next wait with
-/// [`Termination::Cancelled`](crate::recording::Termination::Cancelled).
-#[derive(Clone, Debug, Default)]
-pub struct CancelSignal(Arc<CancelInner>);
-
-#[derive(Debug, Default)]
-struct CancelInner {
-    cancelled: AtomicBool,
-    notify: Notify,
-}
-
-impl CancelSignal {
-    /// A signal not yet given.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Gives the signal.
-    pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::SeqCst);
-        self.0.notify.notify_waiters();
-    }
-
-    /// Whether it was given.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::SeqCst)
-    }
-
-    pub(crate) async fn cancelled(&self) {
-        loop {
-            let notified = self.0.notify.notified();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
 /// What to run.
 #[derive(Debug)]
 pub struct RunRequest {
@@ -228,7 +187,10 @@ impl RunRequest {
         self
     }
 
-    /// The same request, cancellable by `signal`.
+    /// The same request, cancellable by `signal`: once it is given, the run ends at its next
+    /// wait with [`Termination::Cancelled`](crate::recording::Termination::Cancelled), and a
+    /// call it is running ends at once, recorded as cancelled (a blocking tool sees
+    /// [`ToolContext::is_cancelled`], an async tool's future is dropped).
     #[must_use]
     pub fn with_cancel(mut self, signal: CancelSignal) -> Self {
         self.cancel = Some(signal);

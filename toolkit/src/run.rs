@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use crate::provider::{StopReason, Usage};
 use crate::recording::{RunTrace, Termination};
-pub use crate::request::{CancelSignal, RunOptions, RunRequest};
+pub use crate::request::{RunOptions, RunRequest};
 use crate::seal::TokenError;
+pub use crate::seam::CancelSignal;
 use crate::seam::ScopeError;
 use crate::wire::{ChatMessage, ToolCall};
 

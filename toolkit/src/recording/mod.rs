@@ -127,7 +127,8 @@ impl Recorder {
 
     /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
     /// sinks and subscribers see `RunStarted`, `StepStarted`, `ToolInvoked` (with the
-    /// artifacts) and `Done`, recorded as a loop records its steps. When nobody observes,
+    /// artifacts) and `Done`, recorded as a loop records its steps; a call the scope's cancel
+    /// signal ended is recorded with its cancellation as its result, and its run as cancelled. When nobody observes,
     /// nothing is recorded: no event, no record, no clock read, nothing copied; the seam's
     /// result is given as it is.
     pub(crate) async fn call(
@@ -348,7 +349,9 @@ impl<'r> Recording<'r> {
     }
 
     /// Ends a run of one call made outside a loop (which `ran`, or was refused): what its caller
-    /// gets, an error when a sink could not keep the call.
+    /// gets, an error when a sink could not keep the call. The run is
+    /// [`Cancelled`](Termination::Cancelled) when its scope's cancel signal was given (the call
+    /// was given up: an MCP client cancelled it or went away), else `Answered`.
     async fn observed(
         self,
         scope: &RunScope,
@@ -357,7 +360,12 @@ impl<'r> Recording<'r> {
         ran: bool,
     ) -> ObservedCall {
         let run_id = &self.run_id;
-        self.emit(|| RunEvent::done(run_id, Termination::Answered, invocation.content()))
+        let termination = if scope.is_cancelled() {
+            Termination::Cancelled
+        } else {
+            Termination::Answered
+        };
+        self.emit(|| RunEvent::done(run_id, termination, invocation.content()))
             .await;
         if self.kept() {
             return ObservedCall(Observed::Recorded(invocation));

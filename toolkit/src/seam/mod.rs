@@ -26,11 +26,14 @@ use crate::workers;
 
 #[cfg(feature = "loop")]
 mod approving;
+mod cancel;
 #[cfg(feature = "loop")]
 #[cfg_attr(docsrs, doc(cfg(feature = "loop")))]
 pub use approving::CheckedEdit;
 #[cfg(feature = "loop")]
 pub(crate) use approving::Shown;
+pub use cancel::CancelSignal;
+use cancel::{Ended, within};
 
 /// The one place where tools run: it checks each call, executes it under its limits and bounds
 /// what comes back. It holds the registry and the content filter, and nothing else: no
@@ -157,6 +160,7 @@ impl Seam {
             remote_used: AtomicU32::new(0),
             timeout: DEFAULT_TOOL_TIMEOUT,
             read_only: false,
+            cancel: None,
             context: context.with_filter(self.filter.clone()),
         })
     }
@@ -170,7 +174,9 @@ impl Seam {
     /// tool that requires approval (use [`invoke_approved`](Self::invoke_approved) with the
     /// operator's [`Approval`]; its arguments are not even decoded without one), and arguments
     /// that do not decode each give an error result and the tool does not run; a panic or a
-    /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log). Then an
+    /// timeout gives `Error: tool "NAME" failed.` (the panic message goes to the log), and the
+    /// scope's [cancel signal](RunScope::with_cancel) `Error: the call of tool "NAME" was
+    /// cancelled before it finished.` (given before the call, the tool does not run). Then an
     /// error result loses its artifacts, content passes the content filter, and both channels
     /// are bounded (see [`bound`]).
     pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
@@ -214,7 +220,7 @@ impl Seam {
     ) -> ToolResult {
         let outcome = match started {
             Started::Finished(result) => return result,
-            Started::Waiting(future) => run_pending(future, scope.timeout).await,
+            Started::Waiting(future) => run_pending(future, scope).await,
             Started::OnWorker(index) => self.run_on_worker(index, arguments, scope).await,
         };
         finished(name, outcome)
@@ -264,6 +270,10 @@ impl Seam {
     ) -> Started<'a> {
         match self.check(scope, name, arguments, Check::Run { approved }) {
             Err(refusal) => refusal.result(scope, name, arguments),
+            // Given up before it started: it does not start.
+            Ok(_) if scope.is_cancelled() => {
+                Started::Finished(finished(name, Err(Failure::Cancelled)))
+            }
             Ok(found) if found.policy.execution == Execution::Blocking => {
                 Started::OnWorker(found.index)
             }
@@ -297,13 +307,13 @@ impl Seam {
         if workers::submit(job).is_err() {
             return Err(Failure::NoWorker);
         }
-        // Whatever ends this wait (the outcome, the timeout, the caller dropping the call) tells
-        // the tool to stop: `ToolContext::is_cancelled`.
+        // Whatever ends this wait (the outcome, the timeout, the scope's cancel signal, the
+        // caller dropping the call) tells the tool to stop: `ToolContext::is_cancelled`.
         let _stop = RaiseOnDrop(cancel);
-        match tokio::time::timeout(scope.timeout, receiver).await {
+        match within(receiver, scope.timeout, scope.cancel.as_ref()).await {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(_)) => Err(Failure::NoWorker),
-            Err(_) => Err(Failure::TimedOut(scope.timeout)),
+            Err(ended) => Err(Failure::ended(ended, scope.timeout)),
         }
     }
 }
@@ -407,6 +417,13 @@ fn finished(name: &str, outcome: Outcome) -> ToolResult {
     match outcome {
         Ok(Ok(result)) => result,
         Ok(Err(invalid)) => ToolResult::error(argument_error_message(name, &invalid)),
+        Err(Failure::Cancelled) => {
+            tracing::info!(tool = %echo(name), "tool call cancelled");
+            ToolResult::error(format!(
+                "Error: the call of tool \"{}\" was cancelled before it finished.",
+                echo(name)
+            ))
+        }
         Err(failure) => {
             tracing::error!(tool = %echo(name), reason = %failure, "tool call failed");
             ToolResult::error(format!("Error: tool \"{}\" failed.", echo(name)))
@@ -499,20 +516,32 @@ enum Failure {
     Panicked(String),
     #[error("timed out after {0:?}")]
     TimedOut(Duration),
+    /// Not a failure of the tool: its caller gave the scope's cancel signal.
+    #[error("cancelled")]
+    Cancelled,
     #[error("a blocking tool returned a future; only async tools may wait")]
     NotBlocking,
     #[error("no worker thread could be started")]
     NoWorker,
 }
 
-async fn run_pending(
-    future: BoxToolFuture<'_>,
-    timeout: Duration,
-) -> Result<Result<ToolResult, ArgumentError>, Failure> {
-    match tokio::time::timeout(timeout, CatchUnwind(future)).await {
+impl Failure {
+    /// Why a wait for a tool under `timeout` ended without the tool's outcome.
+    fn ended(ended: Ended, timeout: Duration) -> Self {
+        match ended {
+            Ended::TimedOut => Failure::TimedOut(timeout),
+            Ended::Cancelled => Failure::Cancelled,
+        }
+    }
+}
+
+/// Polls a tool's future under the scope's timeout and cancel signal; when either ends the
+/// wait, the future is dropped, and the tool with it.
+async fn run_pending(future: BoxToolFuture<'_>, scope: &RunScope) -> Outcome {
+    match within(CatchUnwind(future), scope.timeout, scope.cancel.as_ref()).await {
         Ok(Ok(outcome)) => Ok(outcome),
         Ok(Err(message)) => Err(Failure::Panicked(message)),
-        Err(_) => Err(Failure::TimedOut(timeout)),
+        Err(ended) => Err(Failure::ended(ended, scope.timeout)),
     }
 }
 
@@ -542,8 +571,8 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// What one run may use: the tools offered, the remote-call budget, the per-call timeout and
-/// the [`ToolContext`] tools see.
+/// What one run may use: the tools offered, the remote-call budget, the per-call timeout, the
+/// signal that cancels its calls and the [`ToolContext`] tools see.
 pub struct RunScope {
     registry: Arc<ToolRegistry>,
     offered: Box<[bool]>,
@@ -551,6 +580,7 @@ pub struct RunScope {
     remote_used: AtomicU32,
     timeout: Duration,
     read_only: bool,
+    cancel: Option<CancelSignal>,
     // Holds the run's content filter too (tools may apply it to what they cut or search).
     context: ToolContext,
 }
@@ -696,6 +726,27 @@ impl RunScope {
         self
     }
 
+    /// The same scope whose calls `signal` cancels: once it is given, a call waiting for its
+    /// tool ends at once with `Error: the call of tool "NAME" was cancelled before it
+    /// finished.` (a blocking tool sees [`ToolContext::is_cancelled`] become true, an async
+    /// tool's future is dropped), as a timeout ends it, and no call of the scope starts after.
+    ///
+    /// A loop run's scope takes its request's signal ([`RunRequest::with_cancel`]); an MCP
+    /// server gives each call's scope one that the client's `notifications/cancelled` or a
+    /// closed connection gives. The recorder records such a call's run as cancelled.
+    ///
+    /// [`RunRequest::with_cancel`]: crate::RunRequest::with_cancel
+    #[must_use]
+    pub fn with_cancel(mut self, signal: CancelSignal) -> Self {
+        self.cancel = Some(signal);
+        self
+    }
+
+    /// Whether the scope's cancel signal was given.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(CancelSignal::is_cancelled)
+    }
+
     /// The names of the tools offered, in registry order.
     pub fn offered(&self) -> impl Iterator<Item = &str> + '_ {
         self.offered_specs().map(ToolSpec::name)
@@ -741,6 +792,7 @@ impl std::fmt::Debug for RunScope {
             .field("remote_budget", &self.remote_budget)
             .field("remote_used", &self.remote_calls_used())
             .field("timeout", &self.timeout)
+            .field("cancelled", &self.is_cancelled())
             .field("context", &self.context)
             .finish_non_exhaustive()
     }

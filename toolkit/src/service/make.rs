@@ -163,6 +163,11 @@ impl ToolLoopService {
     /// When a sink cannot keep the call, it is not run (its start was not kept) or its result
     /// is withheld for an error ([`unkept`](ObservedCall::unkept)).
     ///
+    /// A caller that may give the call up (an MCP client cancelling it) gives `scope` a
+    /// [cancel signal](RunScope::with_cancel): the call then ends at once, its result is
+    /// `Error: the call of tool "NAME" was cancelled before it finished.` and its run is
+    /// recorded as [cancelled](crate::recording::Termination::Cancelled).
+    ///
     /// ```
     /// use toolkit::{RunEvent, ToolCall, ToolContext, ToolLoopService, ToolRegistry};
     ///

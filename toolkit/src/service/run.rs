@@ -22,9 +22,9 @@ use crate::provider::{
 use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, StepKind, Termination,
 };
-use crate::request::{CancelSignal, RunOptions, RunRequest};
+use crate::request::{RunOptions, RunRequest};
 use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall};
-use crate::seam::{CheckedEdit, RunScope, Seam, Shown};
+use crate::seam::{CancelSignal, CheckedEdit, RunScope, Seam, Shown};
 use crate::service::ToolLoopService;
 use crate::spec::ToolSpec;
 use crate::wire::{ChatMessage, ToolCall, WireString};
@@ -63,18 +63,24 @@ fn give_own_ids(calls: &mut [ToolCall], iteration: u32) -> Vec<String> {
 
 impl ToolLoopService {
     /// Runs the loop with `provider` until the model answers without calls, the iteration limit,
-    /// a call that needs approval, a provider error, or cancellation.
+    /// a call that needs approval, a provider error, or cancellation: the request's
+    /// [`CancelSignal`] ends the run at once, a running call included (recorded with
+    /// `Error: the call of tool "NAME" was cancelled before it finished.`).
     pub async fn run(
         &self,
         provider: &dyn Provider,
         request: RunRequest,
     ) -> Result<ToolLoopResult, RunError> {
-        let scope = match &request.tools {
+        let mut scope = match &request.tools {
             Some(tools) => self.seam().scope_offering(request.context, tools)?,
             None => self.scope(request.context)?,
         }
         .with_remote_budget(request.options.remote_budget)
         .with_timeout(request.options.tool_timeout);
+        // A cancelled run stops the calls it is running too, not only its next turn.
+        if let Some(cancel) = &request.cancel {
+            scope = scope.with_cancel(cancel.clone());
+        }
         let mut messages = Vec::new();
         if let Some(system) = request.system {
             messages.push(ChatMessage::system(system));
@@ -442,6 +448,10 @@ impl<'s> Run<'s> {
             let calls = response.tool_calls;
             let outcomes = self.answer_what_it_can(&calls, &unanswerable).await;
             if outcomes.iter().any(Option::is_none) {
+                // Cancelled while its calls ran: nobody waits for the approvals it would ask.
+                if self.is_cancelled() {
+                    return self.end(Termination::Cancelled, String::new(), None).await;
+                }
                 self.progress.messages.push(ChatMessage::assistant_carrying(
                     response.content,
                     calls.clone(),
