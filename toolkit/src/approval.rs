@@ -311,7 +311,7 @@ pub enum PolicyAnswer {
 ///     }
 ///
 ///     fn decide(&self, pending: &PendingCall<'_>) -> PolicyAnswer {
-///         if pending.call.name.starts_with("delete") {
+///         if pending.call.name().starts_with("delete") {
 ///             PolicyAnswer::Deny("Deleting is not allowed in this workspace.".to_owned())
 ///         } else {
 ///             PolicyAnswer::Ask
