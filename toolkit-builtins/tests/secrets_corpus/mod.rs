@@ -639,6 +639,8 @@ pub struct Reading {
     pub calls: usize,
     /// Calls that answered with an error.
     pub errors: usize,
+    /// The first of them, to say why.
+    pub first_error: Option<String>,
     /// The tool results the provider received, as its last request carried them: the wire
     /// less what the model itself sent (a call's arguments may hold a planted text).
     pub results: Vec<String>,
@@ -681,15 +683,19 @@ pub async fn read_through(
         .with_extension(Database::new(&plants.database))
         .with_extension(NetworkPolicy::allowing(["127.0.0.1"]))
         // A filtered run's record tools copy the whole database masked, per call, inside the
-        // query time limit: on a loaded machine a debug build took more than the 5 s default,
-        // and every call failed with the filter only. The survey is about secrets, not time.
+        // query time limit (5 s by default). The survey is about secrets, not time.
         .with_extension(QueryTimeLimit(Duration::from_mins(1)));
     let request = RunRequest::new("Read the plants.")
         .with_tools([tool])
         .with_options(
             toolkit::RunOptions::default()
                 .with_remote_budget(u32::try_from(calls.len()).expect("few calls"))
-                .with_tool_timeout(Duration::from_mins(1)),
+                // Every call is in one turn, and the turn's calls wait for worker threads
+                // together: with the filter, each search_records call copies the database
+                // masked, so the last of its hundreds of calls waited past one minute and
+                // failed ("Error: tool \"search_records\" failed.": a timeout) with the filter
+                // only.
+                .with_tool_timeout(Duration::from_mins(10)),
         )
         .with_context(context);
     let result = service.run(&model, request).await.expect("runs");
@@ -726,6 +732,10 @@ pub async fn read_through(
     Reading {
         calls: calls.len(),
         errors: invocations.iter().filter(|call| call.is_error()).count(),
+        first_error: invocations
+            .iter()
+            .find(|call| call.is_error())
+            .map(|call| call.content().to_owned()),
         results,
         artifacts,
     }
@@ -792,7 +802,11 @@ pub async fn survey(registry: fn() -> ToolRegistry) -> Survey {
         let calls = calls(spec, &plants).unwrap_or_else(|error| panic!("{error}"));
         let open = read_through(&open_service, &plants, &tool, &calls).await;
         let filtered = read_through(&filtered_service, &plants, &tool, &calls).await;
-        assert_eq!(open.errors, filtered.errors, "{tool}: errors differ");
+        assert_eq!(
+            open.errors, filtered.errors,
+            "{tool}: errors differ (the first without the filter: {:?}; with it: {:?})",
+            open.first_error, filtered.first_error
+        );
         artifacts.push_str(&filtered.artifacts);
         tools.insert(
             tool,
