@@ -4,8 +4,6 @@
 //! reads and returns, leaving no work behind. How soon is measured by
 //! `toolkit-mcp-cli/benches/cancel_latency.rs`, not asserted here.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -133,59 +131,11 @@ impl Tool for Watched {
     }
 }
 
-/// A repository in `dir` whose `big.txt` (1 200 lines) was changed by 600 commits, each
-/// changing another line, so that blame walks the whole history.
-fn long_history(dir: &Path) {
-    let git = |args: &[&str], input: Option<&[u8]>| {
-        let mut child = Command::new("git")
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .args(["-c", "init.defaultBranch=main"])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("git runs");
-        let mut stdin = child.stdin.take().expect("piped");
-        if let Some(input) = input {
-            std::io::Write::write_all(&mut stdin, input).expect("git reads");
-        }
-        drop(stdin);
-        assert!(child.wait().expect("git ends").success(), "git {args:?}");
-    };
-    git(&["init", "-q"], None);
-    let mut lines: Vec<String> = (0..1_200).map(|line| format!("line {line}")).collect();
-    let mut stream = Vec::new();
-    for commit in 0..=600_usize {
-        if commit > 0 {
-            let line = commit * 2 - 1;
-            lines[line] = format!("line {line} changed by commit {commit}");
-        }
-        let text = lines.join("\n") + "\n";
-        let message = format!("commit {commit}\n");
-        stream.extend_from_slice(
-            format!(
-                "commit refs/heads/main\ncommitter Ada <ada@example.com> {} +0000\ndata {}\n{message}",
-                1_700_000_000 + commit,
-                message.len()
-            )
-            .as_bytes(),
-        );
-        stream.extend_from_slice(
-            format!("M 100644 inline big.txt\ndata {}\n", text.len()).as_bytes(),
-        );
-        stream.extend_from_slice(text.as_bytes());
-        stream.push(b'\n');
-    }
-    git(&["fast-import", "--quiet"], Some(&stream));
-    git(&["reset", "-q", "--hard", "main"], None);
-}
-
 #[tokio::test]
 async fn git_blame_cancelled_in_a_long_history_sees_its_flag_and_returns() {
     let workspace = tempfile::tempdir().expect("a folder");
-    long_history(workspace.path());
+    // `big.txt` of 1 200 lines changed by 600 commits: blame walks the whole history.
+    toolkit_testing::git::long_history(workspace.path(), 1_200, 600);
     let started = Arc::new(AtomicBool::new(false));
     let answered = Arc::new(Mutex::new(None));
     let mut registry = ToolRegistry::new();

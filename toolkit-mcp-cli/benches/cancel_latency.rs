@@ -19,7 +19,7 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -138,60 +138,6 @@ async fn slow_server() -> (String, Arc<Mutex<Option<Instant>>>) {
         }
     });
     (url, closed)
-}
-
-/// Runs git in `dir` with a fixed identity, no user or system configuration.
-fn git(dir: &Path, args: &[&str], input: Option<&[u8]>) {
-    let mut child = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "init.defaultBranch=main"])
-        .args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("git runs");
-    if let Some(input) = input {
-        let mut stdin = child.stdin.take().expect("piped");
-        std::io::Write::write_all(&mut stdin, input).expect("git reads its input");
-    }
-    assert!(child.wait().expect("git ends").success(), "git {args:?}");
-}
-
-/// A repository in `dir` whose `big.txt` ([`LINES`] lines) was changed by `commits` commits,
-/// each changing another line (made with `git fast-import`).
-fn long_history(dir: &Path, commits: usize) {
-    git(dir, &["init", "-q"], None);
-    let mut lines: Vec<String> = (0..LINES).map(|line| format!("line {line}")).collect();
-    let mut stream = Vec::new();
-    for commit in 0..=commits {
-        if commit > 0 {
-            lines[(commit * 7) % LINES] =
-                format!("line {} changed by commit {commit}", commit * 7 % LINES);
-        }
-        let text = lines.join("\n") + "\n";
-        let message = format!("commit {commit}\n");
-        stream.extend_from_slice(
-            format!(
-                "commit refs/heads/main\ncommitter Ada <ada@example.com> {} +0000\ndata {}\n{message}",
-                1_700_000_000 + commit,
-                message.len()
-            )
-            .as_bytes(),
-        );
-        stream.extend_from_slice(
-            format!("M 100644 inline big.txt\ndata {}\n", text.len()).as_bytes(),
-        );
-        stream.extend_from_slice(text.as_bytes());
-        stream.push(b'\n');
-    }
-    git(dir, &["fast-import", "--quiet"], Some(&stream));
-    git(dir, &["reset", "-q", "--hard", "main"], None);
 }
 
 /// The server of the two timed builtins, on `workspace`, allowed to reach 127.0.0.1.
@@ -507,7 +453,7 @@ fn main() -> ExitCode {
     };
     let workspace = tempfile::tempdir().expect("a folder");
     let made = Instant::now();
-    long_history(workspace.path(), commits);
+    toolkit_testing::git::long_history(workspace.path(), LINES, commits);
     eprintln!(
         "cancel_latency: a history of {commits} commits made in {:.1} s",
         made.elapsed().as_secs_f64()

@@ -11,6 +11,7 @@
 #![allow(clippy::missing_panics_doc)]
 
 pub mod browser;
+pub mod git;
 pub mod haproxy;
 pub mod http;
 pub mod mcp;
