@@ -1207,9 +1207,10 @@ impl Compiled {
     }
 
     /// Finds each field name, judges it, and masks the value after a secret one. A field that
-    /// is no secret is passed at its separator, so that a field in its value is judged too; a
-    /// secret one is passed at the end of its value. Each search starts past the last, so the
-    /// cost stays linear in the text.
+    /// is no secret is passed at its name, so that a field in its separator or its value is
+    /// judged too (`- name: key` then a line holding `"name": "API_TOKEN", "value": …`); a
+    /// secret one is passed at the end of its value. Each search starts past the last name, and
+    /// a separator spans a bounded number of characters, so the cost stays linear in the text.
     fn mask_fields(&self, text: &str, value: Value, name: Name, masking: &mut Masking<'_>) {
         let grammar = value_pattern(value);
         let mut sections = Sections::default();
@@ -1237,6 +1238,9 @@ impl Compiled {
             let Some((name_start, name_end)) = found_name else {
                 continue;
             };
+            if name_end > whole.start() {
+                at = name_end;
+            }
             let before = &text[..name_start];
             let mut field = &text[name_start..name_end];
             if before.ends_with('\\') && field.starts_with(['n', 'r', 't']) {
