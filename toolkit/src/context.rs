@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::filter::ContentFilter;
+use crate::report::{CallReporter, LogLevel, ReportSink};
 
 /// The caller's rights and the typed values (resources, policies) tools read while they run.
 ///
@@ -56,6 +57,10 @@ pub struct ToolContext {
     // waiting (the timeout passed, the scope's cancel signal was given, or the call's future
     // was dropped).
     cancel: Option<Arc<AtomicBool>>,
+    // Where the scope's calls report (set by the scope), and this call's reporting (set on the
+    // copy of the context one call gets when the scope has a sink).
+    reports: Option<Arc<dyn ReportSink>>,
+    reporter: Option<Arc<CallReporter>>,
 }
 
 #[derive(Clone)]
@@ -161,6 +166,69 @@ impl ToolContext {
     /// (gix's `should_interrupt`, say); a flag nothing raises when the call has none.
     pub fn cancel_flag(&self) -> Arc<AtomicBool> {
         self.cancel.clone().unwrap_or_default()
+    }
+
+    /// Reports how far the call is: `done` steps of `total` (when known), and what it is doing
+    /// (`""` for nothing). An MCP client that gave a progress token gets
+    /// `notifications/progress`; a loop run's subscribers get a
+    /// [`RunEvent::ToolReport`](crate::RunEvent::ToolReport) (the playground draws a progress
+    /// bar on the running call); the model and the audit copy get nothing. See
+    /// [`report`](crate::report) for the pace (a report that does not move forward, or comes
+    /// sooner than [`PROGRESS_INTERVAL`](crate::limits::PROGRESS_INTERVAL) after the last one
+    /// sent, is dropped, unless `done` reaches `total`) and the masking. Does nothing where
+    /// nobody listens.
+    ///
+    /// ```
+    /// use toolkit::{tool, ToolContext, ToolResult};
+    ///
+    /// /// Checks each file.
+    /// #[tool]
+    /// fn check(files: Vec<String>, context: &ToolContext) -> ToolResult {
+    ///     let total = files.len() as u64;
+    ///     for (done, file) in files.iter().enumerate() {
+    ///         if context.is_cancelled() {
+    ///             break;
+    ///         }
+    ///         context.progress(done as u64, Some(total), &format!("checking {file}"));
+    ///     }
+    ///     context.progress(total, Some(total), "");
+    ///     ToolResult::text(format!("{total} files checked"))
+    /// }
+    /// # let _ = CHECK_TOOL;
+    /// ```
+    pub fn progress(&self, done: u64, total: Option<u64>, message: &str) {
+        if let Some(reporter) = &self.reporter {
+            reporter.progress(self.filter(), done, total, message);
+        }
+    }
+
+    /// Logs a line of the call for the people and clients watching it: an MCP client gets
+    /// `notifications/message` at or above the level it set (`logging/setLevel`); a loop run's
+    /// subscribers get a [`RunEvent::ToolReport`](crate::RunEvent::ToolReport) (the playground
+    /// lists the lines on the running call); never the model. Masked like content and cut to
+    /// [`REPORT_LIMIT`](crate::limits::REPORT_LIMIT) bytes; a call logs at most
+    /// [`REPORT_LOG_LINES`](crate::limits::REPORT_LOG_LINES) lines. Does nothing where nobody
+    /// listens.
+    pub fn log(&self, level: LogLevel, message: &str) {
+        if let Some(reporter) = &self.reporter {
+            reporter.log(self.filter(), level, message);
+        }
+    }
+
+    /// The same context whose calls report to `sink`.
+    pub(crate) fn with_reports(mut self, sink: Arc<dyn ReportSink>) -> Self {
+        self.reports = Some(sink);
+        self
+    }
+
+    /// The context one call gets when its scope has a report sink: this one, reporting as
+    /// `call_id`; `None` when nobody listens (the call then gets this context itself).
+    pub(crate) fn reporting_as(&self, call_id: &str) -> Option<Self> {
+        let sink = self.reports.as_ref()?;
+        Some(Self {
+            reporter: Some(Arc::new(CallReporter::new(Arc::clone(sink), call_id))),
+            ..self.clone()
+        })
     }
 
     /// The same context filtering content with `filter` (`None`: not at all).
@@ -288,6 +356,7 @@ impl fmt::Debug for ToolContext {
             .field("artifacts_unseen", &self.artifacts_unseen)
             .field("extensions", &names)
             .field("filtered", &self.filter.is_some())
+            .field("reported", &self.reports.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -89,6 +89,7 @@ pub mod limits;
 mod meter;
 mod name;
 pub mod registry;
+pub mod report;
 pub mod result;
 mod schema;
 pub mod seam;

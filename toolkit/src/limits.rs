@@ -115,6 +115,26 @@ pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_hours(1);
 #[cfg(feature = "loop")]
 pub const EVENT_BUFFER: usize = 4096;
 
+/// The most bytes of a message a running tool reports (a progress step's or a log line's);
+/// past it, the message is cut on a character boundary and ends with `…`.
+///
+/// Why 4 KiB: a log line with a path, a query or a short stack fits; a tool that reports a
+/// whole document is cut before it floods a client or the page.
+pub const REPORT_LIMIT: usize = 4096;
+
+/// The most log lines one call reports; one line more says that its later lines are dropped.
+///
+/// Why 1 000: far more than a person reads on a running call, few enough that a tool logging
+/// in a tight loop cannot flood a client's connection or a subscriber's buffer.
+pub const REPORT_LOG_LINES: usize = 1000;
+
+/// The least time between two progress reports of one call that are both sent: a report that
+/// comes sooner is dropped, unless it is the last step (its `done` reaches its `total`).
+///
+/// Why 20 ms: fifty updates a second draw a smooth bar; a tool reporting every item of a
+/// million does not send a million notifications.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(20);
+
 /// The most worker threads running tools at once; calls past it wait for one to finish.
 ///
 /// Why 256: far above what two cores keep busy, so waiting happens only when tools block (on a

@@ -9,9 +9,10 @@ use toolkit::provider::{
     AnthropicProvider, GeminiProvider, HttpOptions, OpenAiProvider, OpenAiResponsesProvider,
     Provider,
 };
+use toolkit::report::{CallReport, LogLevel};
 use toolkit::{
-    RunOptions, RunRequest, Table, ToolArtifact, ToolLoopService, ToolRegistry, ToolResult,
-    recording::Termination, tool,
+    RunEvent, RunOptions, RunRequest, Table, ToolArtifact, ToolContext, ToolLoopService,
+    ToolRegistry, ToolResult, recording::Termination, tool,
 };
 use toolkit_testing::http::{Reply, Server};
 use toolkit_testing::streams::{Call, Turn, Wire};
@@ -51,12 +52,18 @@ fn canary_table(
     )
 }
 
+/// Canaries a running tool reports (progress, a log line): for people watching, never the model.
+const REPORTED: [&str; 2] = ["CANARY-PROGRESS-0c1d", "CANARY-LOG-カナリア-77e0"];
+
 /// Returns a note for the model, and canary text for people.
 #[tool]
 fn canary_text(
     /// Bytes of artifact text.
     bytes: usize,
+    context: &ToolContext,
 ) -> ToolResult {
+    context.progress(1, Some(1), REPORTED[0]);
+    context.log(LogLevel::Warning, REPORTED[1]);
     let text = format!("{} {} ", CANARIES[3], CANARIES[5]).repeat(bytes / 40 + 1);
     ToolResult::text_with(
         format!("note of {bytes} bytes written"),
@@ -244,6 +251,7 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
     .await;
     let provider = provider(adapter, &server.url);
     let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let mut events = service.subscribe();
     let result = service
         .run(
             provider.as_ref(),
@@ -295,6 +303,46 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
         for canary in produced {
             assert!(trace.contains(canary), "{canary} missing from the trace");
         }
+    }
+    // What the tools reported while they ran reached the subscriber, once per call that ran
+    // the reporting tool, and nothing else: not the wire, the messages, the content or the trace.
+    let mut reported = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let RunEvent::ToolReport {
+            call_id, report, ..
+        } = &*event
+        {
+            reported.push((call_id.clone(), report.clone()));
+        }
+    }
+    let texts: Vec<&str> = calls
+        .iter()
+        .filter(|(_, name, _)| *name == "canary_text")
+        .map(|(id, _, _)| id.as_str())
+        .collect();
+    for id in &texts {
+        let of_call: Vec<&CallReport> = reported
+            .iter()
+            .filter(|(call_id, _)| call_id == id)
+            .map(|(_, report)| report)
+            .collect();
+        let text = serde_json::to_string(&of_call).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                r#"[{{"kind":"progress","done":1,"total":1,"message":"{}"}},{{"kind":"log","level":"warning","message":"{}"}}]"#,
+                REPORTED[0], REPORTED[1]
+            ),
+            "the reports of call {id}"
+        );
+    }
+    assert_eq!(reported.len(), 2 * texts.len());
+    for canary in REPORTED {
+        assert!(!contains(&wire, canary.as_bytes()), "{canary} on the wire");
+        let escaped = serde_json::to_string(canary).unwrap();
+        assert!(!contains(&wire, escaped.trim_matches('"').as_bytes()));
+        assert!(!messages.contains(canary) && !result.content.contains(canary));
+        assert!(!trace.contains(canary), "{canary} in the trace");
     }
     // The key went in a header and nowhere else it could be seen.
     let key = std::env::var(KEY_VARIABLE).unwrap();

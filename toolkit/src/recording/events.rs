@@ -11,6 +11,7 @@ use crate::bound::echo;
 use crate::provider::Delta;
 use crate::recording::record::{RunId, ToolInvocation};
 use crate::recording::trace::{RunStep, StepKind, Termination};
+use crate::report::{CallReport, ReportSink};
 
 /// What a run is: a loop, or one call made outside a loop (an MCP `tools/call`, the inspector's
 /// one-tool run).
@@ -30,6 +31,22 @@ impl RunKind {
         match self {
             RunKind::Run => "run",
             RunKind::Call => "call",
+        }
+    }
+}
+
+/// The call a tool step is about: its tool's name and its id.
+#[derive(Clone, Copy)]
+pub(crate) struct Called<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) id: &'a str,
+}
+
+impl<'a> Called<'a> {
+    pub(crate) fn of(call: &'a crate::wire::ToolCall) -> Self {
+        Self {
+            tool: &call.name,
+            id: &call.id,
         }
     }
 }
@@ -63,6 +80,9 @@ pub enum RunEvent {
         /// The tool's name, for a tool step.
         #[serde(skip_serializing_if = "Option::is_none")]
         tool: Option<String>,
+        /// The call's id, for a tool step: its [`ToolReport`](RunEvent::ToolReport)s name it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
     },
     /// A step other than a tool call finished.
     #[non_exhaustive]
@@ -85,6 +105,18 @@ pub enum RunEvent {
         index: usize,
         /// The piece.
         delta: Delta,
+    },
+    /// What a running call's tool reported ([`ToolContext::progress`](crate::ToolContext::progress),
+    /// [`ToolContext::log`](crate::ToolContext::log)): for people watching the call, so only
+    /// subscribers see these; sinks keep the finished call, and the model never reads them.
+    #[non_exhaustive]
+    ToolReport {
+        /// The run.
+        run_id: RunId,
+        /// The call, as its [`StepStarted`](RunEvent::StepStarted) names it.
+        call_id: String,
+        /// What it reported: paced, masked and cut (see [`report`](crate::report)).
+        report: CallReport,
     },
     /// A tool call finished: with its artifacts, for people watching.
     #[non_exhaustive]
@@ -126,18 +158,20 @@ impl RunEvent {
         }
     }
 
-    /// `StepStarted`, naming the tool of a tool step (cut and escaped like every echoed name).
+    /// `StepStarted`, naming the tool and the call of a tool step (cut and escaped like every
+    /// echoed name).
     pub(crate) fn step_started(
         run_id: &RunId,
         index: usize,
         kind: StepKind,
-        tool: Option<&str>,
+        call: Option<Called<'_>>,
     ) -> Self {
         RunEvent::StepStarted {
             run_id: run_id.clone(),
             index,
             kind,
-            tool: tool.map(echo),
+            tool: call.map(|call| echo(call.tool)),
+            call_id: call.map(|call| call.id.to_owned()),
         }
     }
 
@@ -173,6 +207,7 @@ impl RunEvent {
             | RunEvent::StepStarted { run_id, .. }
             | RunEvent::StepFinished { run_id, .. }
             | RunEvent::ModelDelta { run_id, .. }
+            | RunEvent::ToolReport { run_id, .. }
             | RunEvent::ToolInvoked { run_id, .. }
             | RunEvent::Done { run_id, .. }
             | RunEvent::Error { run_id, .. } => run_id,
@@ -215,6 +250,38 @@ impl Channel {
     /// Gives subscribers an event (none may be listening: events are for whoever watches).
     pub(crate) fn send(&self, event: Arc<RunEvent>) {
         let _ = self.sender.send(event);
+    }
+}
+
+/// A run's [`ReportSink`]: each report of its calls, as a [`RunEvent::ToolReport`] to the
+/// subscribers watching (sinks keep finished calls only).
+pub(crate) struct RunReports {
+    sender: broadcast::Sender<Arc<RunEvent>>,
+    subscribers: Arc<AtomicUsize>,
+    run_id: RunId,
+}
+
+impl ReportSink for RunReports {
+    fn report(&self, call_id: &str, report: CallReport) {
+        if self.subscribers.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let _ = self.sender.send(Arc::new(RunEvent::ToolReport {
+            run_id: self.run_id.clone(),
+            call_id: call_id.to_owned(),
+            report,
+        }));
+    }
+}
+
+impl Channel {
+    /// A sink that shows the reports of the calls of run `run_id` to subscribers.
+    pub(crate) fn reports(&self, run_id: &RunId) -> RunReports {
+        RunReports {
+            sender: self.sender.clone(),
+            subscribers: Arc::clone(&self.subscribers),
+            run_id: run_id.clone(),
+        }
     }
 }
 

@@ -22,6 +22,7 @@ use futures_util::future::join_all;
 use tokio::time::Instant;
 
 use crate::provider::Delta;
+use crate::report::ReportSink;
 use crate::result::ToolArtifact;
 use crate::seam::{Approval, BoundedResult, RunScope, Seam};
 use crate::shared::BackendFuture;
@@ -35,7 +36,7 @@ pub use events::{RunEvent, RunKind, Subscription};
 pub use record::{CallDecision, Decided, Decider, RunId, ToolInvocation};
 pub use trace::{RunStep, RunTrace, StepKind, Termination};
 
-use events::Channel;
+use events::{Called, Channel};
 
 /// A place that keeps what runs did, such as the persisted audit copy.
 ///
@@ -139,7 +140,7 @@ impl Recorder {
         call: &ToolCall,
     ) -> ObservedCall {
         if !self.observed() {
-            let bounded = seam.invoke(scope, &call.name, &call.arguments).await;
+            let bounded = seam.invoke_call(scope, call).await;
             return ObservedCall(Observed::Unrecorded(bounded));
         }
         // Boxed: a recording's state does not weigh on the future of an unobserved call.
@@ -148,7 +149,7 @@ impl Recorder {
                 Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
             let ran = recording.kept();
             let invocation = if ran {
-                let execution = seam.invoke(scope, &call.name, &call.arguments);
+                let execution = seam.invoke_call(scope, call);
                 recording.tool_once(call, execution).await
             } else {
                 recording
@@ -386,14 +387,21 @@ impl<'r> Recording<'r> {
         self.next
     }
 
-    /// Announces a step that takes a while (a provider call): subscribers see it started.
-    pub(crate) async fn begin(&mut self, kind: StepKind, tool: Option<&str>) -> usize {
+    /// Announces a step that takes a while (a provider call, a tool's `call`): subscribers see
+    /// it started.
+    pub(crate) async fn begin(&mut self, kind: StepKind, call: Option<Called<'_>>) -> usize {
         let index = self.next;
         self.next += 1;
         let run_id = &self.run_id;
-        self.emit(|| RunEvent::step_started(run_id, index, kind, tool))
+        self.emit(|| RunEvent::step_started(run_id, index, kind, call))
             .await;
         index
+    }
+
+    /// The sink that shows subscribers what this run's calls report while they run
+    /// ([`RunScope::with_reports`]).
+    pub(crate) fn reports(&self) -> Arc<dyn ReportSink> {
+        Arc::new(self.recorder.events.reports(&self.run_id))
     }
 
     /// Shows subscribers a piece of the answer of the model step `index`, when any watch.
@@ -417,13 +425,14 @@ impl<'r> Recording<'r> {
 
     /// Records a step that took no time of its own.
     pub(crate) async fn step(&mut self, step: RunStep) {
-        let tool = match &step {
-            RunStep::Tool(invocation) => Some(Arc::clone(invocation)),
+        let call = match &step {
+            RunStep::Tool(invocation) => Some(Called {
+                tool: invocation.name(),
+                id: invocation.call_id(),
+            }),
             _ => None,
         };
-        let index = self
-            .begin(step.kind(), tool.as_ref().map(|tool| tool.name()))
-            .await;
+        let index = self.begin(step.kind(), call).await;
         self.finish(index, step).await;
     }
 
@@ -458,7 +467,7 @@ impl<'r> Recording<'r> {
         // The calls alone: a borrow of the executions across an await would need them `Sync`.
         let started: Vec<&ToolCall> = calls.iter().map(|&(call, _)| call).collect();
         for call in started {
-            indices.push(self.begin(StepKind::Tool, Some(&call.name)).await);
+            indices.push(self.begin(StepKind::Tool, Some(Called::of(call))).await);
         }
         let this = &*self;
         let invocations = join_all(
@@ -483,7 +492,7 @@ impl<'r> Recording<'r> {
         call: &ToolCall,
         execution: impl Future<Output = BoundedResult>,
     ) -> Arc<ToolInvocation> {
-        let index = self.begin(StepKind::Tool, Some(&call.name)).await;
+        let index = self.begin(StepKind::Tool, Some(Called::of(call))).await;
         let invocation = self.tool(call, index, execution).await;
         self.steps.push(RunStep::Tool(Arc::clone(&invocation)));
         invocation

@@ -17,6 +17,7 @@ pub use crate::filter::ContentFilter;
 pub use crate::filter::SecretFilter;
 use crate::limits::{ARGUMENT_LIMIT, DEFAULT_REMOTE_BUDGET, DEFAULT_TOOL_TIMEOUT};
 use crate::registry::{Found, ToolRegistry};
+use crate::report::ReportSink;
 use crate::result::{ToolArtifact, ToolResult};
 use crate::spec::{
     ArgumentError, BoxToolFuture, ExecutePermit, Execution, Tool, ToolFuture, ToolSpec,
@@ -179,11 +180,35 @@ impl Seam {
     /// cancelled before it finished.` (given before the call, the tool does not run). Then an
     /// error result loses its artifacts, content passes the content filter, and both channels
     /// are bounded (see [`bound`]).
+    ///
+    /// What the tool reports while it runs goes to the scope's
+    /// [report sink](RunScope::with_reports) under an empty call id; [`invoke_call`](Self::invoke_call)
+    /// names the call.
     pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        let result = match self.start(scope, name, arguments, false) {
+        self.invoke_as(scope, "", name, arguments).await
+    }
+
+    /// [`invoke`](Self::invoke) for `call`: the same checks and result, and what its tool
+    /// reports while it runs goes to the scope's [report sink](RunScope::with_reports) under
+    /// the call's id (several calls of one scope running at once are told apart).
+    pub async fn invoke_call(&self, scope: &RunScope, call: &ToolCall) -> BoundedResult {
+        self.invoke_as(scope, &call.id, &call.name, &call.arguments)
+            .await
+    }
+
+    async fn invoke_as(
+        &self,
+        scope: &RunScope,
+        call_id: &str,
+        name: &str,
+        arguments: &str,
+    ) -> BoundedResult {
+        let reporting = scope.context.reporting_as(call_id);
+        let context = reporting.as_ref().unwrap_or(&scope.context);
+        let result = match self.start(scope, context, name, arguments, false) {
             Started::Finished(result) => result,
             // Boxed: the ready path's future carries none of the waiting state.
-            started => Box::pin(self.wait(started, scope, name, arguments)).await,
+            started => Box::pin(self.wait(started, scope, context, name, arguments)).await,
         };
         BoundedResult::bound(result, scope.context.filter())
     }
@@ -197,8 +222,11 @@ impl Seam {
         approval: Approval,
     ) -> BoundedResult {
         let result = if approval.covers(call) {
-            let started = self.start(scope, &call.name, &call.arguments, true);
-            self.wait(started, scope, &call.name, &call.arguments).await
+            let reporting = scope.context.reporting_as(&call.id);
+            let context = reporting.as_ref().unwrap_or(&scope.context);
+            let started = self.start(scope, context, &call.name, &call.arguments, true);
+            self.wait(started, scope, context, &call.name, &call.arguments)
+                .await
         } else {
             ToolResult::error(format!(
                 "Error: the approval given is not for call \"{}\" of tool \"{}\" with these arguments; it was not run.",
@@ -215,13 +243,14 @@ impl Seam {
         &self,
         started: Started<'_>,
         scope: &RunScope,
+        context: &ToolContext,
         name: &str,
         arguments: &str,
     ) -> ToolResult {
         let outcome = match started {
             Started::Finished(result) => return result,
             Started::Waiting(future) => run_pending(future, scope).await,
-            Started::OnWorker(index) => self.run_on_worker(index, arguments, scope).await,
+            Started::OnWorker(index) => self.run_on_worker(index, arguments, scope, context).await,
         };
         finished(name, outcome)
     }
@@ -263,7 +292,8 @@ impl Seam {
     /// The checks, then the tool's `execute` when it runs on the calling thread.
     fn start<'a>(
         &'a self,
-        scope: &'a RunScope,
+        scope: &RunScope,
+        context: &'a ToolContext,
         name: &str,
         arguments: &'a str,
         approved: bool,
@@ -277,7 +307,7 @@ impl Seam {
             Ok(found) if found.policy.execution == Execution::Blocking => {
                 Started::OnWorker(found.index)
             }
-            Ok(found) => match execute_here(found.tool, arguments, &scope.context) {
+            Ok(found) => match execute_here(found.tool, arguments, context) {
                 Ok(ToolFuture::Ready(Ok(result))) => Started::Finished(result),
                 other => not_ready(name, other),
             },
@@ -285,11 +315,17 @@ impl Seam {
     }
 
     /// Runs a blocking tool on a worker thread and waits for it under the scope's timeout.
-    async fn run_on_worker(&self, index: usize, arguments: &str, scope: &RunScope) -> Outcome {
+    async fn run_on_worker(
+        &self,
+        index: usize,
+        arguments: &str,
+        scope: &RunScope,
+        context: &ToolContext,
+    ) -> Outcome {
         let registry = Arc::clone(&self.registry);
         let arguments = arguments.to_owned();
         let cancel = Arc::new(AtomicBool::new(false));
-        let context = scope.context.for_call(Arc::clone(&cancel));
+        let context = context.for_call(Arc::clone(&cancel));
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let job = Box::new(move || {
             let tool = registry.at(index);
@@ -739,6 +775,17 @@ impl RunScope {
     #[must_use]
     pub fn with_cancel(mut self, signal: CancelSignal) -> Self {
         self.cancel = Some(signal);
+        self
+    }
+
+    /// The same scope whose calls report to `sink` what their tools say while they run
+    /// ([`ToolContext::progress`], [`ToolContext::log`]), each report under its call's id (see
+    /// [`Seam::invoke_call`]). A loop run's scope has one that makes
+    /// [`RunEvent::ToolReport`](crate::RunEvent::ToolReport)s; an MCP server's, one that
+    /// notifies the client. Reports are never model content: see [`report`](crate::report).
+    #[must_use]
+    pub fn with_reports(mut self, sink: Arc<dyn ReportSink>) -> Self {
+        self.context = self.context.with_reports(sink);
         self
     }
 

@@ -87,6 +87,8 @@ impl ToolLoopService {
         }
         let recording =
             Recording::start(self.recorder(), request.run_id, RunKind::Run, &request.user).await;
+        // What the run's tools report while they run goes to its subscribers.
+        let scope = scope.with_reports(recording.reports());
         messages.push(ChatMessage::user(request.user));
         let mut run = Run {
             seam: self.seam(),
@@ -154,6 +156,7 @@ impl ToolLoopService {
         } = state;
         let mut turn = mem::take(&mut progress.turn);
         let recording = Recording::resume(self.recorder(), run_id, progress.next_step);
+        let scope = scope.with_reports(recording.reports());
         let mut run = Run {
             seam: self.seam(),
             policies: self.policies(),
@@ -653,7 +656,7 @@ impl<'s> Run<'s> {
         let scope = &self.scope;
         let executions = calls
             .iter()
-            .map(|&(_, call)| (call, seam.invoke(scope, &call.name, &call.arguments)))
+            .map(|&(_, call)| (call, seam.invoke_call(scope, call)))
             .collect();
         let invocations = self.recording.tools(executions).await;
         for (&(position, _), invocation) in calls.iter().zip(invocations) {
