@@ -20,9 +20,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::approval::Choice;
 use toolkit::question::{Question, Unasked};
 use toolkit::recording::ObservedCall;
+use toolkit::report::ReportSink;
 use toolkit::seam::CancelSignal;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
+use self::reports::{Listening, SessionLogLevel};
 use crate::approvals::{
     APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
     choice, form, take_waiting, too_large_to_show,
@@ -88,6 +90,8 @@ pub struct McpToolServer {
     answering: Arc<tokio::sync::RwLock<()>>,
     /// The name and version `initialize` gives hosts.
     info: Arc<(String, String)>,
+    /// The least level of the log lines this session's client asked for (`logging/setLevel`).
+    log_level: SessionLogLevel,
 }
 
 impl McpToolServer {
@@ -124,6 +128,7 @@ impl McpToolServer {
             calls: Arc::new(AtomicU64::new(0)),
             answering: Arc::default(),
             info: Arc::new(("toolkit".to_owned(), env!("CARGO_PKG_VERSION").to_owned())),
+            log_level: SessionLogLevel::default(),
         })
     }
 
@@ -192,6 +197,7 @@ impl McpToolServer {
         Self {
             approved_for_session: Arc::default(),
             waiting: self.waiting.for_session(),
+            log_level: SessionLogLevel::default(),
             ..self.clone()
         }
     }
@@ -206,6 +212,21 @@ impl McpToolServer {
             .seam()
             .scope_offering(context, self.offered.iter().chain(writers))
             .expect("checked when the server was made, from this service's registry")
+    }
+
+    /// [`scope`](Self::scope) for one call: ended by `cancel`, its tools' reports to `reports`.
+    fn call_scope(
+        &self,
+        views: bool,
+        writers: bool,
+        cancel: &CancelSignal,
+        reports: Option<Arc<dyn ReportSink>>,
+    ) -> RunScope {
+        let scope = self.scope(views, writers).with_cancel(cancel.clone());
+        match reports {
+            Some(sink) => scope.with_reports(sink),
+            None => scope,
+        }
     }
 
     /// The tools a host that answers no form sees, in registry order.
@@ -245,7 +266,7 @@ impl McpToolServer {
         name: &str,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
     ) -> ModelReply {
-        self.reply(name, arguments, false, &CancelSignal::new())
+        self.reply(name, arguments, false, &CancelSignal::new(), None)
             .await
     }
 
@@ -257,7 +278,7 @@ impl McpToolServer {
         name: &str,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
     ) -> ModelReply {
-        self.reply(name, arguments, true, &CancelSignal::new())
+        self.reply(name, arguments, true, &CancelSignal::new(), None)
             .await
     }
 
@@ -267,16 +288,18 @@ impl McpToolServer {
         kept(&*self.store, handle).await
     }
 
-    /// One call's reply, the call ended when `cancel` is given (see `call_tool`).
+    /// One call's reply, the call ended when `cancel` is given and its tool's reports going to
+    /// `reports` (see `call_tool`).
     async fn reply(
         &self,
         name: &str,
         arguments: Option<&serde_json::Map<String, serde_json::Value>>,
         views: bool,
         cancel: &CancelSignal,
+        reports: Option<Arc<dyn ReportSink>>,
     ) -> ModelReply {
         let call = self.next_call(name, arguments_text(arguments));
-        let scope = self.scope(views, false).with_cancel(cancel.clone());
+        let scope = self.call_scope(views, false, cancel, reports);
         let observed = self.service.call_observed(&scope, SOURCE, &call).await;
         self.model_reply(name, &observed, views).await
     }
@@ -316,8 +339,9 @@ impl McpToolServer {
         context: &RequestContext<RoleServer>,
         views: bool,
         cancel: &CancelSignal,
+        reports: Option<Arc<dyn ReportSink>>,
     ) -> CallToolResponse {
-        let scope = self.scope(views, true).with_cancel(cancel.clone());
+        let scope = self.call_scope(views, true, cancel, reports);
         let stateless = context
             .protocol_version()
             .is_some_and(|version| !version.has_initialize());
@@ -703,10 +727,15 @@ fn arguments_text(arguments: Option<&serde_json::Map<String, serde_json::Value>>
 }
 
 impl ServerHandler for McpToolServer {
+    #[allow(
+        deprecated,
+        reason = "logging (gone in 2026-07-28) is what 2025-11-25 clients set a level for"
+    )]
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
+            .enable_logging()
             .build();
         capabilities.extensions = Some([(UI_EXTENSION.to_owned(), serde_json::Map::new())].into());
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
@@ -758,7 +787,8 @@ impl ServerHandler for McpToolServer {
 
     /// Answers a call through the seam, in a scope whose cancel signal rmcp's cancellation of
     /// the request gives (see `answer_until_cancelled`): the client's
-    /// `notifications/cancelled`, or a connection gone.
+    /// `notifications/cancelled`, or a connection gone. What the tool reports while it runs
+    /// goes to the client as notifications, each before the reply (see [`reports`]).
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -766,8 +796,26 @@ impl ServerHandler for McpToolServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let _answering = self.answering.read().await;
         let cancel = CancelSignal::new();
-        let answer = self.answer_call(request, &context, &cancel);
-        Ok(answer_until_cancelled(&context, &cancel, answer).await)
+        let Some(listening) = Listening::of(&context, &self.log_level, &request.name) else {
+            let answer = self.answer_call(request, &context, &cancel, None);
+            return Ok(answer_until_cancelled(&context, &cancel, answer).await);
+        };
+        let answer = self.answer_call(request, &context, &cancel, Some(listening.sink()));
+        let answer = answer_until_cancelled(&context, &cancel, answer);
+        // Boxed: the approvals' state is large, and most calls are not listened to.
+        Ok(Box::pin(listening.forward_while(answer)).await)
+    }
+
+    /// Sets the least level of the log lines the session's calls send (`notifications/message`,
+    /// named by the tool that logs): none are sent before a client sets one.
+    #[allow(deprecated, reason = "2025-11-25 sessions still set a level")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 }
 
@@ -778,6 +826,7 @@ impl McpToolServer {
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
         cancel: &CancelSignal,
+        reports: Option<Arc<dyn ReportSink>>,
     ) -> CallToolResponse {
         let arguments = request.arguments.as_ref();
         let capabilities = client_capabilities(context);
@@ -785,14 +834,16 @@ impl McpToolServer {
         let asks = capabilities.as_ref().is_some_and(answers_forms)
             && self.writers.iter().any(|writer| *writer == request.name);
         if asks {
-            return self.approved(request, context, views, cancel).await;
+            return self
+                .approved(request, context, views, cancel, reports)
+                .await;
         }
         // A client that shows no views gets for the app-only tool what any tool not offered
         // gets: the seam's refusal.
         let result = if views && request.name == ARTIFACTS_TOOL {
             self.artifacts_call(arguments).await
         } else {
-            let reply = self.reply(&request.name, arguments, views, cancel);
+            let reply = self.reply(&request.name, arguments, views, cancel, reports);
             CallToolResult::from(reply.await)
         };
         result.into()
@@ -939,6 +990,8 @@ impl McpToolServer {
 fn invalid_input(error: ScopeError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, error)
 }
+
+mod reports;
 
 #[cfg(test)]
 mod cancellation_tests;

@@ -60,7 +60,7 @@
 //! ```
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -192,10 +192,7 @@ impl CallReporter {
     ) {
         let now = Instant::now();
         {
-            let mut pace = self
-                .pace
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut pace = self.pace.lock().unwrap_or_else(PoisonError::into_inner);
             let last = total.is_some_and(|total| done >= total);
             if let Some((at, before)) = pace.progress
                 && (done <= before || (!last && now.duration_since(at) < PROGRESS_INTERVAL))
@@ -219,10 +216,7 @@ impl CallReporter {
     /// it may send.
     pub(crate) fn log(&self, filter: Option<&dyn ContentFilter>, level: LogLevel, message: &str) {
         let line = {
-            let mut pace = self
-                .pace
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut pace = self.pace.lock().unwrap_or_else(PoisonError::into_inner);
             pace.lines = pace.lines.saturating_add(1);
             pace.lines
         };

@@ -32,6 +32,8 @@ fn counts(
 /// Logs a line holding a password, then answers.
 #[tool]
 async fn logs_a_secret(context: &ToolContext) -> String {
+    // Reports after a wait as well as before one.
+    tokio::task::yield_now().await;
     context.log(
         LogLevel::Debug,
         "connecting with DB_PASSWORD=hunter2-Secret-77",

@@ -11,10 +11,14 @@ The stdio server gets the variable TOOLKIT_MCP_TEST_SERVE=stdio (a test binary t
 server reads it) and nothing else from the environment but what the SDK passes on.
 
 Lists the server's tools, then makes the calls read as JSON from stdin
-(`[{"name": ..., "arguments": {...}}, ...]`), and prints one JSON document:
+(`[{"name": ..., "arguments": {...}, "progress": true}, ...]`, or `{"log_level": "info", "calls":
+[...]}` to ask for log lines at or above a level), and prints one JSON document:
 `{"protocol_version", "tools": [{"name", "description", "input_schema"}], "calls": [{"name",
-"content", "is_error", "structured_content", "meta"}]}`, where `content` is the reply's blocks as
-sent and `protocol_version` the revision the client and server agreed on.
+"content", "is_error", "structured_content", "meta", "progress", "logs"}]}`, where `content` is
+the reply's blocks as sent, `progress` the progress notifications of a call made with
+`"progress": true` (`[progress, total, message]` each), `logs` the log notifications that came
+while the call was made (`[level, logger, data]` each), and `protocol_version` the revision the
+client and server agreed on.
 """
 
 import asyncio
@@ -40,9 +44,19 @@ def server_for(argv):
 
 
 async def main():
-    calls = json.load(sys.stdin)
+    given = json.load(sys.stdin)
+    calls = given["calls"] if isinstance(given, dict) else given
+    log_level = given.get("log_level") if isinstance(given, dict) else None
     mode = sys.argv[3] if sys.argv[1] == "http" and len(sys.argv) > 3 else "auto"
-    async with Client(server_for(sys.argv), mode=mode) as client:
+    logs = []
+
+    async def logged(params):
+        logs.append([params.level, params.logger, params.data])
+
+    async with Client(server_for(sys.argv), mode=mode, logging_callback=logged, log_level=log_level) as client:
+        if log_level is not None and client.protocol_version != "2026-07-28":
+            # Before 2026-07-28, a session asks for log lines once.
+            await client.set_logging_level(log_level)
         listed = await client.list_tools()
         tools = [
             {
@@ -54,7 +68,17 @@ async def main():
         ]
         replies = []
         for call in calls:
-            result = await client.call_tool(call["name"], call["arguments"])
+            progress = []
+
+            async def progressed(done, total, message, progress=progress):
+                progress.append([done, total, message])
+
+            del logs[:]
+            callback = progressed if call.get("progress") else None
+            result = await client.call_tool(call["name"], call["arguments"], progress_callback=callback)
+            if log_level is not None and client.protocol_version != "2026-07-28":
+                # A session's log lines come on its own stream, in no order with the reply.
+                await asyncio.sleep(0.3)
             replies.append(
                 {
                     "name": call["name"],
@@ -62,6 +86,8 @@ async def main():
                     "is_error": result.is_error,
                     "structured_content": result.structured_content,
                     "meta": result.meta,
+                    "progress": progress,
+                    "logs": list(logs),
                 }
             )
         version = client.protocol_version
