@@ -801,6 +801,51 @@ function streamInto(pending, delta) {
   }
 }
 
+// The log levels a tool's lines come with (the class of a line is one of these, never the
+// event's own text).
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+// The most log lines a running call shows; older ones leave as new ones come.
+const SHOWN_LOG_LINES = 200;
+
+// What a running call's tool reported: a progress bar with its step and message, or one more
+// log line. Every value goes in as text; the finished step replaces it all.
+function showReport(pending, report) {
+  if (report.kind === 'progress') {
+    let box = pending.querySelector('[data-testid=call-progress]');
+    if (!box) {
+      box = testId(el('div', 'call-progress'), 'call-progress');
+      box.append(el('progress'), testId(val('span', 'meta'), 'call-progress-text'));
+      // Under the step's head, above the log lines.
+      const head = pending.querySelector('.step-head');
+      if (head) head.after(box); else pending.prepend(box);
+    }
+    const bar = box.querySelector('progress');
+    const done = Number(report.done);
+    const total = report.total === undefined ? null : Number(report.total);
+    if (total !== null && total > 0) {
+      bar.max = total;
+      bar.value = Math.min(done, total);
+    } else {
+      bar.removeAttribute('value');
+    }
+    const step = total === null ? String(done) : done + ' of ' + total;
+    const message = typeof report.message === 'string' ? ' · ' + report.message : '';
+    box.querySelector('[data-testid=call-progress-text]').textContent = step + message;
+  } else if (report.kind === 'log') {
+    let log = pending.querySelector('[data-testid=call-log]');
+    if (!log) {
+      log = testId(el('ol', 'call-log'), 'call-log');
+      pending.append(log);
+    }
+    const level = LOG_LEVELS.includes(report.level) ? report.level : 'info';
+    const line = el('li', 'log-line log-' + level);
+    line.append(el('span', 'log-level', level), val('span', 'log-message', report.message));
+    log.append(line);
+    while (log.children.length > SHOWN_LOG_LINES) log.removeChild(log.firstChild);
+  }
+}
+
 function onEvent(event, steps, status, settings) {
   switch (event.event) {
     case 'run_started':
@@ -816,6 +861,8 @@ function onEvent(event, steps, status, settings) {
       const pending = testId(el('li', 'step pending'), 'step-pending');
       pending.dataset.index = String(Number(event.index));
       pending.dataset.kind = event.kind;
+      // The call's id, to find it by when its tool reports (compared, never put in a selector).
+      if (typeof event.call_id === 'string') pending.dataset.callId = event.call_id;
       const what = event.kind === 'llm' ? 'the model is thinking' : 'running';
       const head = el('div', 'step-head');
       head.append(el('strong', null, '#' + event.index + ' ' + event.kind), el('span', 'meta', ' ' + what + '…'));
@@ -846,6 +893,12 @@ function onEvent(event, steps, status, settings) {
     case 'model_delta': {
       const pending = steps.querySelector('li[data-index="' + Number(event.index) + '"]');
       if (pending) streamInto(pending, event.delta);
+      break;
+    }
+    case 'tool_report': {
+      const pending = Array.from(steps.querySelectorAll('li.step.pending'))
+        .find((node) => node.dataset.callId === event.call_id);
+      if (pending && event.report) showReport(pending, event.report);
       break;
     }
     case 'tool_invoked':

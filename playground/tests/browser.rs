@@ -8,6 +8,7 @@ mod common;
 
 use common::{Browser, HOSTILE_MEDIA, PNG, XSS, browser, start_playground};
 use serde_json::{Value, json};
+use toolkit::report::LogLevel;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolResult, tool};
 
 /// Returns the XSS corpus in every artifact field: a table whose columns are payloads, a table
@@ -80,6 +81,26 @@ fn big_table() -> ToolResult {
         Ok(table) => ToolResult::text_with("3000 rows", [ToolArtifact::table("Big", table)]),
         Err(error) => ToolResult::error(error.to_string()),
     }
+}
+
+/// Counts to six slowly, reporting each step and logging two lines, one of them hostile markup
+/// with a right-to-left override.
+#[tool(group = "test")]
+fn counts_slowly(context: &ToolContext) -> String {
+    context.log(LogLevel::Info, "counting to six");
+    for step in 0..=6 {
+        context.progress(step, Some(6), &format!("counted {step}"));
+        if step == 3 {
+            context.log(
+                LogLevel::Warning,
+                "<img src=x onerror=window.__pwned=1> \u{202e}halfway",
+            );
+        }
+        if step < 6 {
+            std::thread::sleep(std::time::Duration::from_millis(400));
+        }
+    }
+    "counted to six".to_owned()
 }
 
 /// Reads every visible text of the current step: tab names, wire string, artifact labels,
@@ -360,6 +381,88 @@ async fn large_tables_are_paginated() {
     let shown = browser.execute(READ_STEP, json!([])).await;
     assert_eq!(shown["positions"], json!(["rows 101–200 of 3000"]));
     assert_eq!(shown["tables"][0]["rows"][0], json!(["r101"]));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_call_shows_its_progress_bar_and_log_lines_as_inert_text() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    let script = r#"{"turns": [
+        {"tool_calls": [{"id": "count_1", "name": "counts_slowly", "arguments": {}}]},
+        {"content": "Counted."}
+    ]}"#;
+    browser
+        .execute(
+            "document.getElementById('script').value = arguments[0];",
+            json!([script]),
+        )
+        .await;
+    browser.click("[data-testid=run-loop]").await;
+    let read = r"const step = Array.from(document.querySelectorAll('li.step.pending'))
+            .find((node) => node.dataset.callId === 'count_1');
+        if (!step) return null;
+        const bar = step.querySelector('[data-testid=call-progress] progress');
+        return {
+          value: bar ? bar.value : null,
+          max: bar ? bar.max : null,
+          text: (step.querySelector('[data-testid=call-progress-text]') || {}).textContent || null,
+          lines: Array.from(step.querySelectorAll('[data-testid=call-log] li')).map((line) => [
+            line.querySelector('.log-level').textContent,
+            line.querySelector('.log-message').textContent,
+            line.className,
+          ]),
+          markup: step.querySelectorAll('[data-testid=call-log] img').length,
+        };";
+    let shown = browser
+        .wait_for(
+            "the call to pass its fourth step",
+            &format!(
+                "const shown = (() => {{ {read} }})(); return shown && shown.value >= 4 ? shown : null;"
+            ),
+            json!([]),
+        )
+        .await;
+    browser.screenshot("loop-call-progress.png").await;
+    assert_eq!(shown["max"], json!(6));
+    let value = shown["value"].as_f64().expect("a number");
+    assert!((4.0..=6.0).contains(&value), "{shown}");
+    assert_eq!(
+        shown["text"],
+        json!(format!("{value} of 6 · counted {value}"))
+    );
+    assert_eq!(
+        shown["lines"],
+        json!([
+            ["info", "counting to six", "log-line log-info"],
+            [
+                "warning",
+                "<img src=x onerror=window.__pwned=1> \u{202e}halfway",
+                "log-line log-warning"
+            ],
+        ])
+    );
+    assert_eq!(shown["markup"], json!(0));
+    browser
+        .wait_for(
+            "the loop to finish",
+            "return document.getElementById('status').dataset.done === 'true';",
+            json!([]),
+        )
+        .await;
+    // The finished step replaced the running one, and what it reported with it.
+    let after = browser
+        .execute(
+            "return [document.querySelectorAll('[data-testid=call-progress], [data-testid=call-log]').length, window.__pwned === undefined];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(after, json!([0, true]));
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
