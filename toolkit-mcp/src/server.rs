@@ -41,6 +41,9 @@ pub const HTTP_PATH: &str = "/mcp";
 /// What the server calls itself to hosts, and the `source` of its calls' run ids (`mcp_<uuid>`).
 const SOURCE: &str = "mcp";
 
+/// The longest URI an unknown resource's error gives back whole in its data.
+const MAX_ECHOED_URI: usize = 2048;
+
 /// How long serving over stdio waits, once the connection closed and rmcp cancelled the calls
 /// still running, for them to end and be recorded (a sink writing the audit copy): they end at
 /// once, so only a stuck sink makes it wait this long.
@@ -765,7 +768,9 @@ impl ServerHandler for McpToolServer {
                     "no resource {}: this server serves {VIEW_URI} only",
                     toolkit::bound::echo(&request.uri)
                 ),
-                None,
+                // The URI asked for, as SEP-2164 has it, unless it is too long to echo whole.
+                (request.uri.len() <= MAX_ECHOED_URI)
+                    .then(|| serde_json::json!({"uri": request.uri})),
             ))
         }
     }

@@ -278,6 +278,12 @@ fn the_server_declares_the_extension_and_serves_the_view_as_its_one_resource() {
                 missing["error"]["message"],
                 "no resource ui://toolkit/other: this server serves ui://toolkit/artifacts only"
             );
+            // The URI asked for, as the error's data names it (SEP-2164).
+            assert_eq!(
+                missing["error"]["data"],
+                json!({"uri": "ui://toolkit/other"}),
+                "{missing}"
+            );
         }
     });
 }
