@@ -97,6 +97,9 @@ pub const WORK_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 const OBJECT_LIMIT: u64 = 16 * 1024 * 1024;
 /// Most objects one call reads.
 const READ_LIMIT: usize = 4_000_000;
+/// How many object reads apart a git tool reports its progress (reads so far; a read does not
+/// know how many more a walk needs).
+const PROGRESS_EVERY: usize = 256;
 /// Most objects one call of `git_blame` reads: gix's blame compares whole trees, and what it
 /// has yet to compare grows with what it reads on a tree of billions of paths.
 const BLAME_READ_LIMIT: usize = 100_000;
@@ -244,6 +247,10 @@ impl<'a> Objects<'a> {
             return Err(self.stopping(Stop::Reads));
         }
         self.reads.set(reads);
+        if reads.is_multiple_of(PROGRESS_EVERY) {
+            self.context
+                .progress(reads as u64, None, "objects of the repository read");
+        }
         Ok(())
     }
 

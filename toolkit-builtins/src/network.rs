@@ -511,7 +511,7 @@ pub async fn fetch_page(
         };
         let status = response.status();
         if !status.is_redirection() {
-            break Page::read(response, shown, hops).await;
+            break Page::read(response, shown, hops, context).await;
         }
         let location = response
             .headers()
@@ -572,12 +572,18 @@ enum Kind {
 }
 
 impl Page {
+    /// The page's body, at most [`PAGE_LIMIT`] bytes of it, reporting how much came so far
+    /// (of its announced length, when it has one).
     async fn read(
         mut response: reqwest::Response,
         url: String,
         hops: Vec<[String; 2]>,
+        context: &ToolContext,
     ) -> Result<Self, ToolResult> {
         let status = response.status();
+        let expected = response
+            .content_length()
+            .map(|length| length.min(PAGE_LIMIT as u64));
         let content_type = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -596,6 +602,7 @@ impl Page {
                         break;
                     }
                     body.extend_from_slice(&chunk);
+                    context.progress(body.len() as u64, expected, "bytes received");
                 }
                 Ok(None) => break,
                 Err(error) => {
