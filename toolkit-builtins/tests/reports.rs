@@ -93,13 +93,14 @@ async fn fetch_page_reports_the_bytes_received_of_the_announced_length() {
     let done: Vec<u64> = heard.iter().map(|(done, _, _)| *done).collect();
     assert!(done.len() >= 2, "{done:?}");
     assert!(done.windows(2).all(|pair| pair[0] < pair[1]), "{done:?}");
-    assert!(done.iter().all(|done| done.is_multiple_of(1_000)), "{done:?}");
+    assert!(
+        done.iter().all(|done| done.is_multiple_of(1_000)),
+        "{done:?}"
+    );
     assert_eq!(done.last(), Some(&5_000));
     assert!(
-        heard
-            .iter()
-            .all(|(_, total, message)| *total == Some(5_000)
-                && message.as_deref() == Some("bytes received"))
+        heard.iter().all(|(_, total, message)| *total == Some(5_000)
+            && message.as_deref() == Some("bytes received"))
     );
 }
 
@@ -119,7 +120,10 @@ async fn git_blame_reports_the_objects_it_read_so_far() {
     let result = service.seam().invoke_call(&scope, &call).await;
     assert!(!result.is_error(), "{}", result.content());
     let heard = heard.0.lock().expect("not poisoned");
-    assert!(!heard.is_empty(), "a walk of 150 commits reads more than 256 objects");
+    assert!(
+        !heard.is_empty(),
+        "a walk of 150 commits reads more than 256 objects"
+    );
     let mut last = 0;
     for (done, total, message) in heard.iter() {
         assert!(done.is_multiple_of(256), "reported every 256 reads");

@@ -793,7 +793,7 @@ impl ServerHandler for McpToolServer {
     /// Answers a call through the seam, in a scope whose cancel signal rmcp's cancellation of
     /// the request gives (see `answer_until_cancelled`): the client's
     /// `notifications/cancelled`, or a connection gone. What the tool reports while it runs
-    /// goes to the client as notifications, each before the reply (see [`reports`]).
+    /// goes to the client as notifications, each sent before the reply (see the `reports` module).
     async fn call_tool(
         &self,
         request: CallToolRequestParams,

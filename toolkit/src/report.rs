@@ -12,10 +12,10 @@
 //! costs a check of one field.
 //!
 //! Every message is the run's content filter's output (secrets masked, as in content), cut to
-//! [`REPORT_LIMIT`](crate::limits::REPORT_LIMIT) bytes; a call's progress is paced (at most one
-//! report every [`PROGRESS_INTERVAL`](crate::limits::PROGRESS_INTERVAL), a report that does not
+//! [`REPORT_LIMIT`] bytes; a call's progress is paced (at most one
+//! report every [`PROGRESS_INTERVAL`], a report that does not
 //! move forward dropped, the last step always sent) and its log holds at most
-//! [`REPORT_LOG_LINES`](crate::limits::REPORT_LOG_LINES) lines. Nothing reported is an artifact
+//! [`REPORT_LOG_LINES`] lines. Nothing reported is an artifact
 //! or model content: the model reads only what the tool returns, and the audit copy keeps the
 //! finished call, not its reports.
 //!
