@@ -311,7 +311,7 @@ pub(crate) struct Waiting {
 /// The key a question is kept under in the store: its `requestState` (a random, version 4,
 /// UUID given to one client) and the call the client must send again, its tool and arguments,
 /// so that another call with that state takes nothing.
-fn waiting_key(state: &str, name: &str, arguments: &str) -> String {
+pub(crate) fn question_key(state: &str, name: &str, arguments: &str) -> String {
     let mut call = Sha256::new();
     call.update(name.as_bytes());
     call.update([0]);
@@ -337,7 +337,7 @@ pub(crate) async fn ask_later(
         expired: false,
     };
     let value = serde_json::to_vec(&waiting).map_err(BackendError::new)?;
-    let key = waiting_key(&state, name, arguments);
+    let key = question_key(&state, name, arguments);
     store.put(QUESTIONS, &key, value, within).await?;
     let request = InputRequest::Elicitation(ElicitRequest::new(form));
     let mut result = InputRequiredResult::from_request_state(state);
@@ -353,7 +353,7 @@ pub(crate) async fn take_waiting(
     name: &str,
     arguments: &str,
 ) -> Result<Option<Waiting>, BackendError> {
-    let key = waiting_key(state, name, arguments);
+    let key = question_key(state, name, arguments);
     let Some((value, live)) = store.take(QUESTIONS, &key).await? else {
         return Ok(None);
     };

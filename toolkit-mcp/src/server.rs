@@ -18,12 +18,14 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::approval::Choice;
+use toolkit::ask::{Answer, Answers};
 use toolkit::question::{Question, Unasked};
 use toolkit::recording::ObservedCall;
 use toolkit::report::ReportSink;
 use toolkit::seam::CancelSignal;
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
+use self::questions::Unkept;
 use self::reports::{Listening, SessionLogLevel};
 use crate::approvals::{
     APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
@@ -803,12 +805,12 @@ impl ServerHandler for McpToolServer {
         let cancel = CancelSignal::new();
         let Some(listening) = Listening::of(&context, &self.log_level, &request.name) else {
             let answer = self.answer_call(request, &context, &cancel, None);
-            return Ok(answer_until_cancelled(&context, &cancel, answer).await);
+            return answer_until_cancelled(&context, &cancel, answer).await;
         };
         let answer = self.answer_call(request, &context, &cancel, Some(listening.sink()));
         let answer = answer_until_cancelled(&context, &cancel, answer);
         // Boxed: the approvals' state is large, and most calls are not listened to.
-        Ok(Box::pin(listening.forward_while(answer)).await)
+        Box::pin(listening.forward_while(answer)).await
     }
 
     /// Sets the least level of the log lines the session's calls send (`notifications/message`,
@@ -825,22 +827,29 @@ impl ServerHandler for McpToolServer {
 }
 
 impl McpToolServer {
-    /// The reply to a `tools/call`, the call ended when `cancel` is given.
+    /// The reply to a `tools/call`, the call ended when `cancel` is given; an error for a
+    /// `requestState` that names no question of this call.
     async fn answer_call(
         &self,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
         cancel: &CancelSignal,
         reports: Option<Arc<dyn ReportSink>>,
-    ) -> CallToolResponse {
+    ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.as_ref();
         let capabilities = client_capabilities(context);
         let views = capabilities.as_ref().is_some_and(shows_views);
         let asks = capabilities.as_ref().is_some_and(answers_forms)
             && self.writers.iter().any(|writer| *writer == request.name);
         if asks {
-            return self
+            return Ok(self
                 .approved(request, context, views, cancel, reports)
+                .await);
+        }
+        let answers_forms = capabilities.as_ref().is_some_and(answers_forms);
+        if answers_forms && !(views && request.name == ARTIFACTS_TOOL) {
+            return self
+                .answered(request, context, views, cancel, reports)
                 .await;
         }
         // A client that shows no views gets for the app-only tool what any tool not offered
@@ -851,7 +860,81 @@ impl McpToolServer {
             let reply = self.reply(&request.name, arguments, views, cancel, reports);
             CallToolResult::from(reply.await)
         };
-        result.into()
+        Ok(result.into())
+    }
+
+    /// A call from a client that answers forms: run with the answers it has, and while its
+    /// tool asks what it has no answer to, the person is asked (see the `questions` module):
+    /// in this request on a 2025-11-25 session, by an `input_required` reply on 2026-07-28.
+    async fn answered(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        views: bool,
+        cancel: &CancelSignal,
+        reports: Option<Arc<dyn ReportSink>>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let scope = self.call_scope(views, false, cancel, reports);
+        let arguments = arguments_text(request.arguments.as_ref());
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        let (mut answers, mut rounds) = match request.request_state.as_deref() {
+            // An answer comes with the state of its question, or is not taken.
+            None => (Answers::new(), 0),
+            Some(_) if !stateless => (Answers::new(), 0),
+            Some(state) => {
+                match questions::take(&*self.store, state, &request.name, &arguments).await {
+                    Ok(kept) => kept.answers_with(request.input_responses.as_ref()),
+                    Err(Unkept::Store(error)) => return Ok(store_unavailable(&error)),
+                    Err(unkept) => return Err(unkept_state(&unkept)),
+                }
+            }
+        };
+        let call = self.next_call(&request.name, arguments.clone());
+        loop {
+            let observed = self
+                .service
+                .call_observed_answering(&scope, SOURCE, &call, answers.clone())
+                .await;
+            if observed.asked().is_empty() {
+                return Ok(self.complete(&request.name, &observed, views).await);
+            }
+            rounds += 1;
+            if rounds >= MAX_FORMS {
+                return Ok(too_many_rounds(&request.name).into());
+            }
+            if stateless {
+                let call = (&*request.name, &*arguments);
+                let within = self.approval_timeout;
+                let asked = observed.asked();
+                return Ok(
+                    match questions::ask_later(&*self.store, call, answers, asked, rounds, within)
+                        .await
+                    {
+                        Ok(input_required) => input_required.into(),
+                        Err(error) => store_unavailable(&error),
+                    },
+                );
+            }
+            for asked in observed.asked() {
+                let answer = match questions::form(asked) {
+                    Ok(form) => {
+                        let Some(answer) = self.ask(context, form, cancel).await else {
+                            let why = cancelled_while_asking(&request.name);
+                            let text = rmcp::model::ContentBlock::text(why);
+                            return Ok(CallToolResult::error(vec![text]).into());
+                        };
+                        questions::answer(answer)
+                    }
+                    Err(why) => {
+                        tracing::warn!(key = asked.key(), %why, "a tool's question cannot be asked");
+                        Answer::Cancel
+                    }
+                };
+                answers.insert(asked.key(), answer);
+            }
+        }
     }
 }
 
@@ -879,6 +962,38 @@ async fn answer_until_cancelled<T>(
         () = context.ct.cancelled() => cancel.cancel(),
     }
     answer.await
+}
+
+/// What a call answers when its client cancels it while the person has its tool's question.
+fn cancelled_while_asking(name: &str) -> String {
+    format!(
+        "Error: the call of tool \"{}\" was cancelled while the person had its question.",
+        toolkit::bound::echo(name)
+    )
+}
+
+/// What a call answers whose tool asked more rounds of questions than [`MAX_FORMS`].
+fn too_many_rounds(name: &str) -> CallToolResult {
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(format!(
+        "Error: tool \"{}\" asked {MAX_FORMS} rounds of questions and still had no answer it \
+         could take; it was stopped.",
+        toolkit::bound::echo(name)
+    ))])
+}
+
+/// The error a 2026-07-28 retry gets whose `requestState` names no question of this call.
+fn unkept_state(unkept: &Unkept) -> ErrorData {
+    let why = match unkept {
+        Unkept::Expired => "its time to answer passed",
+        _ => "it is unknown, was answered already, or is another call's",
+    };
+    ErrorData::invalid_params(
+        format!(
+            "the requestState names no question of this call: {why}. Make the call again \
+             without it."
+        ),
+        None,
+    )
 }
 
 /// What a writer's call answers when its client cancels it while the person has its form: it
@@ -996,6 +1111,7 @@ fn invalid_input(error: ScopeError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, error)
 }
 
+mod questions;
 mod reports;
 
 #[cfg(test)]

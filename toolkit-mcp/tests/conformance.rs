@@ -15,6 +15,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolkit::report::LogLevel;
 use toolkit::spec::{ExecutePermit, ToolFuture};
@@ -72,6 +74,229 @@ fn test_logging_tool(context: &ToolContext) -> String {
 fn test_streaming_elicitation(context: &ToolContext) -> String {
     context.progress(1, Some(1), "answered on this request's stream");
     "Nothing was asked on the stream.".to_owned()
+}
+
+/// A name the person gives.
+#[derive(Deserialize, JsonSchema)]
+struct Name {
+    /// Your name.
+    name: String,
+}
+
+/// Asks the person their name, then greets them (`input-required-result-basic-elicitation`,
+/// 2026-07-28).
+#[tool]
+fn test_input_required_result_elicitation(context: &ToolContext) -> Result<String, String> {
+    let answer: Name = context
+        .ask("user_name", "What is your name?")
+        .map_err(|unanswered| unanswered.to_string())?;
+    Ok(format!("Hello, {}!", answer.name))
+}
+
+/// A yes or no.
+#[derive(Deserialize, JsonSchema)]
+struct Confirm {
+    /// Whether to go on.
+    ok: bool,
+}
+
+/// Asks the person to confirm, its question's state kept by the server
+/// (`input-required-result-request-state`, 2026-07-28).
+#[tool]
+fn test_input_required_result_request_state(context: &ToolContext) -> Result<String, String> {
+    let answer: Confirm = context
+        .ask("confirm", "Go on?")
+        .map_err(|unanswered| unanswered.to_string())?;
+    Ok(if answer.ok {
+        "state-ok"
+    } else {
+        "state-declined"
+    }
+    .to_owned())
+}
+
+/// Asks the same as `test_input_required_result_request_state`: its retry comes with a
+/// tampered state, which names no question (`input-required-result-tampered-state`).
+#[tool]
+fn test_input_required_result_tampered_state(context: &ToolContext) -> Result<String, String> {
+    let answer: Confirm = context
+        .ask("confirm", "Go on?")
+        .map_err(|unanswered| unanswered.to_string())?;
+    Ok(format!("confirmed: {}", answer.ok))
+}
+
+/// A colour the person names.
+#[derive(Deserialize, JsonSchema)]
+struct Colour {
+    /// Your favourite colour.
+    color: String,
+}
+
+/// Asks the person's name, then their favourite colour: two rounds
+/// (`input-required-result-multi-round`, 2026-07-28).
+#[tool]
+fn test_input_required_result_multi_round(context: &ToolContext) -> Result<String, String> {
+    let name: Name = context
+        .ask("name", "What is your name?")
+        .map_err(|unanswered| unanswered.to_string())?;
+    let colour: Colour = context
+        .ask(
+            "color",
+            &format!("What is your favourite colour, {}?", name.name),
+        )
+        .map_err(|unanswered| unanswered.to_string())?;
+    Ok(format!("{} likes {}.", name.name, colour.color))
+}
+
+/// Who the person is.
+#[derive(Deserialize, JsonSchema)]
+struct UserInfo {
+    /// Your user name.
+    username: String,
+    /// Your e-mail address.
+    email: String,
+}
+
+/// Asks the person who they are, with the message it is given (`tools-call-elicitation`,
+/// 2025-11-25).
+#[tool]
+fn test_elicitation(
+    /// What to ask.
+    message: String,
+    context: &ToolContext,
+) -> String {
+    match context.ask::<UserInfo>("user_info", &message) {
+        Ok(info) => format!(
+            "User response: action=accept, content={{\"username\":{:?},\"email\":{:?}}}",
+            info.username, info.email
+        ),
+        Err(unanswered) => format!("User response: {unanswered}"),
+    }
+}
+
+/// A status with a default.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+fn default_name() -> String {
+    "John Doe".to_owned()
+}
+
+fn default_age() -> i64 {
+    30
+}
+
+fn default_score() -> f64 {
+    95.5
+}
+
+fn default_status() -> Status {
+    Status::Active
+}
+
+fn default_verified() -> bool {
+    true
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(Deserialize, JsonSchema)]
+struct WithDefaults {
+    /// Your name.
+    #[serde(default = "default_name")]
+    name: String,
+    /// Your age.
+    #[serde(default = "default_age")]
+    age: i64,
+    /// Your score.
+    #[serde(default = "default_score")]
+    score: f64,
+    /// Your status.
+    #[serde(default = "default_status")]
+    status: Status,
+    /// Whether you are verified.
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+/// Asks a form whose fields have defaults (`elicitation-sep1034-defaults`, 2025-11-25).
+#[tool]
+fn test_elicitation_sep1034_defaults(context: &ToolContext) -> String {
+    match context.ask::<WithDefaults>("defaults", "Check these details.") {
+        Ok(answer) => format!(
+            "Elicitation completed: action=accept, content={{name: {}, age: {}, score: {}, status: {}, verified: {}}}",
+            answer.name,
+            answer.age,
+            answer.score,
+            serde_json::to_string(&answer.status).unwrap_or_default(),
+            answer.verified
+        ),
+        Err(unanswered) => format!("Elicitation completed: {unanswered}"),
+    }
+}
+
+/// Choices without titles.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Choices with titles.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    /// First Option
+    Value1,
+    /// Second Option
+    Value2,
+    /// Third Option
+    Value3,
+}
+
+/// Choices named the legacy way, by `enumNames`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Legacy {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+/// Every kind of choice a form has (SEP-1330).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(
+    dead_code,
+    reason = "the answer is taken whole; its fields are not read"
+)]
+struct EveryChoice {
+    /// One of three.
+    untitled_single: Untitled,
+    /// One of three, titled.
+    titled_single: Titled,
+    /// One of three, named the legacy way.
+    #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+    legacy_enum: Legacy,
+    /// Some of three.
+    untitled_multi: Vec<Untitled>,
+    /// Some of three, titled.
+    titled_multi: Vec<Titled>,
+}
+
+/// Asks a form of every kind of choice (`elicitation-sep1330-enums`, 2025-11-25).
+#[tool]
+fn test_elicitation_sep1330_enums(context: &ToolContext) -> String {
+    match context.ask::<EveryChoice>("choices", "Choose.") {
+        Ok(_) => "Elicitation completed: action=accept".to_owned(),
+        Err(unanswered) => format!("Elicitation completed: {unanswered}"),
+    }
 }
 
 /// The suite's JSON Schema 2020-12 input schema, kept as written (`json-schema-2020-12`): a

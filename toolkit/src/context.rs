@@ -7,6 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::ask::{Asking, Unanswered};
 use crate::filter::ContentFilter;
 use crate::report::{CallReporter, LogLevel, ReportSink};
 
@@ -61,6 +62,9 @@ pub struct ToolContext {
     // copy of the context one call gets when the scope has a sink).
     reports: Option<Arc<dyn ReportSink>>,
     reporter: Option<Arc<CallReporter>>,
+    // The answers a call runs with and the questions it asks, when its caller can ask the
+    // person (`Seam::invoke_answering`).
+    asking: Option<Arc<Asking>>,
 }
 
 #[derive(Clone)]
@@ -215,18 +219,72 @@ impl ToolContext {
         }
     }
 
+    /// Asks the person a question and gives their answer, a `T` (a struct of simple fields:
+    /// strings, numbers, booleans, enums of unit variants, lists of those; each field's doc
+    /// comment is its help), or why there is none. `key` names the question among the call's
+    /// (1 to 64 letters, digits, `_`, `-`, `.`) and stays the same in every round.
+    ///
+    /// The call ends waiting for the answer and runs again with it, from the start, where this
+    /// returns it at once (see [`ask`](crate::ask)): return the error as it is
+    /// ([`Unanswered::Waiting`]) and do nothing before a question that may not be done twice.
+    /// Where nobody can answer it returns [`Unanswered::NobodyToAsk`] at once.
+    ///
+    /// ```
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    /// use toolkit::{tool, ToolContext};
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Confirm {
+    ///     /// Delete it?
+    ///     delete: bool,
+    /// }
+    ///
+    /// /// Deletes a file once the person confirms.
+    /// #[tool]
+    /// fn delete_after_asking(path: String, context: &ToolContext) -> Result<String, String> {
+    ///     let confirm: Confirm = context
+    ///         .ask("confirm", &format!("Delete {path}?"))
+    ///         .map_err(|unanswered| unanswered.to_string())?;
+    ///     Ok(if confirm.delete { format!("{path} deleted") } else { "kept".to_owned() })
+    /// }
+    /// # let _ = DELETE_AFTER_ASKING_TOOL;
+    /// ```
+    ///
+    /// # Errors
+    /// [`Unanswered`]: the question waits, was declined or dismissed, nobody can answer here,
+    /// or `T` is no form.
+    pub fn ask<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<T, Unanswered> {
+        match &self.asking {
+            Some(asking) => asking.answer(self.filter(), key, message),
+            None => Err(Unanswered::NobodyToAsk(crate::bound::echo(key))),
+        }
+    }
+
     /// The same context whose calls report to `sink`.
     pub(crate) fn with_reports(mut self, sink: Arc<dyn ReportSink>) -> Self {
         self.reports = Some(sink);
         self
     }
 
-    /// The context one call gets when its scope has a report sink: this one, reporting as
-    /// `call_id`; `None` when nobody listens (the call then gets this context itself).
-    pub(crate) fn reporting_as(&self, call_id: &str) -> Option<Self> {
-        let sink = self.reports.as_ref()?;
+    /// The context one call gets when its scope has a report sink or its caller can ask: this
+    /// one, reporting as `call_id` and asking with `asking`; `None` when neither (the call then
+    /// gets this context itself).
+    pub(crate) fn for_one_call(&self, call_id: &str, asking: Option<&Arc<Asking>>) -> Option<Self> {
+        if self.reports.is_none() && asking.is_none() {
+            return None;
+        }
+        let reporter = self
+            .reports
+            .as_ref()
+            .map(|sink| Arc::new(CallReporter::new(Arc::clone(sink), call_id)));
         Some(Self {
-            reporter: Some(Arc::new(CallReporter::new(Arc::clone(sink), call_id))),
+            reporter,
+            asking: asking.cloned(),
             ..self.clone()
         })
     }

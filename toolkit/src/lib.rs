@@ -74,6 +74,7 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+pub mod ask;
 pub mod bound;
 mod causes;
 mod context;

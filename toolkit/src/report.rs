@@ -248,7 +248,7 @@ impl fmt::Debug for CallReporter {
 
 /// `message` as the filter passes it (its head only: what a cut keeps, and a margin so that a
 /// secret across the cut is whole when the filter reads it), cut to [`REPORT_LIMIT`] bytes.
-fn bounded(filter: Option<&dyn ContentFilter>, message: &str) -> String {
+pub(crate) fn bounded(filter: Option<&dyn ContentFilter>, message: &str) -> String {
     let head = &message[..message.floor_char_boundary(REPORT_LIMIT + FILTER_MARGIN)];
     let filtered = match filter {
         Some(filter) => filter.filter(head),

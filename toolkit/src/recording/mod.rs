@@ -14,6 +14,7 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::PoisonError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ use futures_util::future::join_all;
 // Tokio's clock, so a paused test clock times calls exactly; unpaused it is the system's.
 use tokio::time::Instant;
 
+use crate::ask::{Answers, Asked, Invoked};
 use crate::provider::Delta;
 use crate::report::ReportSink;
 use crate::result::ToolArtifact;
@@ -141,7 +143,7 @@ impl Recorder {
     ) -> ObservedCall {
         if !self.observed() {
             let bounded = seam.invoke_call(scope, call).await;
-            return ObservedCall(Observed::Unrecorded(bounded));
+            return ObservedCall::of(Observed::Unrecorded(bounded));
         }
         // Boxed: a recording's state does not weigh on the future of an unobserved call.
         Box::pin(async {
@@ -159,6 +161,54 @@ impl Recorder {
             recording.observed(scope, call, invocation, ran).await
         })
         .await
+    }
+
+    /// [`call`](Self::call) for a caller that can ask the person: the call runs with `answers`
+    /// ([`Seam::invoke_answering`]), and the questions it waits for come with what it gave
+    /// ([`ObservedCall::asked`]); a round that waits is recorded as a run of one call with what
+    /// the tool returned meanwhile, so the audit copy shows each round.
+    pub(crate) async fn call_answering(
+        &self,
+        seam: &Seam,
+        scope: &RunScope,
+        source: &str,
+        call: &ToolCall,
+        answers: Answers,
+    ) -> ObservedCall {
+        let asked = std::sync::Mutex::new(Vec::new());
+        let execution = async {
+            match seam.invoke_answering(scope, call, answers).await {
+                Invoked::Done(result) => result,
+                Invoked::Asking {
+                    asked: questions,
+                    meanwhile,
+                    ..
+                } => {
+                    *asked.lock().unwrap_or_else(PoisonError::into_inner) = questions;
+                    meanwhile
+                }
+            }
+        };
+        let mut observed = if self.observed() {
+            Box::pin(async {
+                let mut recording =
+                    Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+                let ran = recording.kept();
+                let invocation = if ran {
+                    recording.tool_once(call, execution).await
+                } else {
+                    recording
+                        .answered(call, Seam::refuse(scope, not_run(call)))
+                        .await
+                };
+                recording.observed(scope, call, invocation, ran).await
+            })
+            .await
+        } else {
+            ObservedCall::of(Observed::Unrecorded(execution.await))
+        };
+        observed.asked = asked.into_inner().unwrap_or_else(PoisonError::into_inner);
+        observed
     }
 
     /// Runs or refuses one call a person decided outside a loop, as a run of one call under the
@@ -180,7 +230,7 @@ impl Recorder {
                 Err(text) => Seam::refuse(scope, text),
                 Ok(approval) => seam.invoke_approved(scope, call, approval).await,
             };
-            return ObservedCall(Observed::Unrecorded(bounded));
+            return ObservedCall::of(Observed::Unrecorded(bounded));
         }
         Box::pin(async {
             let mut recording =
@@ -232,7 +282,11 @@ fn not_kept(call: &ToolCall) -> String {
 /// the bounded result for whoever asked, and the record the sinks and subscribers were given
 /// when anyone kept or watched events.
 #[derive(Clone, Debug)]
-pub struct ObservedCall(Observed);
+pub struct ObservedCall {
+    observed: Observed,
+    /// The questions the call waits for (only a call made to be answered asks any).
+    asked: Vec<Asked>,
+}
 
 #[derive(Clone, Debug)]
 enum Observed {
@@ -246,9 +300,25 @@ enum Observed {
 }
 
 impl ObservedCall {
+    fn of(observed: Observed) -> Self {
+        Self {
+            observed,
+            asked: Vec::new(),
+        }
+    }
+
+    /// The questions the call waits for: when there are any, ask the person and make the call
+    /// again with the answers so far and these
+    /// ([`ToolLoopService::call_observed_answering`](crate::ToolLoopService::call_observed_answering));
+    /// its result is then what the tool gave meanwhile, for the record only. Empty for a call
+    /// that ran to its end.
+    pub fn asked(&self) -> &[Asked] {
+        &self.asked
+    }
+
     /// The seam's result, recorded or not; an error when a sink could not keep the call.
     fn result(&self) -> &BoundedResult {
-        match &self.0 {
+        match &self.observed {
             Observed::Recorded(invocation) => invocation.result(),
             Observed::Unrecorded(bounded) | Observed::Unkept { reply: bounded, .. } => bounded,
         }
@@ -258,7 +328,7 @@ impl ObservedCall {
     /// did not run when its start could not be kept, and its result is an error either way:
     /// a caller is never told a call succeeded that was not kept.
     pub fn unkept(&self) -> bool {
-        matches!(self.0, Observed::Unkept { .. })
+        matches!(self.observed, Observed::Unkept { .. })
     }
 
     /// The wire content for the tool-result message (or an MCP reply).
@@ -286,7 +356,7 @@ impl ObservedCall {
     /// was recorded or timed. A host that wants the time of an unobserved call times its
     /// `await`, as around [`invoke`](crate::ToolLoopService::invoke).
     pub fn record(&self) -> Option<&Arc<ToolInvocation>> {
-        match &self.0 {
+        match &self.observed {
             Observed::Recorded(invocation)
             | Observed::Unkept {
                 record: invocation, ..
@@ -369,10 +439,10 @@ impl<'r> Recording<'r> {
         self.emit(|| RunEvent::done(run_id, termination, invocation.content()))
             .await;
         if self.kept() {
-            return ObservedCall(Observed::Recorded(invocation));
+            return ObservedCall::of(Observed::Recorded(invocation));
         }
         let text = if ran { not_kept(call) } else { not_run(call) };
-        ObservedCall(Observed::Unkept {
+        ObservedCall::of(Observed::Unkept {
             record: invocation,
             reply: Seam::refuse(scope, text),
         })

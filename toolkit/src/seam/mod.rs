@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::ask::{Answers, Asking, Invoked};
 use crate::bound::{self, echo};
 use crate::context::ToolContext;
 pub use crate::filter::ContentFilter;
@@ -185,15 +186,40 @@ impl Seam {
     /// [report sink](RunScope::with_reports) under an empty call id; [`invoke_call`](Self::invoke_call)
     /// names the call.
     pub async fn invoke(&self, scope: &RunScope, name: &str, arguments: &str) -> BoundedResult {
-        self.invoke_as(scope, "", name, arguments).await
+        self.invoke_as(scope, "", name, arguments, None).await
     }
 
     /// [`invoke`](Self::invoke) for `call`: the same checks and result, and what its tool
     /// reports while it runs goes to the scope's [report sink](RunScope::with_reports) under
     /// the call's id (several calls of one scope running at once are told apart).
     pub async fn invoke_call(&self, scope: &RunScope, call: &ToolCall) -> BoundedResult {
-        self.invoke_as(scope, &call.id, &call.name, &call.arguments)
+        self.invoke_as(scope, &call.id, &call.name, &call.arguments, None)
             .await
+    }
+
+    /// [`invoke_call`](Self::invoke_call) for a caller that can ask the person: the call runs
+    /// with `answers`, and its tool's [`ToolContext::ask`] gives those; a question it has no
+    /// answer to makes the call [`Invoked::Asking`] (what the tool returned then is dropped),
+    /// to be run again with the answers so far and the new ones (see [`ask`](crate::ask)).
+    pub async fn invoke_answering(
+        &self,
+        scope: &RunScope,
+        call: &ToolCall,
+        answers: Answers,
+    ) -> Invoked {
+        let asking = Arc::new(Asking::new(answers));
+        let result = self
+            .invoke_as(scope, &call.id, &call.name, &call.arguments, Some(&asking))
+            .await;
+        let asked = asking.take_asked();
+        if asked.is_empty() {
+            Invoked::Done(result)
+        } else {
+            Invoked::Asking {
+                asked,
+                meanwhile: result,
+            }
+        }
     }
 
     async fn invoke_as(
@@ -202,9 +228,10 @@ impl Seam {
         call_id: &str,
         name: &str,
         arguments: &str,
+        asking: Option<&Arc<Asking>>,
     ) -> BoundedResult {
-        let reporting = scope.context.reporting_as(call_id);
-        let context = reporting.as_ref().unwrap_or(&scope.context);
+        let own = scope.context.for_one_call(call_id, asking);
+        let context = own.as_ref().unwrap_or(&scope.context);
         let result = match self.start(scope, context, name, arguments, false) {
             Started::Finished(result) => result,
             // Boxed: the ready path's future carries none of the waiting state.
@@ -222,8 +249,8 @@ impl Seam {
         approval: Approval,
     ) -> BoundedResult {
         let result = if approval.covers(call) {
-            let reporting = scope.context.reporting_as(&call.id);
-            let context = reporting.as_ref().unwrap_or(&scope.context);
+            let own = scope.context.for_one_call(&call.id, None);
+            let context = own.as_ref().unwrap_or(&scope.context);
             let started = self.start(scope, context, &call.name, &call.arguments, true);
             self.wait(started, scope, context, &call.name, &call.arguments)
                 .await

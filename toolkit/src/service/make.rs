@@ -1,6 +1,7 @@
 //! Making a service and configuring it: its first methods in its rustdoc.
 
 use crate::approval::ApprovalPolicy;
+use crate::ask::Answers;
 use crate::context::ToolContext;
 use crate::filter::ContentFilter;
 use crate::limits::DEFAULT_TOKEN_LIFETIME;
@@ -198,5 +199,21 @@ impl ToolLoopService {
         call: &'a ToolCall,
     ) -> impl Future<Output = ObservedCall> + Send + 'a {
         self.recorder.call(&self.seam, scope, source, call)
+    }
+
+    /// [`call_observed`](Self::call_observed) for a caller that can ask the person (an MCP
+    /// server): the call runs with `answers`, and when its tool asks a question it has no
+    /// answer to, [`ObservedCall::asked`] lists the questions; ask the person, then make the
+    /// call again with the answers so far and the new ones (see [`ask`](crate::ask)). Each
+    /// round is recorded as a run of one call.
+    pub fn call_observed_answering<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        source: &'a str,
+        call: &'a ToolCall,
+        answers: Answers,
+    ) -> impl Future<Output = ObservedCall> + Send + 'a {
+        self.recorder
+            .call_answering(&self.seam, scope, source, call, answers)
     }
 }
