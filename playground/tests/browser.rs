@@ -8,7 +8,7 @@ mod common;
 
 use common::{Browser, HOSTILE_MEDIA, PNG, XSS, browser, start_playground};
 use serde_json::{Value, json};
-use toolkit::report::LogLevel;
+use toolkit::talk::LogLevel;
 use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolResult, tool};
 
 /// Returns the XSS corpus in every artifact field: a table whose columns are payloads, a table

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use toolkit::report::{CallReport, ReportSink};
+use toolkit::talk::{CallReport, ReportSink};
 use toolkit::{ToolCall, ToolContext, ToolLoopService, ToolRegistry};
 use toolkit_builtins::WorkspaceRoot;
 use toolkit_builtins::network::NetworkPolicy;

@@ -67,7 +67,7 @@ fn item_head(item: &Item) -> (TokenStream, &'static str) {
 
 /// Doc lines as prose: lines of a paragraph joined by spaces, paragraphs by a blank line.
 /// The description as written: `description = ".."`, else every `#[doc]` value joined by line
-/// breaks (`include_str!` included), for `toolkit::describe::for_model` to clean when the spec
+/// breaks (`include_str!` included), for `toolkit::spec::describe::for_model` to clean when the spec
 /// is built.
 fn description(attr: &ToolAttr, input: &Input) -> TokenStream {
     if let Some(text) = &attr.description {

@@ -18,11 +18,11 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::approval::Choice;
-use toolkit::ask::{Answer, Answers};
 use toolkit::question::{Question, Unasked};
 use toolkit::recording::ObservedCall;
-use toolkit::report::ReportSink;
 use toolkit::seam::CancelSignal;
+use toolkit::talk::ReportSink;
+use toolkit::talk::{Answer, Answers};
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use self::questions::Unkept;

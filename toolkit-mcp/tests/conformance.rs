@@ -18,8 +18,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use toolkit::report::LogLevel;
 use toolkit::spec::{ExecutePermit, ToolFuture};
+use toolkit::talk::LogLevel;
 use toolkit::{Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec, tool};
 
 /// The suite's version `scripts/test` installs.

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit::report::LogLevel;
 use toolkit::seam::SecretFilter;
+use toolkit::talk::LogLevel;
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tool};
 use toolkit_testing::mcp::{python, reply, run_client};
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::hidden::{inert, is_hidden};
 
+use crate::ask::{Answer, Answers, Asked};
 use crate::bound::echo;
 use crate::context::ToolContext;
 use crate::recording::{Decided, RunId};
@@ -54,8 +55,10 @@ pub struct Decision {
 }
 
 /// What an operator decides on one pending call: `{"choice": "approve"}`, `{"choice":
-/// "approve_for_run"}`, `{"choice": "deny", "reason": ".."}` (the reason may be left out) or
-/// `{"choice": "edit", "arguments": "{..}"}`, read exactly as [`Decision`] reads it.
+/// "approve_for_run"}`, `{"choice": "deny", "reason": ".."}` (the reason may be left out),
+/// `{"choice": "edit", "arguments": "{..}"}`, or for a call waiting for the answers to its
+/// tool's questions `{"choice": "answer", "answers": {"KEY": {"action": "accept", "content":
+/// {..}}}}`, read exactly as [`Decision`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     tag = "choice",
@@ -83,6 +86,14 @@ pub enum Choice {
         /// The arguments, as a JSON text.
         arguments: String,
     },
+    /// For a call whose tool asked the person questions
+    /// ([`ToolContext::ask`](crate::ToolContext::ask)): the answers, by question key. The call
+    /// runs again with them (and the earlier ones); a question left unanswered is dismissed.
+    /// Denying such a call declines every question it asked.
+    Answer {
+        /// The answers.
+        answers: Answers,
+    },
 }
 
 /// A choice as a client spells it: each field read exactly, unknown ones refused.
@@ -94,6 +105,8 @@ struct ChoiceText {
     reason: Option<String>,
     #[serde(default)]
     arguments: Option<String>,
+    #[serde(default)]
+    answers: Option<Answers>,
 }
 
 /// A decision as a client spells it: [`ChoiceText`] and the call it decides. Its fields repeat
@@ -108,6 +121,8 @@ struct DecisionText {
     reason: Option<String>,
     #[serde(default)]
     arguments: Option<String>,
+    #[serde(default)]
+    answers: Option<Answers>,
 }
 
 impl TryFrom<ChoiceText> for Choice {
@@ -118,11 +133,15 @@ impl TryFrom<ChoiceText> for Choice {
             choice,
             reason,
             arguments,
+            answers,
         } = text;
         let name = choice.as_str();
-        if !matches!(name, "approve" | "approve_for_run" | "deny" | "edit") {
+        if !matches!(
+            name,
+            "approve" | "approve_for_run" | "deny" | "edit" | "answer"
+        ) {
             return Err(format!(
-                "unknown choice `{}`, expected one of `approve`, `approve_for_run`, `deny`, `edit`",
+                "unknown choice `{}`, expected one of `approve`, `approve_for_run`, `deny`, `edit`, `answer`",
                 echo(name)
             ));
         }
@@ -132,12 +151,18 @@ impl TryFrom<ChoiceText> for Choice {
         if arguments.is_some() && name != "edit" {
             return Err(format!("the choice `{name}` takes no `arguments`"));
         }
+        if answers.is_some() && name != "answer" {
+            return Err(format!("the choice `{name}` takes no `answers`"));
+        }
         Ok(match name {
             "approve" => Choice::Approve,
             "approve_for_run" => Choice::ApproveForRun,
             "deny" => Choice::Deny { reason },
-            _ => Choice::Edit {
+            "edit" => Choice::Edit {
                 arguments: arguments.ok_or("the choice `edit` needs `arguments`")?,
+            },
+            _ => Choice::Answer {
+                answers: answers.ok_or("the choice `answer` needs `answers`")?,
             },
         })
     }
@@ -152,11 +177,13 @@ impl TryFrom<DecisionText> for Decision {
             choice,
             reason,
             arguments,
+            answers,
         } = text;
         let choice = Choice::try_from(ChoiceText {
             choice,
             reason,
             arguments,
+            answers,
         })?;
         Ok(Self { call_id, choice })
     }
@@ -198,6 +225,11 @@ impl Decision {
         )
     }
 
+    /// Answers the questions the call's tool asked; it runs again with the answers.
+    pub fn answer(call_id: impl Into<String>, answers: Answers) -> Self {
+        Self::new(call_id, Choice::Answer { answers })
+    }
+
     fn new(call_id: impl Into<String>, choice: Choice) -> Self {
         Self {
             call_id: call_id.into(),
@@ -214,6 +246,8 @@ pub(crate) enum Then {
     Wait,
     /// It does not run: the model reads this.
     Refuse(String),
+    /// It runs again with these answers to its tool's questions.
+    Answer(Answers),
 }
 
 /// The tool result text for a call the operator refused.
@@ -231,7 +265,8 @@ pub(crate) fn decide(
     previewed: bool,
 ) -> (Decided, Then) {
     match choice {
-        None => (
+        // `check_decisions` refuses an answer to a call that asked nothing.
+        None | Some(Choice::Answer { .. }) => (
             Decided::NotDecided,
             Then::Refuse(approval_not_given(&call.name)),
         ),
@@ -254,6 +289,39 @@ pub(crate) fn decide(
             (decided, if previewed { Then::Wait } else { Then::Run })
         }
     }
+}
+
+/// What an operator's choice (if any) about a call whose tool asked `asked` comes to: what is
+/// recorded, and the answers it runs again with (`earlier` and these). An answer leaves a
+/// question it does not answer dismissed; a denial declines every question; no decision
+/// dismisses them all. `check_decisions` refuses an approval or an edit of such a call.
+pub(crate) fn decide_answers(
+    choice: Option<&Choice>,
+    asked: &[Asked],
+    earlier: &Answers,
+) -> (Decided, Then) {
+    let mut answers = earlier.clone();
+    let mut given = Answers::new();
+    for question in asked {
+        let answer = match choice {
+            Some(Choice::Answer { answers }) => answers
+                .get(question.key())
+                .cloned()
+                .unwrap_or(Answer::Cancel),
+            Some(Choice::Deny { .. }) => Answer::Decline,
+            _ => Answer::Cancel,
+        };
+        given.insert(question.key(), answer.clone());
+        answers.insert(question.key(), answer);
+    }
+    let decided = match choice {
+        Some(Choice::Deny { reason }) => Decided::Denied {
+            reason: reason.clone(),
+        },
+        Some(Choice::Answer { .. }) => Decided::Answered { answers: given },
+        _ => Decided::NotDecided,
+    };
+    (decided, Then::Answer(answers))
 }
 
 /// A call that needs approval, as a policy sees it before the run would stop for it. The seam
@@ -540,6 +608,12 @@ mod tests {
             Decision::deny("w1"),
             Decision::deny_with_reason("w1", "no"),
             Decision::edit("w1", "{}"),
+            Decision::answer(
+                "w1",
+                Answers::new()
+                    .with("size", Answer::accept(serde_json::json!({"count": 2})))
+                    .with("sure", Answer::Decline),
+            ),
         ] {
             let text = serde_json::to_string(&decision).expect("JSON");
             assert_eq!(read(&text), Ok(decision), "{text}");
@@ -556,12 +630,24 @@ mod tests {
             (
                 r#"{"call_id": "w1", "choice": "Approve"}"#,
                 "unknown choice `Approve`, expected one of `approve`, `approve_for_run`, `deny`, \
-                 `edit`",
+                 `edit`, `answer`",
             ),
             (
                 r#"{"call_id": "w1", "choice": "approve", "scope": "all"}"#,
                 "unknown field `scope`, expected one of `call_id`, `choice`, `reason`, \
-                 `arguments` at line 1 column 46",
+                 `arguments`, `answers` at line 1 column 46",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "answer"}"#,
+                "the choice `answer` needs `answers`",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "approve", "answers": {}}"#,
+                "the choice `approve` takes no `answers`",
+            ),
+            (
+                r#"{"call_id": "w1", "choice": "answer", "answers": {"k": {"action": "maybe"}}}"#,
+                "unknown variant `maybe`, expected one of `accept`, `decline`, `cancel` at line 1 column 73",
             ),
             (
                 r#"{"call_id": "w1", "choice": "approve", "reason": "ok"}"#,

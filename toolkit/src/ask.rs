@@ -1,69 +1,5 @@
-//! Questions a running tool puts to the person: [`ToolContext::ask`](crate::ToolContext::ask)
-//! asks for a typed answer, a form whose fields come from a Rust type.
-//!
-//! A question is answered the way MCP's multi round-trip requests answer one: the call ends
-//! waiting, whoever runs it asks the person (an MCP client's form, `input_required` on
-//! 2026-07-28, elicitation on 2025-11-25), and the call runs again from the start with the
-//! answers given so far, where `ask` returns the answer at once. A tool that asks therefore
-//! does before its questions only what it may do twice (reading, checking), and what it must do
-//! once after them. A caller that can ask runs a call with
-//! [`Seam::invoke_answering`](crate::Seam::invoke_answering) and its answers, and gets the
-//! questions left ([`Invoked::Asking`]), or records it with
-//! [`ToolLoopService::call_observed_answering`](crate::ToolLoopService::call_observed_answering);
-//! everywhere else (a plain
-//! [`Seam::invoke`](crate::Seam::invoke), a loop run) `ask` returns
-//! [`Unanswered::NobodyToAsk`] at once, and the tool says what it can do without an answer.
-//!
-//! A question's text passes the run's content filter and is cut like a log line
-//! ([`REPORT_LIMIT`](crate::limits::REPORT_LIMIT)); an answer is checked against its form (it
-//! must decode into the type) before the tool sees it, and one that does not is asked again,
-//! saying why.
-//!
-//! ```standalone_crate
-//! use schemars::JsonSchema;
-//! use serde::Deserialize;
-//! use toolkit::ask::{Answer, Answers, Invoked};
-//! use toolkit::{tool, Seam, ToolCall, ToolContext, ToolRegistry};
-//!
-//! #[derive(Deserialize, JsonSchema)]
-//! struct Name {
-//!     /// Your name.
-//!     name: String,
-//! }
-//!
-//! /// Greets the person by the name they give.
-//! #[tool]
-//! fn greet(context: &ToolContext) -> Result<String, String> {
-//!     let answer: Name = context
-//!         .ask("user_name", "What is your name?")
-//!         .map_err(|unanswered| unanswered.to_string())?;
-//!     Ok(format!("Hello, {}!", answer.name))
-//! }
-//!
-//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let seam = Seam::new(ToolRegistry::linked().unwrap());
-//! let scope = seam.scope(ToolContext::new()).unwrap();
-//! let call = ToolCall::new("call_1", "greet", "{}");
-//!
-//! // The first round asks.
-//! let Invoked::Asking { asked, .. } = seam.invoke_answering(&scope, &call, Answers::new()).await else {
-//!     panic!("the tool asks");
-//! };
-//! assert_eq!((asked[0].key(), asked[0].message()), ("user_name", "What is your name?"));
-//! assert_eq!(asked[0].form()["required"], serde_json::json!(["name"]));
-//!
-//! // The second runs with the answer.
-//! let answers = Answers::new().with("user_name", Answer::accept(serde_json::json!({"name": "Ada"})));
-//! let Invoked::Done(result) = seam.invoke_answering(&scope, &call, answers).await else {
-//!     panic!("the tool has its answer");
-//! };
-//! assert_eq!(result.content(), "Hello, Ada!");
-//!
-//! // Where nobody can answer, the tool hears so at once.
-//! let result = seam.invoke_call(&scope, &call).await;
-//! assert_eq!(result.content(), "nobody can answer the question \"user_name\" here: this call runs where no person is asked");
-//! # });
-//! ```
+//! A running tool's questions to the person: the form of an answer from a Rust type, and the
+//! answers a call runs with (the items are public in [`talk`](crate::talk)).
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
@@ -75,7 +11,6 @@ use serde_json::{Map, Value};
 
 use crate::bound::echo;
 use crate::filter::ContentFilter;
-use crate::seam::BoundedResult;
 
 /// The longest key a question may have.
 const KEY_LIMIT: usize = 64;
@@ -83,7 +18,7 @@ const KEY_LIMIT: usize = 64;
 /// A question a call's tool asked and is waiting for: its key (the same in every round of the
 /// call), its text for the person, and the form of its answer, a JSON Schema of a flat object
 /// (MCP's `requestedSchema`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Asked {
     key: String,
     message: String,
@@ -110,7 +45,7 @@ impl Asked {
 }
 
 /// What the person did with a question.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", content = "content", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Answer {
@@ -130,7 +65,7 @@ impl Answer {
 }
 
 /// The answers a call has so far, by the key of their question.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answers(BTreeMap<String, Answer>);
 
 impl Answers {
@@ -182,7 +117,8 @@ pub enum Unanswered {
     /// The person dismissed the question.
     #[error("the person dismissed the question \"{0}\"")]
     Cancelled(String),
-    /// This call runs where no person is asked (a loop run, a plain invoke).
+    /// This call runs where no person is asked (a plain invoke, an approved call, an MCP
+    /// client that answers no forms).
     #[error("nobody can answer the question \"{0}\" here: this call runs where no person is asked")]
     NobodyToAsk(String),
     /// The question cannot be put as a form: its key or its type is not one a form can ask.
@@ -386,25 +322,6 @@ fn titled_choices(schema: &Map<String, Value>) -> Option<Value> {
         })
         .collect();
     choices.map(Value::Array)
-}
-
-/// What [`Seam::invoke_answering`](crate::Seam::invoke_answering) gives: the call's result, or
-/// the questions it waits for.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Invoked {
-    /// The call ran to its end with the answers it had (or asked nothing).
-    Done(BoundedResult),
-    /// The call asked questions it has no answer to: ask the person each, then run the call
-    /// again with the answers so far and these.
-    #[non_exhaustive]
-    Asking {
-        /// The questions, in the order asked.
-        asked: Vec<Asked>,
-        /// What the tool returned meanwhile (usually [`Unanswered::Waiting`]'s text): for the
-        /// record, never for the model.
-        meanwhile: BoundedResult,
-    },
 }
 
 #[cfg(test)]

@@ -177,7 +177,7 @@ impl ToolContext {
     /// `notifications/progress`; a loop run's subscribers get a
     /// [`RunEvent::ToolReport`](crate::RunEvent::ToolReport) (the playground draws a progress
     /// bar on the running call); the model and the audit copy get nothing. See
-    /// [`report`](crate::report) for the pace (a report that does not move forward, or comes
+    /// [`talk`](crate::talk) for the pace (a report that does not move forward, or comes
     /// sooner than [`PROGRESS_INTERVAL`](crate::limits::PROGRESS_INTERVAL) after the last one
     /// sent, is dropped, unless `done` reaches `total`) and the masking. Does nothing where
     /// nobody listens.
@@ -225,7 +225,7 @@ impl ToolContext {
     /// (1 to 64 letters, digits, `_`, `-`, `.`) and stays the same in every round.
     ///
     /// The call ends waiting for the answer and runs again with it, from the start, where this
-    /// returns it at once (see [`ask`](crate::ask)): return the error as it is
+    /// returns it at once (see [`talk`](crate::talk)): return the error as it is
     /// ([`Unanswered::Waiting`]) and do nothing before a question that may not be done twice.
     /// Where nobody can answer it returns [`Unanswered::NobodyToAsk`] at once.
     ///

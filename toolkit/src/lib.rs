@@ -74,13 +74,12 @@
 // Types whose fields or variants will grow say so: a new one is not a breaking change.
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
-pub mod ask;
+mod ask;
 pub mod bound;
 mod causes;
 mod context;
 mod declaration;
 mod decode;
-pub mod describe;
 mod filter;
 pub mod guide;
 mod hidden;
@@ -90,7 +89,7 @@ pub mod limits;
 mod meter;
 mod name;
 pub mod registry;
-pub mod report;
+mod report;
 pub mod result;
 mod schema;
 pub mod seam;
@@ -100,6 +99,7 @@ pub mod seam;
 pub use toolkit_secrets as secrets;
 #[doc = include_str!("../docs/agreement.md")]
 pub mod spec;
+pub mod talk;
 #[cfg(test)]
 mod testing;
 pub mod wire;

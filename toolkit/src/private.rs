@@ -177,7 +177,7 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
 }
 
 /// The spec of a `#[tool]` function with this argument schema; `description` is the doc
-/// text as written (see [`describe::for_model`](crate::describe::for_model)).
+/// text as written (see [`describe::for_model`](crate::spec::describe::for_model)).
 #[doc(hidden)]
 pub fn spec(
     input_schema: serde_json::Value,
@@ -188,12 +188,16 @@ pub fn spec(
     execution: crate::spec::Execution,
     place: &'static str,
 ) -> crate::ToolSpec {
-    crate::ToolSpec::new(name, crate::describe::for_model(description), input_schema)
-        .with_group(group)
-        .with_flags(flags)
-        .with_execution(execution)
-        .defined_at(place)
-        .with_checked_constraints()
+    crate::ToolSpec::new(
+        name,
+        crate::spec::describe::for_model(description),
+        input_schema,
+    )
+    .with_group(group)
+    .with_flags(flags)
+    .with_execution(execution)
+    .defined_at(place)
+    .with_checked_constraints()
 }
 
 /// A tool's spec, built the first time it is asked for. `make` is a function pointer, so this

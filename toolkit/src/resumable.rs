@@ -40,6 +40,9 @@ resumable!(
     Usage,
     RunId,
     Shown,
+    // A person's answers and a tool's questions: text and forms, never an artifact.
+    crate::ask::Answers,
+    crate::ask::Asked,
 );
 impl<T: Resumable> sealed::Sealed for Vec<T> {}
 impl<T: Resumable> Resumable for Vec<T> {}

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::ask::Asked;
 use crate::provider::{StopReason, Usage};
 use crate::recording::{RunTrace, Termination};
 pub use crate::request::{RunOptions, RunRequest};
@@ -26,6 +27,21 @@ pub struct Suspension {
     ///
     /// [`ToolSpec::with_preview`]: crate::ToolSpec::with_preview
     pub previews: Vec<Preview>,
+    /// The questions the tools of pending calls asked the person
+    /// ([`ToolContext::ask`](crate::ToolContext::ask)): one per such call. Decide each such
+    /// call with [`Decision::answer`](crate::approval::Decision::answer) (or deny it, which
+    /// declines its questions); it runs again with the answers.
+    pub questions: Vec<PendingQuestions>,
+}
+
+/// The questions a pending call's tool asked the person, waiting for their answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PendingQuestions {
+    /// The call.
+    pub call_id: String,
+    /// What it asked, in order: each question's key, text and form.
+    pub asked: Vec<Asked>,
 }
 
 /// A preview of one pending call: the answer of the tool's preview tool, run with the call's
@@ -79,6 +95,15 @@ pub enum RunError {
     /// Two decisions on one call disagree.
     #[error("the call \"{0}\" has two different decisions")]
     ConflictingDecisions(String),
+    /// A decision approves or edits a call that waits for answers to its tool's questions,
+    /// or answers a call that asked none: nothing ran and the token is not spent.
+    #[error("the call \"{call_id}\" cannot be decided so: {why}")]
+    WrongDecision {
+        /// The call.
+        call_id: String,
+        /// Which decisions it takes.
+        why: &'static str,
+    },
     /// An edit's arguments would not run: nothing ran and the token is not spent, so the
     /// operator can correct the edit.
     #[error("the edit of call \"{call_id}\" is refused: {message}")]

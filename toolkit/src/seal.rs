@@ -129,6 +129,20 @@ resumable_state! {
         /// approval runs it only while its preview still says that.
         #[serde(default)]
         pub(crate) shown: Shown,
+        /// For a call whose tool asked the person questions: the answers it ran with and the
+        /// questions it waits for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub(crate) questions: Option<Questioned>,
+    }
+}
+
+resumable_state! {
+    /// A call's questions while it waits: the answers it ran with, and what it asked.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct Questioned {
+        pub(crate) answers: crate::ask::Answers,
+        pub(crate) asked: Vec<crate::ask::Asked>,
     }
 }
 
@@ -425,6 +439,7 @@ mod tests {
                     call: ToolCall::new("call_1", "writer", "{}"),
                     result: None,
                     shown: Shown::of(Some("what it would do")),
+                    questions: None,
                 }],
                 iteration: 1,
                 offered: vec!["writer".to_owned()],
@@ -488,6 +503,7 @@ mod tests {
             call: ToolCall::new("c1", "reader", "{}"),
             result: Some(oversized),
             shown: Shown::default(),
+            questions: None,
         });
         let opened = SuspendedRunState::open(&state.seal(&key), &key).expect("opens");
         let ChatMessage::ToolResult(message) = opened.progress.messages.last().unwrap() else {

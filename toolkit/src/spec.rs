@@ -1,5 +1,6 @@
 //! The object-safe tool interface and the description a tool gives of itself.
 
+pub mod describe;
 use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
@@ -362,7 +363,7 @@ impl ToolSpec {
         if let Some(title) = &self.title {
             return Cow::Borrowed(title);
         }
-        match crate::describe::first_sentence(&self.description) {
+        match describe::first_sentence(&self.description) {
             sentence if sentence.is_empty() => Cow::Borrowed(&self.name),
             sentence => sentence,
         }

@@ -1,17 +1,18 @@
 //! A tool's question to the person (`ToolContext::ask`): a caller that can ask runs the call in
 //! rounds, each with the answers so far, blocking and async tools alike; a question's text is
-//! masked as content is; where nobody can answer (a loop run, a plain invoke) the tool hears so
-//! at once and the model reads what the tool makes of it.
+//! masked as content is; a loop run suspends on a question, sealed like an approval, and
+//! resumes with its answer, and the model reads only the last round's result.
 
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolkit::ask::{Answer, Answers, Invoked};
+use toolkit::approval::Decision;
 use toolkit::provider::ScriptedProvider;
 use toolkit::recording::RunStep;
 use toolkit::seam::SecretFilter;
+use toolkit::talk::{Answer, Answers, Invoked};
 use toolkit::{RunRequest, Seam, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool};
 
 #[derive(Deserialize, JsonSchema)]
@@ -41,6 +42,12 @@ async fn orders(context: &ToolContext) -> Result<String, String> {
     } else {
         "nothing ordered".to_owned()
     })
+}
+
+/// Stamps a document; needs an operator's approval, and asks nothing.
+#[tool(requires_approval)]
+fn stamps() -> String {
+    "stamped".to_owned()
 }
 
 fn keys(invoked: &Invoked) -> Vec<(String, String)> {
@@ -95,29 +102,159 @@ async fn a_call_runs_in_rounds_until_every_question_it_asks_is_answered() {
     );
 }
 
-#[tokio::test]
-async fn in_a_loop_nobody_answers_and_the_model_reads_what_the_tool_makes_of_it() {
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let provider = ScriptedProvider::from_json(
-        r#"{"turns": [{"tool_calls": [{"id": "c1", "name": "orders", "arguments": {}}]},
-                      {"content": "done"}]}"#,
-    )
-    .unwrap();
-    let result = service
-        .run(&provider, RunRequest::new("order"))
-        .await
-        .unwrap();
-    let tools: Vec<&str> = result
+/// The questions of the pending call `c1`: their keys and texts.
+fn questions(result: &toolkit::ToolLoopResult) -> Vec<(String, String)> {
+    let suspension = result.suspension.as_ref().expect("the run waits");
+    assert_eq!(suspension.questions.len(), 1);
+    assert_eq!(suspension.questions[0].call_id, "c1");
+    suspension.questions[0]
+        .asked
+        .iter()
+        .map(|asked| (asked.key().to_owned(), asked.message().to_owned()))
+        .collect()
+}
+
+fn tool_contents(result: &toolkit::ToolLoopResult) -> Vec<String> {
+    result
         .trace
         .steps()
         .iter()
         .filter_map(|step| match step {
-            RunStep::Tool(invocation) => Some(invocation.content()),
+            RunStep::Tool(invocation) => Some(invocation.content().to_owned()),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+#[tokio::test]
+async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let script = r#"{"turns": [{"tool_calls": [{"id": "c1", "name": "orders", "arguments": {}}]},
+                               {"content": "done"}]}"#;
+    let provider = ScriptedProvider::from_json(script).unwrap();
+    let first = service
+        .run(&provider, RunRequest::new("order"))
+        .await
+        .unwrap();
     assert_eq!(
-        tools,
-        ["nobody can answer the question \"size\" here: this call runs where no person is asked"]
+        first.termination,
+        toolkit::recording::Termination::Suspended
+    );
+    assert_eq!(
+        questions(&first),
+        [(
+            "size".to_owned(),
+            "How many? api_key=sk-live-0a1b2c3d4e5f60718293a4b5".to_owned()
+        )]
+    );
+    // The round that asked is recorded with what the tool gave meanwhile; the model read none
+    // of it.
+    assert_eq!(
+        tool_contents(&first),
+        ["the question \"size\" waits for the person's answer"]
+    );
+    assert!(
+        !serde_json::to_string(&first.messages)
+            .unwrap()
+            .contains("waits")
+    );
+    let token = &first.suspension.as_ref().unwrap().token;
+
+    // An approval is not an answer; the token is not spent by a wrong decision.
+    let wrong = service
+        .resume(
+            &provider,
+            token,
+            &[Decision::approve("c1")],
+            ToolContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        wrong.to_string(),
+        "the call \"c1\" cannot be decided so: it waits for the answers to its tool's questions: answer them, or deny it"
+    );
+
+    let size = Answers::new().with("size", Answer::accept(json!({"count": 2})));
+    let second = service
+        .resume(
+            &provider,
+            token,
+            &[Decision::answer("c1", size)],
+            ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        questions(&second),
+        [("sure".to_owned(), "Order 2?".to_owned())]
+    );
+    let token = &second.suspension.as_ref().unwrap().token;
+
+    let sure = Answers::new().with("sure", Answer::accept(json!({"sure": true})));
+    let third = service
+        .resume(
+            &provider,
+            token,
+            &[Decision::answer("c1", sure)],
+            ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(third.termination, toolkit::recording::Termination::Answered);
+    assert_eq!(third.content, "done");
+    assert_eq!(tool_contents(&third), ["2 ordered"]);
+    // The model read the call's one answer, the last round's.
+    let messages = serde_json::to_string(&third.messages).unwrap();
+    assert!(messages.contains("2 ordered") && !messages.contains("waits"));
+}
+
+#[tokio::test]
+async fn a_denied_question_is_declined_and_a_call_that_asked_nothing_takes_no_answer() {
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let script = r#"{"turns": [{"tool_calls": [{"id": "c1", "name": "orders", "arguments": {}}]},
+                               {"content": "done"}]}"#;
+    let provider = ScriptedProvider::from_json(script).unwrap();
+    let first = service
+        .run(&provider, RunRequest::new("order"))
+        .await
+        .unwrap();
+    let token = &first.suspension.as_ref().unwrap().token;
+    let denied = service
+        .resume(
+            &provider,
+            token,
+            &[Decision::deny("c1")],
+            ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        tool_contents(&denied),
+        ["the person declined to answer the question \"size\""]
+    );
+
+    let script = r#"{"turns": [{"tool_calls": [{"id": "c2", "name": "stamps", "arguments": {}}]},
+                               {"content": "done"}]}"#;
+    let provider = ScriptedProvider::from_json(script).unwrap();
+    let waiting = service
+        .run(&provider, RunRequest::new("stamp"))
+        .await
+        .unwrap();
+    let suspension = waiting.suspension.as_ref().expect("it waits for approval");
+    assert!(suspension.questions.is_empty());
+    let answer = Answers::new().with("size", Answer::Cancel);
+    let wrong = service
+        .resume(
+            &provider,
+            &suspension.token,
+            &[Decision::answer("c2", answer)],
+            ToolContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        wrong.to_string(),
+        "the call \"c2\" cannot be decided so: its tool asked no question: approve, approve it for the run, deny or edit it"
     );
 }

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use toolkit::provider::ScriptedProvider;
 use toolkit::recording::{RunStep, Termination};
-use toolkit::report::{CallReport, LogLevel, ReportSink};
 use toolkit::seam::SecretFilter;
 use toolkit::shared::BackendFuture;
+use toolkit::talk::{CallReport, LogLevel, ReportSink};
 use toolkit::{
     RunEvent, RunRequest, Seam, Sink, ToolCall, ToolContext, ToolLoopService, ToolRegistry, tool,
 };

@@ -867,7 +867,7 @@ fn debug_of_a_scope_and_a_service_names_what_they_hold() {
         .with_timeout(Duration::from_secs(2));
     assert_eq!(
         format!("{scope:?}"),
-        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, cancelled: false, context: ToolContext { admin: true, artifacts_unseen: false, extensions: [], filtered: false, .. }, .. }"#
+        r#"RunScope { offered: ["only"], remote_budget: 3, remote_used: 0, timeout: 2s, cancelled: false, context: ToolContext { admin: true, artifacts_unseen: false, extensions: [], filtered: false, reported: false, .. }, .. }"#
     );
     assert!(scope.context().is_admin());
     assert_eq!(

@@ -10,7 +10,7 @@ use toolkit::provider::{
     Provider,
 };
 use toolkit::recording::Subscription;
-use toolkit::report::{CallReport, LogLevel};
+use toolkit::talk::{CallReport, LogLevel};
 use toolkit::{
     RunEvent, RunOptions, RunRequest, Table, ToolArtifact, ToolContext, ToolLoopService,
     ToolRegistry, ToolResult, recording::Termination, tool,

@@ -17,7 +17,7 @@ use rmcp::model::{
     InputRequest, InputRequiredResult,
 };
 use serde::{Deserialize, Serialize};
-use toolkit::ask::{Answer, Answers, Asked};
+use toolkit::talk::{Answer, Answers, Asked};
 
 use crate::approvals::question_key;
 use crate::store::{BackendError, QUESTIONS, SharedStore};

@@ -19,7 +19,7 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RequestContext};
 use tokio::sync::mpsc;
-use toolkit::report::{CallReport, LogLevel, ReportSink};
+use toolkit::talk::{CallReport, LogLevel, ReportSink};
 
 /// The least level of the log lines a session gets, as its client set it (`logging/setLevel`);
 /// none before it sets one. Shared by the session's calls.

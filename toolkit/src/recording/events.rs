@@ -115,7 +115,7 @@ pub enum RunEvent {
         run_id: RunId,
         /// The call, as its [`StepStarted`](RunEvent::StepStarted) names it.
         call_id: String,
-        /// What it reported: paced, masked and cut (see [`report`](crate::report)).
+        /// What it reported: paced, masked and cut (see [`talk`](crate::talk)).
         report: CallReport,
     },
     /// A tool call finished: with its artifacts, for people watching.

@@ -22,10 +22,11 @@ use futures_util::future::join_all;
 // Tokio's clock, so a paused test clock times calls exactly; unpaused it is the system's.
 use tokio::time::Instant;
 
-use crate::ask::{Answers, Asked, Invoked};
+use crate::ask::{Answers, Asked};
 use crate::provider::Delta;
 use crate::report::ReportSink;
 use crate::result::ToolArtifact;
+use crate::seam::Invoked;
 use crate::seam::{Approval, BoundedResult, RunScope, Seam};
 use crate::shared::BackendFuture;
 use crate::wire::{ToolCall, WireString};

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::ask::Answers;
 use serde::{Deserialize, Serialize};
 
 use crate::bound;
@@ -315,11 +316,17 @@ pub enum Decided {
     /// again just before it would have run, was not the one the approver saw. It did not run,
     /// and is asked about again with the new preview.
     PreviewChanged,
+    /// The person answered the questions the call's tool asked (a dismissed or declined
+    /// question is an answer too): the call runs again with the answers.
+    Answered {
+        /// The answers, by question key.
+        answers: Answers,
+    },
 }
 
 impl Decided {
-    /// `approved`, `approved_for_run`, `denied`, `edited`, `not_decided`, `aborted` or
-    /// `preview_changed`.
+    /// `approved`, `approved_for_run`, `denied`, `edited`, `not_decided`, `aborted`,
+    /// `preview_changed` or `answered`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Decided::Approved => "approved",
@@ -329,6 +336,7 @@ impl Decided {
             Decided::NotDecided => "not_decided",
             Decided::Aborted => "aborted",
             Decided::PreviewChanged => "preview_changed",
+            Decided::Answered { .. } => "answered",
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::ask::{Answers, Asking, Invoked};
+use crate::ask::{Answers, Asked, Asking};
 use crate::bound::{self, echo};
 use crate::context::ToolContext;
 pub use crate::filter::ContentFilter;
@@ -200,7 +200,7 @@ impl Seam {
     /// [`invoke_call`](Self::invoke_call) for a caller that can ask the person: the call runs
     /// with `answers`, and its tool's [`ToolContext::ask`] gives those; a question it has no
     /// answer to makes the call [`Invoked::Asking`] (what the tool returned then is dropped),
-    /// to be run again with the answers so far and the new ones (see [`ask`](crate::ask)).
+    /// to be run again with the answers so far and the new ones (see [`talk`](crate::talk)).
     pub async fn invoke_answering(
         &self,
         scope: &RunScope,
@@ -809,7 +809,7 @@ impl RunScope {
     /// ([`ToolContext::progress`], [`ToolContext::log`]), each report under its call's id (see
     /// [`Seam::invoke_call`]). A loop run's scope has one that makes
     /// [`RunEvent::ToolReport`](crate::RunEvent::ToolReport)s; an MCP server's, one that
-    /// notifies the client. Reports are never model content: see [`report`](crate::report).
+    /// notifies the client. Reports are never model content: see [`talk`](crate::talk).
     #[must_use]
     pub fn with_reports(mut self, sink: Arc<dyn ReportSink>) -> Self {
         self.context = self.context.with_reports(sink);
@@ -870,6 +870,25 @@ impl std::fmt::Debug for RunScope {
             .field("context", &self.context)
             .finish_non_exhaustive()
     }
+}
+
+/// What [`Seam::invoke_answering`](crate::Seam::invoke_answering) gives: the call's result, or
+/// the questions it waits for.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Invoked {
+    /// The call ran to its end with the answers it had (or asked nothing).
+    Done(BoundedResult),
+    /// The call asked questions it has no answer to: ask the person each, then run the call
+    /// again with the answers so far and these.
+    #[non_exhaustive]
+    Asking {
+        /// The questions, in the order asked.
+        asked: Vec<Asked>,
+        /// What the tool returned meanwhile (usually [`Unanswered::Waiting`](crate::talk::Unanswered::Waiting)'s text): for the
+        /// record, never for the model.
+        meanwhile: BoundedResult,
+    },
 }
 
 /// A result that passed the seam: content bounded and turned into a [`WireString`], artifacts

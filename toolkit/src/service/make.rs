@@ -204,7 +204,7 @@ impl ToolLoopService {
     /// [`call_observed`](Self::call_observed) for a caller that can ask the person (an MCP
     /// server): the call runs with `answers`, and when its tool asks a question it has no
     /// answer to, [`ObservedCall::asked`] lists the questions; ask the person, then make the
-    /// call again with the answers so far and the new ones (see [`ask`](crate::ask)). Each
+    /// call again with the answers so far and the new ones (see [`talk`](crate::talk)). Each
     /// round is recorded as a run of one call.
     pub fn call_observed_answering<'a>(
         &'a self,

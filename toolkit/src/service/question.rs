@@ -168,6 +168,8 @@ impl ToolLoopService {
                 }
             },
             Then::Refuse(text) => Err(text),
+            // An approval's question asks nothing of a tool: no answer comes to one.
+            Then::Answer(_) => Err(crate::seam::approval_not_given(&call.name)),
             Then::Wait => {
                 earlier.push(CallDecision::new(&asked, Decider::Operator, decided));
                 let preview = self.seam().preview(scope, &call).await;

@@ -4,18 +4,20 @@
 
 use std::collections::HashSet;
 use std::mem;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use crate::approval::{
     ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer, Then, ask_policies, decide,
+    decide_answers,
 };
 use crate::bound::echo;
 use crate::context::ToolContext;
 use futures_util::StreamExt;
 
+use crate::ask::Answers;
 use crate::provider::{
     Assembler, Delta, Provider, ProviderRequest, ProviderResponse, StopReason, Usage,
 };
@@ -23,13 +25,14 @@ use crate::recording::{
     CallDecision, Decided, Decider, Recording, RunKind, RunStep, StepKind, Termination,
 };
 use crate::request::{RunOptions, RunRequest};
-use crate::seal::{Progress, SealKey, SuspendedRunState, TokenError, TurnCall};
+use crate::seal::{Progress, Questioned, SealKey, SuspendedRunState, TokenError, TurnCall};
+use crate::seam::Invoked;
 use crate::seam::{CancelSignal, CheckedEdit, RunScope, Seam, Shown};
 use crate::service::ToolLoopService;
 use crate::spec::ToolSpec;
 use crate::wire::{ChatMessage, ToolCall, WireString};
 
-use crate::run::{Preview, RunError, Suspension, ToolLoopResult};
+use crate::run::{PendingQuestions, Preview, RunError, Suspension, ToolLoopResult};
 
 /// Gives every call of a turn an id no other call of the turn has, so that each gets exactly
 /// one answer and each decision names exactly one call: a call the model sent without an id, or
@@ -105,6 +108,7 @@ impl ToolLoopService {
             },
             cancel: request.cancel,
             stop_reason: None,
+            asking: Vec::new(),
         };
         let offered = run.scope.offered().map(str::to_owned).collect();
         let count = run.progress.messages.len();
@@ -169,10 +173,17 @@ impl ToolLoopService {
             progress,
             cancel: None,
             stop_reason: None,
+            asking: Vec::new(),
         };
         let mut records = Vec::new();
         let mut plans = Vec::with_capacity(turn.len());
-        for TurnCall { call, result, .. } in &mut turn {
+        for TurnCall {
+            call,
+            result,
+            questions,
+            ..
+        } in &mut turn
+        {
             if result.is_some() {
                 // It ran before the run stopped.
                 plans.push(None);
@@ -182,6 +193,12 @@ impl ToolLoopService {
                 .iter()
                 .find(|decision| decision.call_id == call.id)
                 .map(|decision| &decision.choice);
+            if let Some(questions) = questions {
+                let (decided, then) = decide_answers(choice, &questions.asked, &questions.answers);
+                records.push(CallDecision::new(call, Decider::Operator, decided));
+                plans.push(Some(then));
+                continue;
+            }
             let edit = edits.iter().find(|edit| edit.call().id == call.id);
             let (decided, then) = run.operator_decision(call, choice, edit);
             records.push(CallDecision::new(call, Decider::Operator, decided));
@@ -194,42 +211,7 @@ impl ToolLoopService {
         run.recording
             .step(RunStep::Resumed { decisions: records })
             .await;
-        let mut outcomes = Vec::with_capacity(turn.len());
-        let mut to_run = Vec::new();
-        for (
-            position,
-            (
-                TurnCall {
-                    call,
-                    result,
-                    shown,
-                },
-                then,
-            ),
-        ) in turn.iter().zip(plans).enumerate()
-        {
-            outcomes.push(match then {
-                None => result.clone(),
-                Some(Then::Run) => {
-                    to_run.push(Approved {
-                        position,
-                        call,
-                        by: Decider::Operator,
-                        shown: shown.clone(),
-                    });
-                    None
-                }
-                Some(Then::Wait) => None,
-                Some(Then::Refuse(text)) => Some(
-                    run.recording
-                        .answered(call, Seam::refuse(&run.scope, text))
-                        .await
-                        .wire()
-                        .clone(),
-                ),
-            });
-        }
-        run.execute_approved(to_run, &mut outcomes).await;
+        let outcomes = run.carry_out(&turn, plans).await;
         let calls: Vec<ToolCall> = turn.into_iter().map(|turn| turn.call).collect();
         if outcomes.iter().any(Option::is_none) {
             // An edited call whose tool has a preview waits again, with the new preview, and so
@@ -280,8 +262,27 @@ impl ToolLoopService {
         scope: &RunScope,
     ) -> Result<Vec<CheckedEdit>, RunError> {
         for decision in decisions {
-            if !state.pending().any(|call| call.id == decision.call_id) {
+            let Some(waiting) = state
+                .progress
+                .turn
+                .iter()
+                .find(|turn| turn.result.is_none() && turn.call.id == decision.call_id)
+            else {
                 return Err(RunError::UnknownDecision(echo(&decision.call_id)));
+            };
+            let answers = matches!(decision.choice, Choice::Answer { .. });
+            let takes = matches!(decision.choice, Choice::Answer { .. } | Choice::Deny { .. });
+            if waiting.questions.is_some() && !takes {
+                return Err(RunError::WrongDecision {
+                    call_id: echo(&decision.call_id),
+                    why: "it waits for the answers to its tool's questions: answer them, or deny it",
+                });
+            }
+            if waiting.questions.is_none() && answers {
+                return Err(RunError::WrongDecision {
+                    call_id: echo(&decision.call_id),
+                    why: "its tool asked no question: approve, approve it for the run, deny or edit it",
+                });
             }
             if decisions
                 .iter()
@@ -357,6 +358,8 @@ struct Run<'s> {
     cancel: Option<CancelSignal>,
     /// Why the model's last turn of this run ended.
     stop_reason: Option<StopReason>,
+    /// The calls of the current turn whose tools asked the person questions, by call id.
+    asking: Vec<(String, Questioned)>,
 }
 
 /// A call approved and not run yet: its place in the turn, who approved it, and what they were
@@ -449,6 +452,7 @@ impl<'s> Run<'s> {
             }
             last_content.clone_from(&response.content);
             let calls = response.tool_calls;
+            self.asking.clear();
             let outcomes = self.answer_what_it_can(&calls, &unanswerable).await;
             if outcomes.iter().any(Option::is_none) {
                 // Cancelled while its calls ran: nobody waits for the approvals it would ask.
@@ -632,6 +636,59 @@ impl<'s> Run<'s> {
         })
     }
 
+    /// Carries out what the operator decided about each call of the resumed turn: its
+    /// outcome, in the turn's order (`None` for a call that waits again).
+    async fn carry_out(
+        &mut self,
+        turn: &[TurnCall],
+        plans: Vec<Option<Then>>,
+    ) -> Vec<Option<WireString>> {
+        let mut outcomes = Vec::with_capacity(turn.len());
+        let mut to_run = Vec::new();
+        let mut to_answer = Vec::new();
+        for (
+            position,
+            (
+                TurnCall {
+                    call,
+                    result,
+                    shown,
+                    ..
+                },
+                then,
+            ),
+        ) in turn.iter().zip(plans).enumerate()
+        {
+            outcomes.push(match then {
+                None => result.clone(),
+                Some(Then::Run) => {
+                    to_run.push(Approved {
+                        position,
+                        call,
+                        by: Decider::Operator,
+                        shown: shown.clone(),
+                    });
+                    None
+                }
+                Some(Then::Wait) => None,
+                Some(Then::Answer(answers)) => {
+                    to_answer.push((position, call, answers));
+                    None
+                }
+                Some(Then::Refuse(text)) => Some(
+                    self.recording
+                        .answered(call, Seam::refuse(&self.scope, text))
+                        .await
+                        .wire()
+                        .clone(),
+                ),
+            });
+        }
+        self.execute_approved(to_run, &mut outcomes).await;
+        self.execute_answering(to_answer, &mut outcomes).await;
+        outcomes
+    }
+
     /// What the operator's choice (if any) about a waiting call comes to; an approval of its
     /// tool for the run is kept for the later calls of the run.
     fn operator_decision(
@@ -652,16 +709,61 @@ impl<'s> Run<'s> {
     /// Runs calls concurrently through the seam, recorded; each call's wire string goes to the
     /// slot of `answers` at its position in the turn.
     async fn execute(&mut self, calls: &[(usize, &ToolCall)], answers: &mut [Option<WireString>]) {
+        let calls = calls
+            .iter()
+            .map(|&(position, call)| (position, call, Answers::new()))
+            .collect();
+        self.execute_answering(calls, answers).await;
+    }
+
+    /// Runs calls concurrently through the seam, each with the answers it has to its tool's
+    /// questions, recorded; each call's wire string goes to the slot of `answers` at its
+    /// position. A call whose tool asks a question it has no answer to keeps its slot `None`
+    /// and waits for the person with its questions (recorded with what its tool gave
+    /// meanwhile).
+    async fn execute_answering(
+        &mut self,
+        calls: Vec<(usize, &ToolCall, Answers)>,
+        answers: &mut [Option<WireString>],
+    ) {
         let seam = self.seam;
         let scope = &self.scope;
+        let asked: Mutex<Vec<(String, Questioned)>> = Mutex::default();
         let executions = calls
             .iter()
-            .map(|&(_, call)| (call, seam.invoke_call(scope, call)))
+            .map(|(_, call, given)| {
+                let asked = &asked;
+                let execution = async move {
+                    match seam.invoke_answering(scope, call, given.clone()).await {
+                        Invoked::Asking {
+                            asked: questions,
+                            meanwhile,
+                            ..
+                        } => {
+                            let questioned = Questioned {
+                                answers: given.clone(),
+                                asked: questions,
+                            };
+                            asked
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .push((call.id.clone(), questioned));
+                            meanwhile
+                        }
+                        Invoked::Done(result) => result,
+                    }
+                };
+                (*call, execution)
+            })
             .collect();
         let invocations = self.recording.tools(executions).await;
-        for (&(position, _), invocation) in calls.iter().zip(invocations) {
-            answers[position] = Some(invocation.wire().clone());
+        let asked = asked.into_inner().unwrap_or_else(PoisonError::into_inner);
+        for ((position, call, _), invocation) in calls.iter().zip(invocations) {
+            if !asked.iter().any(|(id, _)| *id == call.id) {
+                answers[*position] = Some(invocation.wire().clone());
+            }
         }
+        self.asking.extend(asked);
     }
 
     /// Runs approved calls, each with the proof of its approval, which the seam gives only
@@ -752,8 +854,28 @@ impl<'s> Run<'s> {
             })
             .await;
         // What the operator will be shown of each waiting call, sealed with it: an approval
-        // runs the call only while its preview still says that.
-        let previews = self.previews(&pending).await;
+        // runs the call only while its preview still says that. A call waiting for answers
+        // is shown its questions.
+        let asking = mem::take(&mut self.asking);
+        let questioned = |id: &str| {
+            asking
+                .iter()
+                .find(|(call_id, _)| call_id == id)
+                .map(|(_, questioned)| questioned.clone())
+        };
+        let awaiting_approval: Vec<ToolCall> = pending
+            .iter()
+            .filter(|call| questioned(&call.id).is_none())
+            .cloned()
+            .collect();
+        let previews = self.previews(&awaiting_approval).await;
+        let questions = asking
+            .iter()
+            .map(|(call_id, questioned)| PendingQuestions {
+                call_id: call_id.clone(),
+                asked: questioned.asked.clone(),
+            })
+            .collect();
         self.progress.turn = calls
             .into_iter()
             .zip(results)
@@ -763,10 +885,12 @@ impl<'s> Run<'s> {
                     .find(|preview| preview.call_id == call.id)
                     .map(|preview| preview.text.as_str());
                 let shown = Shown::of(shown);
+                let questions = questioned(&call.id);
                 TurnCall {
                     call,
                     result,
                     shown,
+                    questions,
                 }
             })
             .collect();
@@ -790,6 +914,7 @@ impl<'s> Run<'s> {
                 token,
                 pending,
                 previews,
+                questions,
             }),
         )
         .await

@@ -19,7 +19,7 @@ const CALLER_SECTIONS: &[&str] = &["examples", "example", "panics", "errors", "s
 ///
 /// ```
 /// let doc = " Counts the words.\n\n # Examples\n\n ```\n # use x;\n count(\"a b\");\n ```";
-/// assert_eq!(toolkit::describe::for_model(doc), "Counts the words.");
+/// assert_eq!(toolkit::spec::describe::for_model(doc), "Counts the words.");
 /// ```
 pub fn for_model(doc: &str) -> String {
     let mut out = Description::default();
