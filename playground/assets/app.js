@@ -194,7 +194,15 @@ function fromStep(index, step) {
   }
   if (step.kind === 'suspended') {
     const pending = Array.isArray(step.pending) ? step.pending : [];
-    return { index, kind: 'suspended', content: null, note: plural(pending.length, 'call waits', 'calls wait') + ' for approval', calls: pending };
+    return { index, kind: 'suspended', content: null, note: plural(pending.length, 'call waits', 'calls wait') + ' for you', calls: pending };
+  }
+  if (step.kind === 'asked') {
+    const asked = Array.isArray(step.asked) ? step.asked : [];
+    return {
+      index, kind: 'asked', name: step.tool,
+      note: '(' + step.call_id + ') asks you ' + plural(asked.length, 'question', 'questions'),
+      content: asked.map((question) => question.key + ': ' + question.message).join('\n'),
+    };
   }
   if (step.kind === 'resumed' || step.kind === 'decided') {
     const decisions = Array.isArray(step.decisions) ? step.decisions : [];
@@ -918,7 +926,7 @@ function onEvent(event, steps, status, settings) {
       break;
     case 'done': {
       status.textContent = event.termination === 'suspended'
-        ? 'suspended: waiting for your approval'
+        ? 'suspended: waiting for you'
         : 'done: ' + event.termination;
       status.dataset.done = 'true';
       // The answer is the last model step's text; mark that step rather than repeat it.
@@ -1039,22 +1047,79 @@ function pendingRow(call, shown) {
   return { row, state };
 }
 
+// A pending call whose tool asked you questions: each question's text and its form, and the
+// choice to answer them or decline them all. Left without a choice, the questions are dismissed
+// and the tool hears so.
+function questionRow(call, questions) {
+  const row = testId(el('div', 'pending-call'), 'pending-' + call.id);
+  const title = el('div');
+  title.append(val('strong', null, call.name), el('span', 'meta', ' call '), val('code', null, call.id), el('span', 'meta', ' asks you'));
+  row.append(title);
+  const forms = questions.asked.map((asked) => {
+    const box = testId(el('div', 'edit'), 'question-' + call.id + '-' + asked.key);
+    box.append(testId(val('p', 'question', asked.message), 'question-text'));
+    const fields = form(asked.form, asked.form, 'answer-' + call.id + '-' + asked.key);
+    box.append(...fields.nodes);
+    row.append(box);
+    return [asked.key, fields];
+  });
+  const choice = el('div', 'decision');
+  const answer = testId(el('button', 'approve', 'Answer'), 'answer-' + call.id);
+  const decline = testId(el('button', 'deny', 'Decline'), 'decline-' + call.id);
+  const error = testId(el('p', 'error'), 'decision-error-' + call.id);
+  error.setAttribute('role', 'alert');
+  const state = { call, kind: null };
+  for (const [kind, button] of [['answer', answer], ['deny', decline]]) {
+    button.type = 'button';
+    button.setAttribute('aria-pressed', 'false');
+    button.addEventListener('click', () => {
+      state.kind = kind;
+      answer.setAttribute('aria-pressed', String(kind === 'answer'));
+      decline.setAttribute('aria-pressed', String(kind === 'deny'));
+      row.dataset.decision = kind;
+      error.textContent = '';
+    });
+    choice.append(button);
+  }
+  row.append(choice, error);
+  state.decision = () => {
+    error.textContent = '';
+    if (state.kind === null) return null;
+    if (state.kind === 'deny') return { call_id: call.id, choice: 'deny' };
+    const errors = forms.flatMap(([, fields]) => fields.check());
+    if (errors.length > 0) {
+      error.textContent = 'Answers: ' + errors.join('; ');
+      return undefined;
+    }
+    const answers = {};
+    for (const [key, fields] of forms) answers[key] = { action: 'accept', content: fields.read() };
+    return { call_id: call.id, choice: 'answer', answers };
+  };
+  return { row, state };
+}
+
 // The pending calls of a suspended run, each with its choices, and the buttons that resume the
 // run or stop it.
 function approvalBox(event, steps, status, settings) {
   const box = testId(el('li', 'step approval'), 'approval');
   const head = el('div', 'step-head');
-  head.append(el('strong', null, 'Waiting for your approval'), el('span', 'meta', plural(event.pending.length, 'call', 'calls') + ' · the token opens once, within an hour'));
+  head.append(el('strong', null, 'Waiting for you'), el('span', 'meta', plural(event.pending.length, 'call', 'calls') + ' · the token opens once, within an hour'));
   box.append(head);
   const body = el('div', 'step-body');
   const shown = Array.isArray(event.shown) ? event.shown : [];
-  const rows = event.pending.map((call) => pendingRow(call, shown.find((item) => item && item.call_id === call.id) || { arguments: call.arguments }));
+  const questions = Array.isArray(event.questions) ? event.questions : [];
+  const rows = event.pending.map((call) => {
+    const asked = questions.find((item) => item && item.call_id === call.id && Array.isArray(item.asked));
+    return asked
+      ? questionRow(call, asked)
+      : pendingRow(call, shown.find((item) => item && item.call_id === call.id) || { arguments: call.arguments });
+  });
   for (const { row } of rows) body.append(row);
   const go = testId(el('button', null, 'Continue the run'), 'resume');
   go.type = 'button';
   const abort = testId(el('button', 'abort', 'Abort the run'), 'abort');
   abort.type = 'button';
-  const note = el('p', 'meta', 'Calls left without a decision are refused. Abort ends the run: nothing that waits runs.');
+  const note = el('p', 'meta', 'Calls left without a decision are refused, and questions left unanswered are dismissed. Abort ends the run: nothing that waits runs.');
   const send = async (request) => {
     for (const button of box.querySelectorAll('button, input, select, textarea')) button.disabled = true;
     box.dataset.sent = 'true';
@@ -1086,6 +1151,9 @@ function describeDecision(decision) {
   else if (decision.decision === 'denied' && decision.reason) line += ': ' + decision.reason;
   if (decision.decision === 'edited') line += ': ' + decision.original + ' → ' + decision.arguments;
   if (decision.decision === 'preview_changed') line += ': what it would do changed after it was shown, so it did not run and is asked again';
+  if (decision.decision === 'answered' && decision.answers && typeof decision.answers === 'object') {
+    line += ': ' + Object.keys(decision.answers).map((key) => key + ' ' + String((decision.answers[key] || {}).action)).join(', ');
+  }
   return line;
 }
 

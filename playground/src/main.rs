@@ -13,6 +13,7 @@
 //! playground run --writers         # offer the tools that change files and records; a call of
 //!                                  # one suspends the run and prints its token
 //! playground resume TOKEN --approve ID --deny ID=REASON --edit ID=JSON   # decide and go on
+//! playground resume TOKEN --answer ID='{"KEY": {..}}'   # answer a tool's questions
 //! playground resume TOKEN --abort  # stop the run: nothing pending runs
 //! ```
 //!
@@ -43,6 +44,8 @@ use toolkit::{
     RunEvent, RunOptions, RunRequest, ToolCall, ToolLoopService, ToolRegistry,
     approval::Decision,
     recording::{CallDecision, Decided, Decider, RunStep, Termination},
+    run::PendingQuestions,
+    talk::{Answer, Answers},
 };
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::policies::WritesUnder; // and links the builtin tools
@@ -210,8 +213,13 @@ struct ResumeArgs {
     /// preview first (repeatable).
     #[arg(long, value_name = "CALL_ID=JSON")]
     edit: Vec<String>,
+    /// Answer the questions this pending call's tool asked: a JSON object of each question's
+    /// key and the fields of its answer (`{"size": {"count": 2}}`), or `@FILE`; a question left
+    /// out is dismissed (repeatable).
+    #[arg(long, value_name = "CALL_ID=JSON")]
+    answer: Vec<String>,
     /// Stop the run instead: nothing pending runs.
-    #[arg(long, conflicts_with_all = ["approve", "approve_for_run", "deny", "edit"])]
+    #[arg(long, conflicts_with_all = ["approve", "approve_for_run", "deny", "edit", "answer"])]
     abort: bool,
     /// The script the run was started with (JSON file); the embedded one by default.
     #[arg(long)]
@@ -761,6 +769,27 @@ fn decisions(args: &ResumeArgs) -> Result<Vec<Decision>, Failure> {
         }
         decisions.push(Decision::edit(id, arguments));
     }
+    for given in &args.answer {
+        let Some((id, fields)) = given.split_once('=') else {
+            return Err(Failure::usage(format!(
+                "--answer {given:?}: expected CALL_ID=JSON (or CALL_ID=@FILE)"
+            )));
+        };
+        let fields = given_text(fields, "the answers")?;
+        let by_key: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&fields)
+            .map_err(|error| {
+                Failure::usage(format!(
+                    "--answer {id}: expected a JSON object of each question's key and the fields \
+                     of its answer: {error}"
+                ))
+            })?;
+        let answers = by_key
+            .into_iter()
+            .fold(Answers::new(), |answers, (key, fields)| {
+                answers.with(key, Answer::accept(fields))
+            });
+        decisions.push(Decision::answer(id, answers));
+    }
     Ok(decisions)
 }
 
@@ -853,9 +882,10 @@ impl Printer {
                 token,
                 pending,
                 shown,
+                questions,
                 ..
             }) => {
-                self.suspended(token, pending, shown);
+                self.suspended(token, pending, shown, questions);
                 return;
             }
         };
@@ -925,11 +955,22 @@ impl Printer {
         }
     }
 
-    fn suspended(&mut self, token: &str, pending: &[ToolCall], shown: &[ShownCall]) {
+    fn suspended(
+        &mut self,
+        token: &str,
+        pending: &[ToolCall],
+        shown: &[ShownCall],
+        questions: &[PendingQuestions],
+    ) {
         self.end_stream();
         let text = |value: &str| terminal::inert(value, false);
+        let what = match questions.len() {
+            0 => "your approval",
+            asking if asking == pending.len() => "your answers",
+            _ => "your approval or answers",
+        };
         println!(
-            "== suspended: {} for your approval",
+            "== suspended: {} for {what}",
             plural(pending.len(), "call waits", "calls wait")
         );
         // What runs, every character shown: the hidden ones written out as ⟨U+XXXX⟩.
@@ -949,9 +990,34 @@ impl Printer {
                     println!("    {line}");
                 }
             }
+            // A call whose tool asked questions: each one, and the fields of its answer.
+            let asked = questions
+                .iter()
+                .filter(|waiting| waiting.call_id == call.id())
+                .flat_map(|waiting| &waiting.asked);
+            for question in asked {
+                println!(
+                    "  {} asks ({}): {}",
+                    text(call.id()),
+                    text(question.key()),
+                    text(question.message())
+                );
+                println!("    answer with the fields {}", question.form());
+            }
         }
         println!("token: {token}");
         let first = text(pending.first().map_or("ID", |call| call.id()));
+        if let Some(waiting) = questions.first() {
+            let call = text(&waiting.call_id);
+            let key = waiting
+                .asked
+                .first()
+                .map_or_else(|| "KEY".to_owned(), |asked| text(asked.key()));
+            println!(
+                "answer with: playground resume TOKEN --answer {call}='{{\"{key}\": {{..fields..}}}}' \
+                 (or --deny {call} to decline)"
+            );
+        }
         println!(
             "go on with: playground resume TOKEN --approve {first} (or --deny {first}[=REASON], \
              --edit {first}=JSON, --approve-for-run {first}; or --abort), with the same --script \

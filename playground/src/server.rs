@@ -34,7 +34,7 @@ use toolkit::{
     approval::{Decision, HIDDEN_WARNING, hides_characters, visible},
     recording::{RunId, ToolInvocation},
     registry::RegistryError,
-    run::Preview,
+    run::{PendingQuestions, Preview},
     seal::TokenError,
 };
 use toolkit_audit::{Audit, RunQuery};
@@ -562,6 +562,8 @@ pub enum Notice {
         /// What the page shows of each waiting call: its arguments and preview with every
         /// character a person could not see written out.
         shown: Vec<ShownCall>,
+        /// The questions the tools of waiting calls asked you, each with its form.
+        questions: Vec<PendingQuestions>,
     },
 }
 
@@ -721,6 +723,7 @@ fn stream(
                         pending: suspension.pending,
                         previews: suspension.previews,
                         shown,
+                        questions: suspension.questions,
                     }));
                 }
             }

@@ -880,3 +880,54 @@ fn a_suspension_writes_out_every_hidden_character_of_the_arguments_and_the_previ
     );
     assert!(!stdout.contains('\u{202e}'), "{stdout}");
 }
+
+/// A run whose model asks the person through `ask_user`.
+const ASK_SCRIPT: &str = r#"{"turns": [
+  {"tool_calls": [{"id": "q1", "name": "ask_user", "arguments": {"question": "Which table?"}}]},
+  {"content": "Using it."}
+]}"#;
+
+#[test]
+fn a_tools_question_suspends_the_run_and_resume_answers_it() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let script = data.path().join("ask.json");
+    std::fs::write(&script, ASK_SCRIPT).expect("written");
+    let script = script.to_string_lossy().into_owned();
+    let run = |args: &[&str]| playground_in(data.path(), args);
+    let (code, stdout, stderr) = run(&["run", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(
+            "\n== suspended: 1 call waits for your answers\n  q1  ask_user  {\"question\":\"Which table?\"}\n  q1 asks (answer): Which table?\n    answer with the fields {\"properties\":{\"answer\":{\"description\":\"Your answer.\",\"type\":\"string\"}},\"required\":[\"answer\"],\"type\":\"object\"}\ntoken: "
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\nanswer with: playground resume TOKEN --answer q1='{\"answer\": {..fields..}}' (or --deny q1 to decline)\n"
+        ),
+        "{stdout}"
+    );
+    let token = token_of(&stdout);
+
+    // An answer that is not a JSON object is refused before anything is spent.
+    let (code, _, stderr) = run(&[
+        "resume",
+        &token,
+        "--answer",
+        "q1=orders",
+        "--script",
+        &script,
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: --answer q1: expected a JSON object of each question's key and the fields of its answer: "),
+        "{stderr}"
+    );
+
+    let answer = r#"q1={"answer": {"answer": "orders"}}"#;
+    let (code, stdout, stderr) = run(&["resume", &token, "--answer", answer, "--script", &script]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("tool ask_user: orders"), "{stdout}");
+    assert!(stdout.ends_with("\n== answered\nUsing it.\n"), "{stdout}");
+}

@@ -463,7 +463,7 @@ async fn a_decision_spelt_otherwise_than_documented_decides_nothing_and_says_why
             decided(json!({"call_id": "w1", "approved": true})),
             "invalid request: Failed to deserialize the JSON body into the target type: \
              decisions[0].approved: unknown field `approved`, expected one of `call_id`, \
-             `choice`, `reason`, `arguments` at line 1 column 25",
+             `choice`, `reason`, `arguments`, `answers` at line 1 column 25",
         ),
         (
             decided(json!({"call_id": "w1"})),
@@ -480,7 +480,7 @@ async fn a_decision_spelt_otherwise_than_documented_decides_nothing_and_says_why
             decided(json!({"call_id": "w1", "choice": "Approve"})),
             "invalid request: Failed to deserialize the JSON body into the target type: \
              decisions[0]: unknown choice `Approve`, expected one of `approve`, \
-             `approve_for_run`, `deny`, `edit` at line 1 column 50",
+             `approve_for_run`, `deny`, `edit`, `answer` at line 1 column 50",
         ),
     ];
     for (body, error) in cases {

@@ -1425,3 +1425,82 @@ async fn an_approval_in_the_page_runs_nothing_the_preview_did_not_show() {
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
+
+/// A run whose model asks the person through `ask_user`.
+const ASK_SCRIPT: &str = r#"{"turns": [
+  {"content": "I need to know which table you mean.", "tool_calls": [
+    {"id": "q1", "name": "ask_user", "arguments": {"question": "Which table: customers or orders? \u202eevil"}}
+  ]},
+  {"content": "Thanks."}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_question_suspends_the_loop_and_the_page_answers_it() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    browser.fill("#script", ASK_SCRIPT).await;
+    browser.click("[data-testid=run-loop]").await;
+    wait_for_approval(&browser).await;
+    let asked = browser
+        .execute(
+            "const row = document.querySelector('[data-testid=pending-q1]'); \
+             return [row.querySelector('[data-testid=question-text]').textContent, \
+                     Array.from(row.querySelectorAll('[data-testid^=field-answer]')).map((field) => field.dataset.testid), \
+                     row.querySelectorAll('[data-testid=approve-q1], [data-testid=edit-q1]').length];",
+            json!([]),
+        )
+        .await;
+    // The question as asked, its hidden override written out, its one field, and no approval
+    // or edit: a question is answered or declined.
+    assert_eq!(
+        asked,
+        json!([
+            "Which table: customers or orders? ⟨U+202E⟩evil",
+            ["field-answer-q1-answer.answer"],
+            0
+        ])
+    );
+    browser
+        .fill("[data-testid='field-answer-q1-answer.answer']", "orders")
+        .await;
+    browser.click("[data-testid=answer-q1]").await;
+    browser
+        .screenshot_of("[data-testid=approval]", "loop-question-form.png")
+        .await;
+    browser.click("[data-testid=resume]").await;
+    let status = wait_done(&browser).await;
+    assert_eq!(status, json!("done: answered"));
+    // The round that asked shows as what it asked; the model read the person's answer as the
+    // call's result, from the round that had it.
+    let kinds = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('#steps > li[data-testid=step]')).map((step) => step.dataset.kind);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        kinds,
+        json!([
+            "request",
+            "llm",
+            "asked",
+            "suspended",
+            "resumed",
+            "tool",
+            "llm"
+        ])
+    );
+    let wires = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('#steps > li[data-kind=tool] [data-testid=wire]')).map((wire) => wire.textContent);",
+            json!([]),
+        )
+        .await;
+    assert_eq!(wires, json!(["orders"]));
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}

@@ -845,3 +845,47 @@ fn span_words(span: &Span) -> String {
         words
     }
 }
+
+/// The person's answer to `ask_user`'s question.
+#[derive(Deserialize, JsonSchema)]
+struct Reply {
+    /// Your answer.
+    answer: String,
+}
+
+/// The longest question `ask_user` puts, in bytes.
+const QUESTION_LIMIT: usize = 2_000;
+
+/// Asks the person you work for a question and gives their answer: for what only they know (a
+/// preference, a missing detail, which of several ways to go). Ask one clear question at a
+/// time; if nobody can be asked here, decide without the answer.
+#[tool(read_only, group = "utility")]
+pub fn ask_user(
+    /// The question, as the person reads it.
+    question: String,
+    context: &toolkit::ToolContext,
+) -> Result<String, String> {
+    use toolkit::talk::Unanswered;
+    if question.trim().is_empty() {
+        return Err("Error: the question is empty; write the question to ask.".to_owned());
+    }
+    if question.len() > QUESTION_LIMIT {
+        return Err(format!(
+            "Error: the question is {} bytes; ask at most {QUESTION_LIMIT} bytes, one question at a time.",
+            question.len()
+        ));
+    }
+    match context.ask::<Reply>("answer", &question) {
+        Ok(reply) => Ok(reply.answer),
+        Err(Unanswered::Declined(_)) => Ok("The person declined to answer.".to_owned()),
+        Err(Unanswered::Cancelled(_)) => {
+            Ok("The person dismissed the question without answering.".to_owned())
+        }
+        Err(Unanswered::NobodyToAsk(_)) => Err(
+            "Error: no person can be asked here (nobody answers questions in this run); decide without their answer."
+                .to_owned(),
+        ),
+        // Waiting: the person is asked, and this call runs again with the answer.
+        Err(unanswered) => Err(unanswered.to_string()),
+    }
+}

@@ -19,7 +19,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::approval::Choice;
 use toolkit::question::{Question, Unasked};
-use toolkit::recording::ObservedCall;
+use toolkit::recording::{Answering, ObservedCall};
 use toolkit::seam::CancelSignal;
 use toolkit::talk::ReportSink;
 use toolkit::talk::{Answer, Answers};
@@ -893,13 +893,17 @@ impl McpToolServer {
         };
         let call = self.next_call(&request.name, arguments.clone());
         loop {
-            let observed = self
+            let asked = match self
                 .service
                 .call_observed_answering(&scope, SOURCE, &call, answers.clone())
-                .await;
-            if observed.asked().is_empty() {
-                return Ok(self.complete(&request.name, &observed, views).await);
-            }
+                .await
+            {
+                Answering::Done(observed) => {
+                    return Ok(self.complete(&request.name, &observed, views).await);
+                }
+                Answering::Asking(asked) => asked,
+                _ => unreachable!("a call is done or asking"),
+            };
             rounds += 1;
             if rounds >= MAX_FORMS {
                 return Ok(too_many_rounds(&request.name).into());
@@ -907,9 +911,8 @@ impl McpToolServer {
             if stateless {
                 let call = (&*request.name, &*arguments);
                 let within = self.approval_timeout;
-                let asked = observed.asked();
                 return Ok(
-                    match questions::ask_later(&*self.store, call, answers, asked, rounds, within)
+                    match questions::ask_later(&*self.store, call, answers, &asked, rounds, within)
                         .await
                     {
                         Ok(input_required) => input_required.into(),
@@ -917,7 +920,7 @@ impl McpToolServer {
                     },
                 );
             }
-            for asked in observed.asked() {
+            for asked in &asked {
                 let answer = match questions::form(asked) {
                     Ok(form) => {
                         let Some(answer) = self.ask(context, form, cancel).await else {

@@ -207,3 +207,19 @@ async fn a_client_that_answers_no_forms_gets_what_the_tool_does_without_an_answe
         "nobody can answer the question \"user_name\" here: this call runs where no person is asked"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_questions_hidden_characters_are_written_out_in_its_form() {
+    let url = serve(Duration::from_mins(1)).await;
+    let answer = call(
+        &url,
+        json!({"arguments": {"greeting": "he\u{202e}llo"}}),
+        &forms(),
+    )
+    .await;
+    assert_eq!(
+        answer["result"]["inputRequests"]["user_name"]["params"]["message"],
+        "Who gets the he⟨U+202E⟩llo? token=[REDACTED]",
+        "{answer}"
+    );
+}

@@ -36,6 +36,17 @@ impl Asked {
         &self.message
     }
 
+    /// The same question with every character of its text that could make what a person reads
+    /// differ from what it says written out (see [`visible`](crate::approval::visible)): what a
+    /// surface that asks shows.
+    #[cfg(feature = "loop")]
+    pub(crate) fn shown(&self) -> Self {
+        Self {
+            message: crate::approval::visible(&self.message).into_owned(),
+            ..self.clone()
+        }
+    }
+
     /// The form of the answer: `{"type": "object", "properties": {..}, "required": [..]}`,
     /// each property a string, a number, an integer, a boolean, a choice among strings, or a
     /// list of such choices.

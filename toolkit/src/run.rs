@@ -40,7 +40,9 @@ pub struct Suspension {
 pub struct PendingQuestions {
     /// The call.
     pub call_id: String,
-    /// What it asked, in order: each question's key, text and form.
+    /// What it asked, in order: each question's key, text and form; every character of a text
+    /// that could make what a person reads differ from what it says is written out as
+    /// `⟨U+XXXX⟩` ([`visible`](crate::approval::visible)).
     pub asked: Vec<Asked>,
 }
 

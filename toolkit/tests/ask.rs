@@ -73,14 +73,6 @@ async fn a_call_runs_in_rounds_until_every_question_it_asks_is_answered() {
         keys(&first),
         [("size".to_owned(), "How many? api_key=[REDACTED]".to_owned())]
     );
-    let Invoked::Asking { meanwhile, .. } = &first else {
-        unreachable!()
-    };
-    assert_eq!(
-        meanwhile.content(),
-        "the question \"size\" waits for the person's answer"
-    );
-
     let answers = Answers::new().with("size", Answer::accept(json!({"count": 3})));
     let second = seam.invoke_answering(&scope, &call, answers.clone()).await;
     assert_eq!(keys(&second), [("sure".to_owned(), "Order 3?".to_owned())]);
@@ -147,12 +139,16 @@ async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
             "How many? api_key=sk-live-0a1b2c3d4e5f60718293a4b5".to_owned()
         )]
     );
-    // The round that asked is recorded with what the tool gave meanwhile; the model read none
-    // of it.
-    assert_eq!(
-        tool_contents(&first),
-        ["the question \"size\" waits for the person's answer"]
-    );
+    // The round that asked is recorded as what it asked, not as a result: the model read
+    // nothing of it.
+    let kinds: Vec<&str> = first
+        .trace
+        .steps()
+        .iter()
+        .map(|step| step.kind().as_str())
+        .collect();
+    assert_eq!(kinds, ["request", "llm", "asked", "suspended"]);
+    assert!(tool_contents(&first).is_empty());
     assert!(
         !serde_json::to_string(&first.messages)
             .unwrap()
@@ -204,6 +200,13 @@ async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
     assert_eq!(third.termination, toolkit::recording::Termination::Answered);
     assert_eq!(third.content, "done");
     assert_eq!(tool_contents(&third), ["2 ordered"]);
+    let kinds: Vec<&str> = second
+        .trace
+        .steps()
+        .iter()
+        .map(|step| step.kind().as_str())
+        .collect();
+    assert_eq!(kinds, ["resumed", "asked", "suspended"]);
     // The model read the call's one answer, the last round's.
     let messages = serde_json::to_string(&third.messages).unwrap();
     assert!(messages.contains("2 ordered") && !messages.contains("waits"));

@@ -29,7 +29,8 @@ pub(super) fn form(asked: &Asked) -> Result<ElicitRequestParams, String> {
         .map_err(|error| format!("its form is not one MCP can ask ({error})"))?;
     Ok(ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: asked.message().to_owned(),
+        // Every hidden character written out, as in an approval's form.
+        message: toolkit::approval::visible(asked.message()).into_owned(),
         requested_schema,
     })
 }

@@ -14,7 +14,6 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::PoisonError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -165,9 +164,9 @@ impl Recorder {
     }
 
     /// [`call`](Self::call) for a caller that can ask the person: the call runs with `answers`
-    /// ([`Seam::invoke_answering`]), and the questions it waits for come with what it gave
-    /// ([`ObservedCall::asked`]); a round that waits is recorded as a run of one call with what
-    /// the tool returned meanwhile, so the audit copy shows each round.
+    /// ([`Seam::invoke_answering`]); a round whose tool asks what it has no answer to is
+    /// recorded as a run of one `asked` step (what it asked), ending suspended, and gives the
+    /// questions ([`Answering::Asking`]).
     pub(crate) async fn call_answering(
         &self,
         seam: &Seam,
@@ -175,41 +174,44 @@ impl Recorder {
         source: &str,
         call: &ToolCall,
         answers: Answers,
-    ) -> ObservedCall {
-        let asked = std::sync::Mutex::new(Vec::new());
-        let execution = async {
-            match seam.invoke_answering(scope, call, answers).await {
-                Invoked::Done(result) => result,
-                Invoked::Asking {
-                    asked: questions,
-                    meanwhile,
-                    ..
-                } => {
-                    *asked.lock().unwrap_or_else(PoisonError::into_inner) = questions;
-                    meanwhile
+    ) -> Answering {
+        let execution = seam.invoke_answering(scope, call, answers);
+        if !self.observed() {
+            return match execution.await {
+                Invoked::Done(result) => {
+                    Answering::Done(ObservedCall::of(Observed::Unrecorded(result)))
+                }
+                Invoked::Asking { asked, .. } => Answering::Asking(asked),
+            };
+        }
+        Box::pin(async {
+            let mut recording =
+                Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+            if !recording.kept() {
+                let refused = Seam::refuse(scope, not_run(call));
+                let invocation = recording.answered(call, refused).await;
+                return Answering::Done(recording.observed(scope, call, invocation, false).await);
+            }
+            let index = recording
+                .begin(StepKind::Tool, Some(Called::of(call)))
+                .await;
+            match recording.tool_asking(call, index, execution).await {
+                Ran::Invoked(invocation) => {
+                    recording.steps.push(RunStep::Tool(Arc::clone(&invocation)));
+                    Answering::Done(recording.observed(scope, call, invocation, true).await)
+                }
+                Ran::Asked(step) => {
+                    let RunStep::Asked { asked, .. } = &step else {
+                        unreachable!("an asked round records an asked step")
+                    };
+                    let asked = asked.clone();
+                    recording.steps.push(step);
+                    recording.end(Termination::Suspended, "").await;
+                    Answering::Asking(asked)
                 }
             }
-        };
-        let mut observed = if self.observed() {
-            Box::pin(async {
-                let mut recording =
-                    Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
-                let ran = recording.kept();
-                let invocation = if ran {
-                    recording.tool_once(call, execution).await
-                } else {
-                    recording
-                        .answered(call, Seam::refuse(scope, not_run(call)))
-                        .await
-                };
-                recording.observed(scope, call, invocation, ran).await
-            })
-            .await
-        } else {
-            ObservedCall::of(Observed::Unrecorded(execution.await))
-        };
-        observed.asked = asked.into_inner().unwrap_or_else(PoisonError::into_inner);
-        observed
+        })
+        .await
     }
 
     /// Runs or refuses one call a person decided outside a loop, as a run of one call under the
@@ -285,8 +287,18 @@ fn not_kept(call: &ToolCall) -> String {
 #[derive(Clone, Debug)]
 pub struct ObservedCall {
     observed: Observed,
-    /// The questions the call waits for (only a call made to be answered asks any).
-    asked: Vec<Asked>,
+}
+
+/// What [`ToolLoopService::call_observed_answering`](crate::ToolLoopService::call_observed_answering)
+/// gives: the call's result, or the questions its tool waits for.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Answering {
+    /// The call ran to its end with the answers it had (or asked nothing).
+    Done(ObservedCall),
+    /// The call's tool asked questions it has no answer to: ask the person, then make the
+    /// call again with the answers so far and these.
+    Asking(Vec<Asked>),
 }
 
 #[derive(Clone, Debug)]
@@ -302,19 +314,7 @@ enum Observed {
 
 impl ObservedCall {
     fn of(observed: Observed) -> Self {
-        Self {
-            observed,
-            asked: Vec::new(),
-        }
-    }
-
-    /// The questions the call waits for: when there are any, ask the person and make the call
-    /// again with the answers so far and these
-    /// ([`ToolLoopService::call_observed_answering`](crate::ToolLoopService::call_observed_answering));
-    /// its result is then what the tool gave meanwhile, for the record only. Empty for a call
-    /// that ran to its end.
-    pub fn asked(&self) -> &[Asked] {
-        &self.asked
+        Self { observed }
     }
 
     /// The seam's result, recorded or not; an error when a sink could not keep the call.
@@ -365,6 +365,14 @@ impl ObservedCall {
             Observed::Unrecorded(_) => None,
         }
     }
+}
+
+/// What became of a call run through an execution that may ask the person.
+pub(crate) enum Ran {
+    /// It ran: its record.
+    Invoked(Arc<ToolInvocation>),
+    /// Its tool asked questions it has no answer to: the `asked` step recorded.
+    Asked(RunStep),
 }
 
 /// One run being recorded: its id, the next step's index, its trace, and whether every sink
@@ -567,6 +575,62 @@ impl<'r> Recording<'r> {
         let invocation = self.tool(call, index, execution).await;
         self.steps.push(RunStep::Tool(Arc::clone(&invocation)));
         invocation
+    }
+
+    /// Runs `calls` concurrently as [`tools`](Self::tools) does, each through an execution that
+    /// may ask the person ([`Seam::invoke_answering`]): a call that ran is recorded as a tool
+    /// step, one whose tool asked what it has no answer to as an `asked` step. Gives what became
+    /// of each, in the calls' order.
+    pub(crate) async fn tools_asking<Fut>(&mut self, calls: Vec<(&ToolCall, Fut)>) -> Vec<Ran>
+    where
+        Fut: Future<Output = Invoked>,
+    {
+        let mut indices = Vec::with_capacity(calls.len());
+        let started: Vec<&ToolCall> = calls.iter().map(|&(call, _)| call).collect();
+        for call in started {
+            indices.push(self.begin(StepKind::Tool, Some(Called::of(call))).await);
+        }
+        let this = &*self;
+        let ran = join_all(
+            calls
+                .into_iter()
+                .zip(indices)
+                .map(|((call, execution), index)| this.tool_asking(call, index, execution)),
+        )
+        .await;
+        self.steps.extend(ran.iter().map(|ran| match ran {
+            Ran::Invoked(invocation) => RunStep::Tool(Arc::clone(invocation)),
+            Ran::Asked(step) => step.clone(),
+        }));
+        ran
+    }
+
+    /// One call begun as step `index` through an execution that may ask: recorded as it
+    /// finishes, a tool step or an `asked` step.
+    async fn tool_asking(
+        &self,
+        call: &ToolCall,
+        index: usize,
+        execution: impl Future<Output = Invoked>,
+    ) -> Ran {
+        let started = Instant::now();
+        match execution.await {
+            Invoked::Done(bounded) => {
+                let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
+                self.announce_finished(index, &RunStep::Tool(Arc::clone(&invocation)))
+                    .await;
+                Ran::Invoked(invocation)
+            }
+            Invoked::Asking { asked, .. } => {
+                let step = RunStep::Asked {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    asked,
+                };
+                self.announce_finished(index, &step).await;
+                Ran::Asked(step)
+            }
+        }
     }
 
     /// One call of a turn, begun as step `index`: run, timed and shown as it finishes.

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::ask::Asked;
 use serde::Serialize;
 
 use crate::provider::{StopReason, Usage};
@@ -64,10 +65,13 @@ pub enum StepKind {
     /// Calls that need approval were decided without a question (by a policy, or by an
     /// approval for the run).
     Decided,
+    /// A call's tool asked the person questions it had no answer to; the call runs again with
+    /// the answers.
+    Asked,
 }
 
 impl StepKind {
-    /// `request`, `llm`, `tool`, `suspended`, `resumed` or `decided`.
+    /// `request`, `llm`, `tool`, `suspended`, `resumed`, `decided` or `asked`.
     pub fn as_str(self) -> &'static str {
         match self {
             StepKind::Request => "request",
@@ -76,6 +80,7 @@ impl StepKind {
             StepKind::Suspended => "suspended",
             StepKind::Resumed => "resumed",
             StepKind::Decided => "decided",
+            StepKind::Asked => "asked",
         }
     }
 }
@@ -140,6 +145,17 @@ pub enum RunStep {
         /// What was decided about each, and by whom.
         decisions: Vec<CallDecision>,
     },
+    /// One round of a call whose tool asked the person questions it had no answer to: what it
+    /// asked. Nothing of the round reaches the model; the call runs again with the answers.
+    #[non_exhaustive]
+    Asked {
+        /// The call.
+        call_id: String,
+        /// Its tool.
+        tool: String,
+        /// The questions, in the order asked.
+        asked: Vec<Asked>,
+    },
 }
 
 impl RunStep {
@@ -152,6 +168,7 @@ impl RunStep {
             RunStep::Suspended { .. } => StepKind::Suspended,
             RunStep::Resumed { .. } => StepKind::Resumed,
             RunStep::Decided { .. } => StepKind::Decided,
+            RunStep::Asked { .. } => StepKind::Asked,
         }
     }
 }

@@ -215,10 +215,7 @@ impl Seam {
         if asked.is_empty() {
             Invoked::Done(result)
         } else {
-            Invoked::Asking {
-                asked,
-                meanwhile: result,
-            }
+            Invoked::Asking { asked }
         }
     }
 
@@ -880,14 +877,12 @@ pub enum Invoked {
     /// The call ran to its end with the answers it had (or asked nothing).
     Done(BoundedResult),
     /// The call asked questions it has no answer to: ask the person each, then run the call
-    /// again with the answers so far and these.
+    /// again with the answers so far and these. What the tool returned meanwhile is dropped:
+    /// nobody, the model least, reads it.
     #[non_exhaustive]
     Asking {
         /// The questions, in the order asked.
         asked: Vec<Asked>,
-        /// What the tool returned meanwhile (usually [`Unanswered::Waiting`](crate::talk::Unanswered::Waiting)'s text): for the
-        /// record, never for the model.
-        meanwhile: BoundedResult,
     },
 }
 

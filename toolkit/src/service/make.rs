@@ -5,7 +5,7 @@ use crate::ask::Answers;
 use crate::context::ToolContext;
 use crate::filter::ContentFilter;
 use crate::limits::DEFAULT_TOKEN_LIFETIME;
-use crate::recording::{ObservedCall, Recorder, Sink, Subscription};
+use crate::recording::{Answering, ObservedCall, Recorder, Sink, Subscription};
 use crate::registry::ToolRegistry;
 use crate::replay::{MemoryReplayStore, ReplayStore};
 use crate::seal::{SealKey, SuspendedRunState, TokenError};
@@ -203,16 +203,16 @@ impl ToolLoopService {
 
     /// [`call_observed`](Self::call_observed) for a caller that can ask the person (an MCP
     /// server): the call runs with `answers`, and when its tool asks a question it has no
-    /// answer to, [`ObservedCall::asked`] lists the questions; ask the person, then make the
+    /// answer to, [`Answering::Asking`] gives the questions; ask the person, then make the
     /// call again with the answers so far and the new ones (see [`talk`](crate::talk)). Each
-    /// round is recorded as a run of one call.
+    /// round is recorded as a run of one call (a round that asks, as an `asked` step).
     pub fn call_observed_answering<'a>(
         &'a self,
         scope: &'a RunScope,
         source: &'a str,
         call: &'a ToolCall,
         answers: Answers,
-    ) -> impl Future<Output = ObservedCall> + Send + 'a {
+    ) -> impl Future<Output = Answering> + Send + 'a {
         self.recorder
             .call_answering(&self.seam, scope, source, call, answers)
     }

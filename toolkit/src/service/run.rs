@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::mem;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -17,16 +17,15 @@ use crate::bound::echo;
 use crate::context::ToolContext;
 use futures_util::StreamExt;
 
-use crate::ask::Answers;
+use crate::ask::{Answers, Asked};
 use crate::provider::{
     Assembler, Delta, Provider, ProviderRequest, ProviderResponse, StopReason, Usage,
 };
 use crate::recording::{
-    CallDecision, Decided, Decider, Recording, RunKind, RunStep, StepKind, Termination,
+    CallDecision, Decided, Decider, Ran, Recording, RunKind, RunStep, StepKind, Termination,
 };
 use crate::request::{RunOptions, RunRequest};
 use crate::seal::{Progress, Questioned, SealKey, SuspendedRunState, TokenError, TurnCall};
-use crate::seam::Invoked;
 use crate::seam::{CancelSignal, CheckedEdit, RunScope, Seam, Shown};
 use crate::service::ToolLoopService;
 use crate::spec::ToolSpec;
@@ -719,8 +718,7 @@ impl<'s> Run<'s> {
     /// Runs calls concurrently through the seam, each with the answers it has to its tool's
     /// questions, recorded; each call's wire string goes to the slot of `answers` at its
     /// position. A call whose tool asks a question it has no answer to keeps its slot `None`
-    /// and waits for the person with its questions (recorded with what its tool gave
-    /// meanwhile).
+    /// and waits for the person with its questions (recorded as an `asked` step).
     async fn execute_answering(
         &mut self,
         calls: Vec<(usize, &ToolCall, Answers)>,
@@ -728,42 +726,26 @@ impl<'s> Run<'s> {
     ) {
         let seam = self.seam;
         let scope = &self.scope;
-        let asked: Mutex<Vec<(String, Questioned)>> = Mutex::default();
         let executions = calls
             .iter()
-            .map(|(_, call, given)| {
-                let asked = &asked;
-                let execution = async move {
-                    match seam.invoke_answering(scope, call, given.clone()).await {
-                        Invoked::Asking {
-                            asked: questions,
-                            meanwhile,
-                            ..
-                        } => {
-                            let questioned = Questioned {
-                                answers: given.clone(),
-                                asked: questions,
-                            };
-                            asked
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .push((call.id.clone(), questioned));
-                            meanwhile
-                        }
-                        Invoked::Done(result) => result,
-                    }
-                };
-                (*call, execution)
-            })
+            .map(|(_, call, given)| (*call, seam.invoke_answering(scope, call, given.clone())))
             .collect();
-        let invocations = self.recording.tools(executions).await;
-        let asked = asked.into_inner().unwrap_or_else(PoisonError::into_inner);
-        for ((position, call, _), invocation) in calls.iter().zip(invocations) {
-            if !asked.iter().any(|(id, _)| *id == call.id) {
-                answers[*position] = Some(invocation.wire().clone());
+        let ran = self.recording.tools_asking(executions).await;
+        for ((position, call, given), ran) in calls.into_iter().zip(ran) {
+            match ran {
+                Ran::Invoked(invocation) => answers[position] = Some(invocation.wire().clone()),
+                Ran::Asked(step) => {
+                    let RunStep::Asked { asked, .. } = step else {
+                        unreachable!("an asked round records an asked step")
+                    };
+                    let questioned = Questioned {
+                        answers: given,
+                        asked,
+                    };
+                    self.asking.push((call.id.clone(), questioned));
+                }
             }
         }
-        self.asking.extend(asked);
     }
 
     /// Runs approved calls, each with the proof of its approval, which the seam gives only
@@ -873,7 +855,8 @@ impl<'s> Run<'s> {
             .iter()
             .map(|(call_id, questioned)| PendingQuestions {
                 call_id: call_id.clone(),
-                asked: questioned.asked.clone(),
+                // Every hidden character of a question written out, as in an approval's call.
+                asked: questioned.asked.iter().map(Asked::shown).collect(),
             })
             .collect();
         self.progress.turn = calls
