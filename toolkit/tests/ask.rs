@@ -106,6 +106,27 @@ fn questions(result: &toolkit::ToolLoopResult) -> Vec<(String, String)> {
         .collect()
 }
 
+fn kinds(result: &toolkit::ToolLoopResult) -> Vec<&'static str> {
+    result
+        .trace
+        .steps()
+        .iter()
+        .map(|step| step.kind().as_str())
+        .collect()
+}
+
+/// The service of this file's tools, and the first run of `script`: the provider to resume
+/// with, and how the run ended.
+async fn first_run(script: &str) -> (ToolLoopService, ScriptedProvider, toolkit::ToolLoopResult) {
+    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
+    let provider = ScriptedProvider::from_json(script).unwrap();
+    let first = service.run(&provider, RunRequest::new("go")).await.unwrap();
+    (service, provider, first)
+}
+
+const ORDERS: &str = r#"{"turns": [{"tool_calls": [{"id": "c1", "name": "orders", "arguments": {}}]},
+                                   {"content": "done"}]}"#;
+
 fn tool_contents(result: &toolkit::ToolLoopResult) -> Vec<String> {
     result
         .trace
@@ -120,14 +141,7 @@ fn tool_contents(result: &toolkit::ToolLoopResult) -> Vec<String> {
 
 #[tokio::test]
 async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let script = r#"{"turns": [{"tool_calls": [{"id": "c1", "name": "orders", "arguments": {}}]},
-                               {"content": "done"}]}"#;
-    let provider = ScriptedProvider::from_json(script).unwrap();
-    let first = service
-        .run(&provider, RunRequest::new("order"))
-        .await
-        .unwrap();
+    let (service, provider, first) = first_run(ORDERS).await;
     assert_eq!(
         first.termination,
         toolkit::recording::Termination::Suspended
@@ -141,13 +155,7 @@ async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
     );
     // The round that asked is recorded as what it asked, not as a result: the model read
     // nothing of it.
-    let kinds: Vec<&str> = first
-        .trace
-        .steps()
-        .iter()
-        .map(|step| step.kind().as_str())
-        .collect();
-    assert_eq!(kinds, ["request", "llm", "asked", "suspended"]);
+    assert_eq!(kinds(&first), ["request", "llm", "asked", "suspended"]);
     assert!(tool_contents(&first).is_empty());
     assert!(
         !serde_json::to_string(&first.messages)
@@ -200,13 +208,7 @@ async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
     assert_eq!(third.termination, toolkit::recording::Termination::Answered);
     assert_eq!(third.content, "done");
     assert_eq!(tool_contents(&third), ["2 ordered"]);
-    let kinds: Vec<&str> = second
-        .trace
-        .steps()
-        .iter()
-        .map(|step| step.kind().as_str())
-        .collect();
-    assert_eq!(kinds, ["resumed", "asked", "suspended"]);
+    assert_eq!(kinds(&second), ["resumed", "asked", "suspended"]);
     // The model read the call's one answer, the last round's.
     let messages = serde_json::to_string(&third.messages).unwrap();
     assert!(messages.contains("2 ordered") && !messages.contains("waits"));
@@ -214,14 +216,7 @@ async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
 
 #[tokio::test]
 async fn a_denied_question_is_declined_and_a_call_that_asked_nothing_takes_no_answer() {
-    let service = ToolLoopService::new(ToolRegistry::linked().unwrap());
-    let script = r#"{"turns": [{"tool_calls": [{"id": "c1", "name": "orders", "arguments": {}}]},
-                               {"content": "done"}]}"#;
-    let provider = ScriptedProvider::from_json(script).unwrap();
-    let first = service
-        .run(&provider, RunRequest::new("order"))
-        .await
-        .unwrap();
+    let (service, provider, first) = first_run(ORDERS).await;
     let token = &first.suspension.as_ref().unwrap().token;
     let denied = service
         .resume(

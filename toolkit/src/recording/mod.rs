@@ -375,6 +375,16 @@ pub(crate) enum Ran {
     Asked(RunStep),
 }
 
+impl Ran {
+    /// The record of a call whose execution cannot ask (it gives `Invoked::Done` only).
+    fn into_invocation(self) -> Arc<ToolInvocation> {
+        match self {
+            Ran::Invoked(invocation) => invocation,
+            Ran::Asked(_) => unreachable!("an execution that cannot ask ran to its end"),
+        }
+    }
+}
+
 /// One run being recorded: its id, the next step's index, its trace, and whether every sink
 /// kept every event so far.
 pub(crate) struct Recording<'r> {
@@ -542,26 +552,12 @@ impl<'r> Recording<'r> {
     where
         Fut: Future<Output = BoundedResult>,
     {
-        let mut indices = Vec::with_capacity(calls.len());
-        // The calls alone: a borrow of the executions across an await would need them `Sync`.
-        let started: Vec<&ToolCall> = calls.iter().map(|&(call, _)| call).collect();
-        for call in started {
-            indices.push(self.begin(StepKind::Tool, Some(Called::of(call))).await);
-        }
-        let this = &*self;
-        let invocations = join_all(
-            calls
-                .into_iter()
-                .zip(indices)
-                .map(|((call, execution), index)| this.tool(call, index, execution)),
-        )
-        .await;
-        self.steps.extend(
-            invocations
-                .iter()
-                .map(|invocation| RunStep::Tool(Arc::clone(invocation))),
-        );
-        invocations
+        let calls = calls
+            .into_iter()
+            .map(|(call, execution)| (call, async { Invoked::Done(execution.await) }))
+            .collect();
+        let ran = self.tools_asking(calls).await;
+        ran.into_iter().map(Ran::into_invocation).collect()
     }
 
     /// One call run through `execution`, timed and shown as it finishes, as
@@ -572,7 +568,11 @@ impl<'r> Recording<'r> {
         execution: impl Future<Output = BoundedResult>,
     ) -> Arc<ToolInvocation> {
         let index = self.begin(StepKind::Tool, Some(Called::of(call))).await;
-        let invocation = self.tool(call, index, execution).await;
+        let execution = async { Invoked::Done(execution.await) };
+        let invocation = self
+            .tool_asking(call, index, execution)
+            .await
+            .into_invocation();
         self.steps.push(RunStep::Tool(Arc::clone(&invocation)));
         invocation
     }
@@ -631,21 +631,6 @@ impl<'r> Recording<'r> {
                 Ran::Asked(step)
             }
         }
-    }
-
-    /// One call of a turn, begun as step `index`: run, timed and shown as it finishes.
-    async fn tool(
-        &self,
-        call: &ToolCall,
-        index: usize,
-        execution: impl Future<Output = BoundedResult>,
-    ) -> Arc<ToolInvocation> {
-        let started = Instant::now();
-        let bounded = execution.await;
-        let invocation = Arc::new(ToolInvocation::record(call, bounded, started.elapsed()));
-        self.announce_finished(index, &RunStep::Tool(Arc::clone(&invocation)))
-            .await;
-        invocation
     }
 
     /// The run stopped: sinks and subscribers are told why; the trace is complete.
