@@ -188,7 +188,7 @@ pub use service::ToolLoopService;
 /// # The description
 ///
 /// The model reads the function's doc comment, cleaned by
-/// [`describe::for_model`]: paragraphs joined, code blocks kept as
+/// [`spec::describe::for_model`]: paragraphs joined, code blocks kept as
 /// blocks, intra-doc link brackets removed, `# Examples`, `# Panics`, `# Errors` and `# Safety`
 /// sections dropped. `#[doc = include_str!("tool.md")]` reads it from a file, and
 /// `#[tool(description = "..")]` gives it directly (the doc comment then stays for rustdoc). A
