@@ -212,6 +212,10 @@ async fn a_loop_run_suspends_on_a_question_and_resumes_with_its_answer() {
     // The model read the call's one answer, the last round's.
     let messages = serde_json::to_string(&third.messages).unwrap();
     assert!(messages.contains("2 ordered") && !messages.contains("waits"));
+    // Neither the questions nor the answers reached the model: they are the person's.
+    for private in ["How many?", "Order 2?", "\"count\"", "\"sure\""] {
+        assert!(!messages.contains(private), "{private} reached the model");
+    }
 }
 
 #[tokio::test]
