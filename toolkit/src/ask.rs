@@ -36,13 +36,12 @@ impl Asked {
         &self.message
     }
 
-    /// The same question with every character of its text that could make what a person reads
-    /// differ from what it says written out (see [`visible`](crate::approval::visible)): what a
-    /// surface that asks shows.
+    /// The same question with its text as a surface that asks shows it (every hidden
+    /// character written out: `service::run` gives [`visible`](crate::approval::visible)'s).
     #[cfg(feature = "loop")]
-    pub(crate) fn shown(&self) -> Self {
+    pub(crate) fn shown_as(&self, message: String) -> Self {
         Self {
-            message: crate::approval::visible(&self.message).into_owned(),
+            message,
             ..self.clone()
         }
     }

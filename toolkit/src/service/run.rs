@@ -11,13 +11,13 @@ use tokio::time::Instant;
 
 use crate::approval::{
     ApprovalPolicy, Choice, Decision, PendingCall, PolicyAnswer, Then, ask_policies, decide,
-    decide_answers,
+    decide_answers, visible,
 };
 use crate::bound::echo;
 use crate::context::ToolContext;
 use futures_util::StreamExt;
 
-use crate::ask::{Answers, Asked};
+use crate::ask::Answers;
 use crate::provider::{
     Assembler, Delta, Provider, ProviderRequest, ProviderResponse, StopReason, Usage,
 };
@@ -856,7 +856,11 @@ impl<'s> Run<'s> {
             .map(|(call_id, questioned)| PendingQuestions {
                 call_id: call_id.clone(),
                 // Every hidden character of a question written out, as in an approval's call.
-                asked: questioned.asked.iter().map(Asked::shown).collect(),
+                asked: questioned
+                    .asked
+                    .iter()
+                    .map(|asked| asked.shown_as(visible(asked.message()).into_owned()))
+                    .collect(),
             })
             .collect();
         self.progress.turn = calls
