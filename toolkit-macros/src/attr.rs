@@ -1,7 +1,8 @@
 //! The grammar of `#[tool(...)]`: `name = "..."`, `title = "..."`, `group = "..."`,
 //! `description = "..."`, `preview = "..."`, `crate = "..."` (the path toolkit is reached by),
 //! and the flags `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`,
-//! `read_only`, `idempotent`, `open_world`, `inline`, each bare (true) or `= true` / `= false`.
+//! `read_only`, `idempotent`, `open_world`, `inline`, each bare (true) or `= true` / `= false`,
+//! and `task`, bare or `= "optional"` / `= "required"`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -9,10 +10,10 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 /// The keys a `#[tool]` attribute accepts.
-const KEYS: &str = "`name`, `title`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `idempotent`, `open_world`, `inline`";
+const KEYS: &str = "`name`, `title`, `group`, `description`, `preview`, `crate`, `requires_approval`, `requires_admin`, `enabled_by_default`, `remote`, `read_only`, `idempotent`, `open_world`, `inline`, `task`";
 
 /// The keys, as [`KEYS`] lists them.
-const KNOWN_KEYS: [&str; 14] = [
+const KNOWN_KEYS: [&str; 15] = [
     "name",
     "title",
     "group",
@@ -27,6 +28,7 @@ const KNOWN_KEYS: [&str; 14] = [
     "idempotent",
     "open_world",
     "inline",
+    "task",
 ];
 
 /// A flag's value as written, and where its key is.
@@ -56,6 +58,9 @@ pub struct ToolAttr {
     pub idempotent: Option<Flag>,
     pub open_world: Option<Flag>,
     pub inline: Option<Flag>,
+    /// `task` (bare or `= "optional"`), or `task = "required"`: whether the tool's calls may
+    /// be answered as MCP tasks, and whether only so.
+    pub task: Option<Task>,
     /// Keys given with a value that is wrong (reported once, at the value): later checks take
     /// them as given, so that one mistake is one error.
     pub invalid: Vec<&'static str>,
@@ -100,6 +105,7 @@ impl ToolAttr {
             "read_only" => set(&mut self.read_only, meta, key, flag_value),
             "idempotent" => set(&mut self.idempotent, meta, key, flag_value),
             "open_world" => set(&mut self.open_world, meta, key, flag_value),
+            "task" => set(&mut self.task, meta, key, task_value),
             _ => set(&mut self.inline, meta, key, flag_value),
         };
         if parsed.is_err() {
@@ -211,6 +217,38 @@ fn flag_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<Flag, syn::Error>
         other => Err(syn::Error::new_spanned(
             other,
             format!("`{key}` takes `true` or `false`, or no value for `true`"),
+        )),
+    }
+}
+
+/// How a tool's calls may be answered as MCP tasks, as `task` says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    Optional,
+    Required,
+}
+
+/// `task` bare or `= "optional"` (a task when the call runs long), or `= "required"`.
+fn task_value(meta: &ParseNestedMeta<'_>, key: &str) -> Result<Task, syn::Error> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(Task::Optional);
+    }
+    let value: Expr = meta.value()?.parse()?;
+    match &value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) if text.value() == "optional" => Ok(Task::Optional),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) if text.value() == "required" => Ok(Task::Required),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            format!(
+                "`{key}` takes no value or `\"optional\"` (a task when a call runs long), or \
+                 `\"required\"` (always a task)"
+            ),
         )),
     }
 }

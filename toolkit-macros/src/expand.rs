@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Item, ReturnType};
 
 use crate::ast::{Input, Param};
-use crate::attr::{ToolAttr, combine, flag};
+use crate::attr::{Task, ToolAttr, combine, flag};
 use crate::valid::{unraw, validate};
 
 /// Most parameters the thin expansion takes: `toolkit::__private::Slots` is implemented for
@@ -412,6 +412,14 @@ fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
         let method = format_ident!("{}", method);
         quote!(.#method(#value))
     });
+    let task = attr.task.map(|task| {
+        let toolkit = attr.toolkit();
+        let support = match task {
+            Task::Optional => format_ident!("Optional"),
+            Task::Required => format_ident!("Required"),
+        };
+        quote!(.with_task_support(#toolkit::spec::TaskSupport::#support))
+    });
     let execution = if sig.asyncness.is_some() {
         quote!(Async)
     } else if flag(attr.inline, false) {
@@ -419,7 +427,7 @@ fn policy(attr: &ToolAttr, sig: &syn::Signature) -> (TokenStream, TokenStream) {
     } else {
         quote!(Blocking)
     };
-    (quote!(#(#flags)*), execution)
+    (quote!(#(#flags)* #task), execution)
 }
 
 /// What the spec is given beyond its name, description and flags, when the attribute says it:

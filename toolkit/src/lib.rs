@@ -210,10 +210,12 @@ pub use service::ToolLoopService;
 /// | `read_only` | only reads: may be another tool's preview, and runs in a [read-only scope](RunScope::read_only) |
 /// | `idempotent` | a call repeated with the same arguments on the same state does nothing more: a reader answers the same, a writer changes nothing more (described to hosts, [`ToolFlags::idempotent`](spec::ToolFlags::idempotent)) |
 /// | `open_world` | deals with things outside what the caller controls, such as web pages (described to hosts, [`ToolFlags::open_world`](spec::ToolFlags::open_world)) |
+/// | `task`, `task = "required"` | an MCP server may answer a call as a task the client polls (the `io.modelcontextprotocol/tasks` extension): with `task`, a call from a client that takes tasks becomes one when it is still running after a moment; with `task = "required"`, only such clients may call the tool and every answer is a task ([`TaskSupport`](spec::TaskSupport)). Loops run the call as any other |
 /// | `preview = ".."` | on a tool that `requires_approval`: the `read_only` tool (needing no approval) run with a pending call's arguments, in a read-only scope, when the run stops for approval; its answer is shown to the operator ([`Preview`](run::Preview)). Checked when the registry is built ([`RegistryError::Preview`](registry::RegistryError::Preview)), and when compiled if both tools are methods of one `#[tools]` block |
 /// | `crate = ".."` | the path to toolkit (`crate = "tk"`, `crate = "::deps::toolkit"`) when the crate's `Cargo.toml` does not say it |
 ///
-/// Flags take no value (true), `= true` or `= false`. An unknown key, a duplicate, or a value
+/// Flags take no value (true), `= true` or `= false` (`task` no value, `= "optional"` or
+/// `= "required"`). An unknown key, a duplicate, or a value
 /// of the wrong kind is one error on that key.
 ///
 /// # Parameters

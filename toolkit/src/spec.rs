@@ -154,6 +154,33 @@ pub struct ToolFlags {
     read_only: bool,
     idempotent: bool,
     open_world: bool,
+    task_support: TaskSupport,
+}
+
+/// Whether an MCP server may answer a call of the tool as a task that the client polls (the
+/// `io.modelcontextprotocol/tasks` extension), set with `#[tool(task)]` or
+/// `#[tool(task = "required")]`. Loops and in-process calls run every call the same way; only
+/// an MCP server reads it.
+///
+/// ```
+/// use toolkit::spec::{TaskSupport, ToolFlags};
+///
+/// let flags = ToolFlags::new().with_task_support(TaskSupport::Optional);
+/// assert_eq!(flags.task_support(), TaskSupport::Optional);
+/// assert_eq!(ToolFlags::new().task_support(), TaskSupport::Forbidden);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Every call is answered in its request (the default).
+    #[default]
+    Forbidden,
+    /// For a client that takes tasks, a call still running after a moment becomes a task;
+    /// other clients wait for the answer in the request.
+    Optional,
+    /// Only clients that take tasks may call it, and each call's answer comes as a task: for a
+    /// call whose answer would outlast any request.
+    Required,
 }
 
 impl ToolFlags {
@@ -168,6 +195,7 @@ impl ToolFlags {
             read_only: false,
             idempotent: false,
             open_world: false,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -227,6 +255,14 @@ impl ToolFlags {
         self
     }
 
+    /// Whether an MCP server may answer a call as a task the client polls (see
+    /// [`TaskSupport`]).
+    #[must_use]
+    pub const fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
     /// Runs only after an operator approves the call.
     pub const fn requires_approval(self) -> bool {
         self.requires_approval
@@ -260,6 +296,11 @@ impl ToolFlags {
     /// Deals with an open world (web pages, other services), not a closed one.
     pub const fn open_world(self) -> bool {
         self.open_world
+    }
+
+    /// Whether an MCP server may answer a call as a task.
+    pub const fn task_support(self) -> TaskSupport {
+        self.task_support
     }
 }
 

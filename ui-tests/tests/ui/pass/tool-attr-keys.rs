@@ -2,9 +2,10 @@
 // `= true` / `= false`; a name of exactly 64 characters with `-` and `_`; the doc comment as the
 // description, or `description = ".."`, or `#[doc = include_str!(..)]` (cleaned for a model);
 // `preview = ".."` naming a read-only tool; `crate = ".."` for the path to toolkit; `title = ".."`
-// of one line and exactly 100 characters, or none (the description's first sentence). The registry
+// of one line and exactly 100 characters, or none (the description's first sentence); `task`, bare
+// or `= "optional"` / `= "required"`. The registry
 // reports each tool with the name, title and flags it was given.
-use toolkit::spec::{Execution, ToolFlags};
+use toolkit::spec::{Execution, TaskSupport, ToolFlags};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 
 /// The longest name a tool may have.
@@ -63,6 +64,24 @@ pub fn write_note() -> ToolResult {
 #[tool(read_only, open_world = true, remote, idempotent = false)]
 pub fn look_up() -> ToolResult {
     ToolResult::text("looked up")
+}
+
+/// Counts for a long time; a client that takes tasks polls for the count.
+#[tool(task)]
+pub fn count_long() -> ToolResult {
+    ToolResult::text("counted")
+}
+
+/// Counts the same way, the task spelt out.
+#[tool(task = "optional", read_only)]
+pub fn count_spelt() -> ToolResult {
+    ToolResult::text("counted")
+}
+
+/// Counts for longer than any request waits: only as a task.
+#[tool(task = "required")]
+pub fn count_forever() -> ToolResult {
+    ToolResult::text("counted")
 }
 
 /// Has the longest title.
@@ -177,6 +196,15 @@ async fn main() {
         spec("looks").flags(),
         ToolFlags::new().with_read_only(true)
     );
+
+    let optional = ToolFlags::new().with_task_support(TaskSupport::Optional);
+    assert_eq!(spec("count_long").flags(), optional);
+    assert_eq!(spec("count_spelt").flags(), optional.with_read_only(true));
+    assert_eq!(
+        spec("count_forever").flags(),
+        ToolFlags::new().with_task_support(TaskSupport::Required)
+    );
+    assert_eq!(plain.flags().task_support(), TaskSupport::Forbidden);
 
     assert_eq!(spec("described").description(), "Given to the model.");
     assert_eq!(spec("described").title(), "Given to the model");
