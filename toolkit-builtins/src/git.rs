@@ -1645,7 +1645,7 @@ fn not_a_file(path: &RelativePath, revision: &str) -> ToolResult {
 
 /// Who last changed each line of a file: per line its number, the commit (short id), the
 /// commit's author and the text, as of a revision.
-#[tool(read_only, idempotent, group = "git")]
+#[tool(read_only, idempotent, group = "git", task)]
 pub fn git_blame(
     /// The file, relative to the workspace root.
     path: String,

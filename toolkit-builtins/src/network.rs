@@ -462,6 +462,7 @@ const PARSE_CHUNK: usize = 16 * 1024;
     open_world,
     group = "network",
     remote,
+    task,
     title = "Fetches a web page as readable text"
 )]
 pub async fn fetch_page(

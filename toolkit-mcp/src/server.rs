@@ -1,5 +1,6 @@
 //! Serving a [`ToolLoopService`] to MCP hosts: every call through the seam, artifacts kept local.
 
+use std::collections::HashMap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,12 +22,15 @@ use toolkit::approval::Choice;
 use toolkit::question::{Question, Unasked};
 use toolkit::recording::{Answering, ObservedCall};
 use toolkit::seam::CancelSignal;
+use toolkit::spec::TaskSupport;
 use toolkit::talk::ReportSink;
 use toolkit::talk::{Answer, Answers};
 use toolkit::{RunScope, ToolCall, ToolContext, ToolLoopService, seam::ScopeError};
 
 use self::questions::Unkept;
 use self::reports::{Listening, SessionLogLevel};
+use self::tasks::{LocalTasks, Progress, Running};
+pub use self::tasks::{TASK_AFTER, TASK_LIFETIME};
 use crate::approvals::{
     APPROVAL_TIMEOUT, INPUT_KEY, MAX_FORMS, WaitingCalls, answers_forms, ask_later, asked_again,
     choice, form, take_waiting, too_large_to_show,
@@ -97,6 +101,14 @@ pub struct McpToolServer {
     info: Arc<(String, String)>,
     /// The least level of the log lines this session's client asked for (`logging/setLevel`).
     log_level: SessionLogLevel,
+    /// The tasks this instance runs, of every session (see the `tasks` module).
+    tasks: LocalTasks,
+    /// Whether a tool it offers may be answered as a task: then it declares the tasks
+    /// extension.
+    task_tools: bool,
+    /// The tools it offers whose arguments name `x-mcp-header`s (SEP-2243), as listed: rmcp
+    /// checks a call's `Mcp-Param-*` headers against its arguments with them.
+    header_tools: Arc<HashMap<String, rmcp::model::Tool>>,
 }
 
 impl McpToolServer {
@@ -120,6 +132,13 @@ impl McpToolServer {
             .map(|spec| spec.name().to_owned())
             .collect();
         service.scope_offering(context.clone(), offered.iter())?;
+        let header_tools = Arc::new(header_tools(&service, &offered));
+        let task_tools = offered.iter().any(|name| {
+            service
+                .registry()
+                .get(name)
+                .is_some_and(|tool| tool.spec().flags().task_support() != TaskSupport::Forbidden)
+        });
         Ok(Self {
             service,
             context,
@@ -134,6 +153,9 @@ impl McpToolServer {
             answering: Arc::default(),
             info: Arc::new(("toolkit".to_owned(), env!("CARGO_PKG_VERSION").to_owned())),
             log_level: SessionLogLevel::default(),
+            tasks: LocalTasks::default(),
+            task_tools,
+            header_tools,
         })
     }
 
@@ -185,6 +207,13 @@ impl McpToolServer {
         self.service
             .seam()
             .scope_offering(self.context.clone(), writers.iter())?;
+        let mut headers = header_tools(&self.service, &writers);
+        headers.extend(
+            self.header_tools
+                .iter()
+                .map(|(name, tool)| (name.clone(), tool.clone())),
+        );
+        self.header_tools = Arc::new(headers);
         self.writers = writers;
         Ok(self)
     }
@@ -245,22 +274,7 @@ impl McpToolServer {
         scope
             .offered()
             .filter_map(|name| self.service.registry().get(name))
-            .map(|tool| {
-                let spec = tool.spec();
-                // Type arrays split into `anyOf`: the same values, a more portable spelling.
-                let schema = match crate::portable::portable(spec.input_schema()) {
-                    serde_json::Value::Object(schema) => schema,
-                    // MCP requires an object schema; a tool without one takes no arguments.
-                    _ => serde_json::Map::from_iter([("type".to_owned(), "object".into())]),
-                };
-                rmcp::model::Tool::new(
-                    spec.name().to_owned(),
-                    spec.description().to_owned(),
-                    schema,
-                )
-                .with_title(spec.title())
-                .with_annotations(annotations(spec.flags()))
-            })
+            .map(|tool| listed_tool(tool.spec()))
             .collect()
     }
 
@@ -697,6 +711,44 @@ fn store_unavailable(error: &BackendError) -> CallToolResponse {
     .into()
 }
 
+/// A tool as `tools/list` gives it: its name, description, title, annotations, and its input
+/// schema with type arrays split into `anyOf` (the same values, a more portable spelling).
+fn listed_tool(spec: &toolkit::ToolSpec) -> rmcp::model::Tool {
+    let schema = match crate::portable::portable(spec.input_schema()) {
+        serde_json::Value::Object(schema) => schema,
+        // MCP requires an object schema; a tool without one takes no arguments.
+        _ => serde_json::Map::from_iter([("type".to_owned(), "object".into())]),
+    };
+    rmcp::model::Tool::new(
+        spec.name().to_owned(),
+        spec.description().to_owned(),
+        schema,
+    )
+    .with_title(spec.title())
+    .with_annotations(annotations(spec.flags()))
+}
+
+/// The tools of `names` whose argument schema names an `x-mcp-header` (SEP-2243), as listed.
+fn header_tools(service: &ToolLoopService, names: &[String]) -> HashMap<String, rmcp::model::Tool> {
+    names
+        .iter()
+        .filter_map(|name| service.registry().get(name))
+        .filter(|tool| names_header(tool.spec().input_schema()))
+        .map(|tool| (tool.spec().name().to_owned(), listed_tool(tool.spec())))
+        .collect()
+}
+
+/// Whether a schema names an `x-mcp-header` anywhere in it.
+fn names_header(schema: &serde_json::Value) -> bool {
+    match schema {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .any(|(key, value)| key == "x-mcp-header" || names_header(value)),
+        serde_json::Value::Array(items) => items.iter().any(names_header),
+        _ => false,
+    }
+}
+
 /// What a tool's flags tell a host of it, as MCP's hints: `readOnlyHint` from
 /// [`read_only`](toolkit::spec::ToolFlags::read_only); `destructiveHint` for a tool that does
 /// not only read and requires an operator's approval (the writers), false for any other;
@@ -742,7 +794,15 @@ impl ServerHandler for McpToolServer {
             .enable_resources()
             .enable_logging()
             .build();
-        capabilities.extensions = Some([(UI_EXTENSION.to_owned(), serde_json::Map::new())].into());
+        let mut extensions = rmcp::model::ExtensionCapabilities::new();
+        extensions.insert(UI_EXTENSION.to_owned(), serde_json::Map::new());
+        if self.task_tools {
+            extensions.insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                serde_json::Map::new(),
+            );
+        }
+        capabilities.extensions = Some(extensions);
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.info.0.as_str(),
             self.info.1.as_str(),
@@ -824,6 +884,46 @@ impl ServerHandler for McpToolServer {
         self.log_level.set(request.level);
         Ok(())
     }
+
+    /// The tool `name` when its arguments name `x-mcp-header`s: rmcp then checks a call's
+    /// `Mcp-Param-*` headers against its arguments, and refuses a call where they differ.
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.header_tools.get(name).cloned()
+    }
+
+    /// A task's state, from whichever instance runs it (see the `tasks` module); rmcp answers
+    /// `-32021` first to a client that did not declare the tasks extension.
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        tasks::get(&*self.store, &request.task_id).await
+    }
+
+    /// Answers to a task's questions; a key it does not ask is ignored.
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks::update(
+            &*self.store,
+            &self.tasks,
+            &request.task_id,
+            &request.input_responses,
+        )
+        .await
+    }
+
+    /// Cancels a task's call; a task that ended is left as it is.
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks::cancel(&*self.store, &self.tasks, &request.task_id).await
+    }
 }
 
 impl McpToolServer {
@@ -839,6 +939,23 @@ impl McpToolServer {
         let arguments = request.arguments.as_ref();
         let capabilities = client_capabilities(context);
         let views = capabilities.as_ref().is_some_and(shows_views);
+        let support = self.task_support(&request.name);
+        if support != TaskSupport::Forbidden {
+            if capabilities
+                .as_ref()
+                .is_some_and(ClientCapabilities::supports_tasks)
+            {
+                let forms = capabilities.as_ref().is_some_and(answers_forms);
+                return self
+                    .task_call(request, context, (views, forms), support, cancel)
+                    .await;
+            }
+            if support == TaskSupport::Required {
+                return Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+        }
         let asks = capabilities.as_ref().is_some_and(answers_forms)
             && self.writers.iter().any(|writer| *writer == request.name);
         if asks {
@@ -938,6 +1055,135 @@ impl McpToolServer {
                 answers.insert(asked.key(), answer);
             }
         }
+    }
+}
+
+impl McpToolServer {
+    /// How a call of `name` may be answered as a task: never for a tool this server does not
+    /// offer as is (a writer, the app-only tool).
+    fn task_support(&self, name: &str) -> TaskSupport {
+        if !self.task_tools || !self.offered.iter().any(|offered| offered == name) {
+            return TaskSupport::Forbidden;
+        }
+        self.service
+            .registry()
+            .get(name)
+            .map_or(TaskSupport::Forbidden, |tool| {
+                tool.spec().flags().task_support()
+            })
+    }
+
+    /// One round of a call with the answers so far; a client that answers no form leaves every
+    /// question unanswered.
+    async fn round(
+        &self,
+        scope: &RunScope,
+        call: &ToolCall,
+        forms: bool,
+        answers: Answers,
+    ) -> Answering {
+        if forms {
+            self.service
+                .call_observed_answering(scope, SOURCE, call, answers)
+                .await
+        } else {
+            Answering::Done(self.service.call_observed(scope, SOURCE, call).await)
+        }
+    }
+
+    /// A call of a task tool from a client that takes tasks (see the `tasks` module): what it
+    /// answers within [`TASK_AFTER`] is its reply, as for any call (a tool whose every answer
+    /// is a task gets one completed already); a call still running then, or asking on a
+    /// 2025-11-25 session, becomes a task and goes on in the background. `cancel` (the
+    /// request's) ends it only before it is a task; `tasks/cancel` ends the task.
+    async fn task_call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        (views, forms): (bool, bool),
+        support: TaskSupport,
+        cancel: &CancelSignal,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = arguments_text(request.arguments.as_ref());
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        let (answers, mut rounds) = match request.request_state.as_deref() {
+            Some(state) if stateless && forms => {
+                match questions::take(&*self.store, state, &request.name, &arguments).await {
+                    Ok(kept) => kept.answers_with(request.input_responses.as_ref()),
+                    Err(Unkept::Store(error)) => return Ok(store_unavailable(&error)),
+                    Err(unkept) => return Err(unkept_state(&unkept)),
+                }
+            }
+            _ => (Answers::new(), 0),
+        };
+        let task_cancel = CancelSignal::new();
+        let progress = Arc::new(Progress::default());
+        let reports: Arc<dyn ReportSink> = progress.clone();
+        let running = Arc::new(Running {
+            server: self.clone(),
+            scope: self.call_scope(views, false, &task_cancel, Some(reports)),
+            call: self.next_call(&request.name, arguments.clone()),
+            views,
+            forms,
+            cancel: task_cancel.clone(),
+            progress,
+        });
+        let mut first = running.round(answers.clone());
+        let early = tokio::select! {
+            outcome = &mut first => Some(outcome),
+            () = tokio::time::sleep(TASK_AFTER) => None,
+            () = cancel.cancelled() => {
+                task_cancel.cancel();
+                Some((&mut first).await)
+            }
+        };
+        let first = match early {
+            None => first,
+            Some(Answering::Done(observed)) => {
+                if support != TaskSupport::Required {
+                    return Ok(self.complete(&request.name, &observed, views).await);
+                }
+                let ended = tasks::ended(&running, &observed).await;
+                return Ok(match tasks::create(self, &task_cancel, Some(ended)).await {
+                    Ok((created, _)) => CallToolResponse::Task(created),
+                    Err(error) => store_unavailable(&error),
+                });
+            }
+            Some(Answering::Asking(asked)) if stateless => {
+                rounds += 1;
+                if rounds >= MAX_FORMS {
+                    return Ok(too_many_rounds(&request.name).into());
+                }
+                let call = (&*request.name, &*arguments);
+                let within = self.approval_timeout;
+                return Ok(
+                    match questions::ask_later(&*self.store, call, answers, &asked, rounds, within)
+                        .await
+                    {
+                        Ok(input_required) => input_required.into(),
+                        Err(error) => store_unavailable(&error),
+                    },
+                );
+            }
+            Some(asking) => Box::pin(std::future::ready(asking)),
+        };
+        let task_id = match tasks::create(self, &task_cancel, None).await {
+            Ok((created, task_id)) => {
+                let answering = Arc::clone(&self.answering).read_owned().await;
+                let run = tasks::run(running, task_id.clone(), first, answers, rounds);
+                tokio::spawn(async move {
+                    run.await;
+                    drop(answering);
+                });
+                return Ok(CallToolResponse::Task(created));
+            }
+            Err(error) => error,
+        };
+        // No task could be kept: the call is not answered, and stops.
+        task_cancel.cancel();
+        Ok(store_unavailable(&task_id))
     }
 }
 
@@ -1052,11 +1298,14 @@ impl McpToolServer {
         E: std::error::Error + Send + Sync + 'static,
     {
         let answering = Arc::clone(&self.answering);
+        let tasks = self.tasks.clone();
         // Boxed: the handshake's state does not weigh on the future that serves.
         let running = Box::pin(self.serve(transport))
             .await
             .map_err(io::Error::other)?;
         let served = running.waiting().await.map_err(io::Error::other);
+        // No client can poll this connection's tasks any more.
+        tasks.cancel_all();
         if tokio::time::timeout(STOPPING_GRACE, answering.write())
             .await
             .is_err()
@@ -1116,6 +1365,7 @@ fn invalid_input(error: ScopeError) -> io::Error {
 
 mod questions;
 mod reports;
+mod tasks;
 
 #[cfg(test)]
 mod cancellation_tests;

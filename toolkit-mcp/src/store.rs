@@ -1,6 +1,6 @@
 //! What an [`McpToolServer`](crate::McpToolServer) keeps for later requests: the artifacts a
-//! view asks for by handle, the questions waiting for a person's answer, and the sessions of
-//! 2025-11-25 clients, in a [`SharedStore`]. One instance keeps them in memory (a
+//! view asks for by handle, the questions waiting for a person's answer, the tasks clients
+//! poll, and the sessions of 2025-11-25 clients, in a [`SharedStore`]. One instance keeps them in memory (a
 //! [`MemoryStore`], the default); a fleet of instances behind a load balancer shares one
 //! ([`McpToolServer::with_shared_store`](crate::McpToolServer::with_shared_store); with
 //! `toolkit-mcp --audit postgres://..`, the audit copy's database), so that any instance answers
@@ -17,6 +17,12 @@ pub use toolkit::shared::{BackendError, BackendFuture, MemoryStore, SharedStore}
 /// The kinds this crate keeps.
 pub(crate) const HANDLES: &str = "mcp_artifacts";
 pub(crate) const QUESTIONS: &str = "mcp_questions";
+/// A task's state, under its id, written by the instance that runs it.
+pub(crate) const TASKS: &str = "mcp_tasks";
+/// An answer to a task's question, under the task's id, round and key.
+pub(crate) const TASK_ANSWERS: &str = "mcp_task_answers";
+/// A cancellation of a task another instance runs, under its id.
+pub(crate) const TASK_CANCELS: &str = "mcp_task_cancels";
 const SESSIONS: &str = "mcp_sessions";
 
 /// How long a 2025-11-25 session is kept for other instances after its last `initialize`.

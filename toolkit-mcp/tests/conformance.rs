@@ -4,8 +4,10 @@
 //! call, written with `#[tool]` and served in process by `McpToolServer` over streamable HTTP.
 //!
 //! Each revision's requirement set runs whole (`--requirements 2026-07-28`, `--requirements
-//! 2025-11-25`) against an expected-failures file beside this test, which lists every scored
-//! scenario (or check) that does not pass, each with its reason. The run passes only when what
+//! 2025-11-25`), and so does the pending group (`--suite pending`: the tasks extension's
+//! scenarios, custom headers and the others the requirement sets run without scoring), each
+//! against an expected-failures file beside this test, which lists every scored scenario (or
+//! check) that does not pass, each with its reason. The run passes only when what
 //! fails is exactly what the file lists: a new failure fails it, and so does a listed one that
 //! now passes (the suite calls it stale), so the file always says where the server stands.
 
@@ -19,9 +21,12 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use toolkit::shared::{BackendError, BackendFuture};
 use toolkit::spec::{ExecutePermit, ToolFuture};
 use toolkit::talk::LogLevel;
-use toolkit::{Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec, tool};
+use toolkit::{
+    RunEvent, Sink, Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec, tool,
+};
 
 /// Answers with a fixed text (`tools-call-simple-text`).
 #[tool]
@@ -297,6 +302,133 @@ fn test_elicitation_sep1330_enums(context: &ToolContext) -> String {
     }
 }
 
+/// Greets by name, answered at once even to a client that takes tasks (the tasks scenarios'
+/// `greet`).
+#[tool]
+fn greet(
+    /// Whom to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds`, reporting each second: a task for a client that takes tasks, unless
+/// it is done at once (`slow_compute`).
+#[tool(task)]
+async fn slow_compute(
+    /// How long to compute.
+    seconds: u64,
+    /// What the computation is called.
+    label: String,
+    context: &ToolContext,
+) -> String {
+    for second in 0..seconds {
+        context.progress(second, Some(seconds), &format!("computing {label}"));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    format!("Computed {label} in {seconds} s.")
+}
+
+/// Works for a second, then fails as a tool fails: always a task, completed with its error
+/// (`failing_job`).
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("The job failed after a second of work.".to_owned())
+}
+
+/// Would answer at once, but the fixture's audit copy refuses to keep its calls (see
+/// [`RefusesProtocolErrorJob`]), so the server cannot answer it: always a task, which fails
+/// with a JSON-RPC error (`protocol_error_job`).
+#[tool(task = "required")]
+fn protocol_error_job() -> String {
+    "Never answered: the audit copy does not keep this call.".to_owned()
+}
+
+/// Whether to delete.
+#[derive(Deserialize, JsonSchema)]
+struct Delete {
+    /// Delete it?
+    confirm: bool,
+}
+
+/// Looks for the file for 300 ms, then asks the person whether to delete it: a task that
+/// waits for their answer (`confirm_delete`).
+#[tool(task)]
+async fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+    context: &ToolContext,
+) -> Result<String, String> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let answer: Delete = context
+        .ask("confirm", &format!("Delete {filename}?"))
+        .map_err(|unanswered| unanswered.to_string())?;
+    Ok(if answer.confirm {
+        format!("Deleted {filename}.")
+    } else {
+        format!("Kept {filename}.")
+    })
+}
+
+/// Works for 300 ms, then asks two questions at once: a task whose questions are answered one
+/// by one (`multi_input`).
+#[tool(task)]
+async fn multi_input(context: &ToolContext) -> Result<String, String> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let name = context.ask::<Name>("name", "What is your name?");
+    let confirm = context.ask::<Delete>("confirm", "Go on?");
+    let (name, confirm) = (
+        name.map_err(|unanswered| unanswered.to_string())?,
+        confirm.map_err(|unanswered| unanswered.to_string())?,
+    );
+    Ok(format!("{} said {}.", name.name, confirm.confirm))
+}
+
+/// Asks the person's name before any work, then greets them as a task
+/// (`test_tool_with_task`): the question comes in the call's reply, the greeting as a task.
+#[tool(task = "required")]
+fn test_tool_with_task(context: &ToolContext) -> Result<String, String> {
+    let answer: Name = context
+        .ask("user_name", "What is your name?")
+        .map_err(|unanswered| unanswered.to_string())?;
+    Ok(format!("Hello, {}!", answer.name))
+}
+
+/// Answers with the region its call names, which a client sends in the `Mcp-Param-Region`
+/// header too (`http-custom-header-server-validation`): the server refuses a call whose
+/// header and argument differ.
+#[tool]
+fn test_custom_headers(
+    /// The region to answer in.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+) -> String {
+    format!("Answered in {region}.")
+}
+
+/// The fixture's audit copy: it keeps nothing, and refuses every call of
+/// `protocol_error_job`, as an audit copy whose database is away refuses every call.
+struct RefusesProtocolErrorJob;
+
+impl Sink for RefusesProtocolErrorJob {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
+        let refused = matches!(
+            event,
+            RunEvent::RunStarted { title, .. } if title == "protocol_error_job"
+        );
+        Box::pin(async move {
+            if refused {
+                Err(BackendError::new(
+                    "the fixture's audit copy refuses this call",
+                ))
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
 /// The suite's JSON Schema 2020-12 input schema, kept as written (`json-schema-2020-12`): a
 /// hand-written spec, since its composition and conditions are not a Rust type's.
 struct JsonSchemaTool(ToolSpec);
@@ -350,7 +482,8 @@ fn serve(runtime: &tokio::runtime::Runtime) -> String {
     registry
         .register(JsonSchemaTool::new())
         .expect("a new name");
-    support::serve(runtime, &Arc::new(ToolLoopService::new(registry)))
+    let service = ToolLoopService::new(registry).with_sink(Arc::new(RefusesProtocolErrorJob));
+    support::serve(runtime, &Arc::new(service))
 }
 
 /// The expected-failures file of `revision`.
@@ -360,20 +493,41 @@ fn expected_failures(revision: &str) -> PathBuf {
         .join(format!("expected-failures-{revision}.yml"))
 }
 
+/// Where a run writes each check's details: `target/conformance/<run>` (each run of the test
+/// replaces the last one's).
+fn report_dir(run: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/conformance")
+        .join(run)
+}
+
 #[test]
-fn the_conformance_suite_fails_exactly_what_its_expected_failures_list_on_both_revisions() {
+fn the_conformance_suite_fails_exactly_what_its_expected_failures_list_on_both_revisions_and_pending()
+ {
     let Some((node, entry)) = toolkit_testing::npm::conformance_suite() else {
         return;
     };
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let url = serve(&runtime);
     let mut failed = Vec::new();
-    for revision in ["2026-07-28", "2025-11-25"] {
+    let reports = report_dir("");
+    if reports.exists() {
+        std::fs::remove_dir_all(&reports).expect("the last run's reports are removed");
+    }
+    for (run, selection) in [
+        ("2026-07-28", ["--requirements", "2026-07-28"]),
+        ("2025-11-25", ["--requirements", "2025-11-25"]),
+        ("pending", ["--suite", "pending"]),
+    ] {
         let output = Command::new(&node)
             .arg(&entry)
-            .args(["server", "--url", &url, "--requirements", revision])
+            .args(["server", "--url", &url])
+            .args(selection)
             .arg("--expected-failures")
-            .arg(expected_failures(revision))
+            .arg(expected_failures(run))
+            // Each check's details, for whoever reads why a run failed.
+            .arg("-o")
+            .arg(report_dir(run))
             .output()
             .expect("node runs");
         let report = String::from_utf8_lossy(&output.stdout);
@@ -382,10 +536,10 @@ fn the_conformance_suite_fails_exactly_what_its_expected_failures_list_on_both_r
             .lines()
             .filter(|line| line.starts_with("Total") || line.contains("Not scored"))
             .collect();
-        println!("{revision}: {}", totals.join(" | "));
+        println!("{run}: {}", totals.join(" | "));
         if !output.status.success() {
             failed.push(format!(
-                "{revision}:\n{report}\n{}",
+                "{run}:\n{report}\n{}",
                 String::from_utf8_lossy(&output.stderr)
             ));
         }

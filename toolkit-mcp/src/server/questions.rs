@@ -52,7 +52,7 @@ pub(super) fn answer(result: Option<ElicitResult>) -> Answer {
 
 /// The answer a 2026-07-28 client sent for one question (an `ElicitResult`), or a dismissal
 /// when it is not one.
-fn answer_sent(sent: &serde_json::Value) -> Answer {
+pub(super) fn answer_sent(sent: &serde_json::Value) -> Answer {
     answer(serde_json::from_value::<ElicitResult>(sent.clone()).ok())
 }
 
