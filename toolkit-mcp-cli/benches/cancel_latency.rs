@@ -11,7 +11,9 @@
 //! The transports: `stdio`, the newline-delimited JSON-RPC `toolkit-mcp` speaks over stdio, on
 //! an in-memory pipe, cancelled with `notifications/cancelled`; `http-session`, a 2025-11-25
 //! session on streamable HTTP, cancelled with `notifications/cancelled` (a POST); and
-//! `http-stateless`, a 2026-07-28 request whose client drops its connection. The goal
+//! `http-stateless`, a 2026-07-28 request whose client drops its connection; and `task`, a
+//! 2026-07-28 call from a client that takes tasks, which becomes a task after 100 ms, cancelled
+//! with `tasks/cancel`. The goal
 //! is at most 100 ms from the cancellation to the tool's stop, with no work left.
 //!
 //! Nothing is asserted here: speed is measured, and printed, not tested (the tests check that
@@ -174,6 +176,7 @@ enum Transport {
     Stdio,
     HttpSession,
     HttpStateless,
+    Task,
 }
 
 impl Transport {
@@ -182,6 +185,7 @@ impl Transport {
             Transport::Stdio => "stdio",
             Transport::HttpSession => "http-session",
             Transport::HttpStateless => "http-stateless",
+            Transport::Task => "task",
         }
     }
 }
@@ -195,6 +199,10 @@ enum Calling {
         _call: tokio::task::JoinHandle<()>,
     },
     Stateless(tokio::task::JoinHandle<()>),
+    Task {
+        url: String,
+        task: String,
+    },
 }
 
 impl Calling {
@@ -226,8 +234,24 @@ impl Calling {
                 .expect("the server answers");
             }
             Calling::Stateless(call) => call.abort(),
+            Calling::Task { url, task } => {
+                let cancel = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel",
+                    "params": {"taskId": task, "_meta": toolkit_testing::mcp::modern_meta(&takes_tasks())}});
+                post(&url, None, &cancel)
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tasks/cancel")
+                    .header("mcp-name", task)
+                    .send()
+                    .await
+                    .expect("the server answers");
+            }
         }
     }
+}
+
+/// A 2026-07-28 client's capabilities when it takes tasks.
+fn takes_tasks() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 }
 
 fn post(url: &str, session: Option<&str>, message: &Value) -> reqwest::RequestBuilder {
@@ -282,7 +306,7 @@ async fn start_call(
             tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
             Calling::Stdio(writer)
         }
-        Transport::HttpSession | Transport::HttpStateless => {
+        Transport::HttpSession | Transport::HttpStateless | Transport::Task => {
             let (bound, address) = tokio::sync::oneshot::channel::<SocketAddr>();
             tokio::spawn(server.serve_http(0, move |address| {
                 let _ = bound.send(address);
@@ -299,6 +323,9 @@ async fn start_call(
                     }
                 })
             };
+            if matches!(transport, Transport::Task) {
+                return start_task(url, call, name).await;
+            }
             if matches!(transport, Transport::HttpStateless) {
                 let mut call = call;
                 call["params"]["_meta"] = toolkit_testing::mcp::modern_meta(&json!({}));
@@ -338,6 +365,30 @@ async fn start_call(
             }
         }
     }
+}
+
+/// Makes `call` of `name` at `url` as a client that takes tasks: the task it became.
+async fn start_task(url: String, mut call: Value, name: &str) -> Calling {
+    call["params"]["_meta"] = toolkit_testing::mcp::modern_meta(&takes_tasks());
+    let response = post(&url, None, &call)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .send()
+        .await
+        .expect("the server answers");
+    let body = response.text().await.expect("a body");
+    let data = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find(|data| !data.trim().is_empty())
+        .unwrap_or(&body);
+    let created: Value = serde_json::from_str(data.trim()).expect("JSON");
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the call became no task: {created}"))
+        .to_owned();
+    Calling::Task { url, task }
 }
 
 /// One round: the call started over `transport`, cancelled [`RUNS_FOR`] after the tool
@@ -478,7 +529,12 @@ fn main() -> ExitCode {
             ("git_blame", json!({"path": "big.txt", "limit": 1}), &blame, None),
         ];
         let mut failed = false;
-        for transport in [Transport::Stdio, Transport::HttpSession, Transport::HttpStateless] {
+        for transport in [
+            Transport::Stdio,
+            Transport::HttpSession,
+            Transport::HttpStateless,
+            Transport::Task,
+        ] {
             for (name, arguments, times, closed) in &tools {
                 let mut measured = Vec::new();
                 for _ in 0..rounds {

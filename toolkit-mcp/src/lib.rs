@@ -11,7 +11,10 @@
 //!   and so does the MCP Apps view of a host that shows views, through the app-only tool of
 //!   [`views`] by a handle only the reply's `_meta` holds. [`McpToolServer::with_writers`]
 //!   offers the tools that require approval to hosts that answer form elicitation, each call
-//!   approved by the host's user (see [`approvals`]).
+//!   approved by the host's user (see [`approvals`]). A call of a tool marked `#[tool(task)]`
+//!   from a client that takes tasks becomes a task the client polls when it runs longer than
+//!   [`TASK_AFTER`] (the `io.modelcontextprotocol/tasks` extension; see the
+//!   [MCP guide](toolkit::guide::mcp)).
 //! - [`add_mcp_tools`] connects to MCP servers (a command, or a streamable HTTP URL) and
 //!   registers their tools as remote tools, which count against a run's budget of remote calls.
 //!

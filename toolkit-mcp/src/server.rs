@@ -1104,6 +1104,13 @@ impl McpToolServer {
         support: TaskSupport,
         cancel: &CancelSignal,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Held by the task's call until it ends and is recorded, as `call_tool` holds it for a
+        // call; not to be had when the server is stopping, and then no task outlives it.
+        let Ok(answering) = Arc::clone(&self.answering).try_read_owned() else {
+            let arguments = request.arguments.as_ref();
+            let reply = self.reply(&request.name, arguments, views, cancel, None);
+            return Ok(CallToolResult::from(reply.await).into());
+        };
         let arguments = arguments_text(request.arguments.as_ref());
         let stateless = context
             .protocol_version()
@@ -1171,7 +1178,6 @@ impl McpToolServer {
         };
         let task_id = match tasks::create(self, &task_cancel, None).await {
             Ok((created, task_id)) => {
-                let answering = Arc::clone(&self.answering).read_owned().await;
                 let run = tasks::run(running, task_id.clone(), first, answers, rounds);
                 tokio::spawn(async move {
                     run.await;
@@ -1432,6 +1438,48 @@ mod tests {
         assert!(
             error.to_string().contains("tool \"post_entry\" reads"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn only_a_server_that_offers_a_task_tool_declares_the_tasks_extension() {
+        let extensions = |registry: ToolRegistry| {
+            let server =
+                McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
+                    .expect("no tool reads state");
+            let extensions = server
+                .get_info()
+                .capabilities
+                .extensions
+                .unwrap_or_default();
+            extensions.into_keys().collect::<Vec<_>>()
+        };
+        let schema = serde_json::json!({"type": "object"});
+        let tasked = |name: &'static str, support: TaskSupport, offered: bool| {
+            says(
+                ToolSpec::new(name, "Says.", schema.clone()).with_flags(
+                    ToolFlags::new()
+                        .with_task_support(support)
+                        .with_enabled_by_default(offered),
+                ),
+            )
+        };
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(tasked("plain", TaskSupport::Forbidden, true))
+            .expect("new");
+        // A task tool the server does not offer does not count.
+        registry
+            .register(tasked("hidden", TaskSupport::Required, false))
+            .expect("new");
+        assert_eq!(extensions(registry), [UI_EXTENSION]);
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(tasked("long", TaskSupport::Optional, true))
+            .expect("new");
+        assert_eq!(
+            extensions(registry),
+            [rmcp::model::TASKS_EXTENSION_ID, UI_EXTENSION]
         );
     }
 

@@ -217,9 +217,10 @@ fn the_server_declares_the_extension_and_serves_the_view_as_its_one_resource() {
         .await;
         assert_eq!(status, 200);
         let capabilities = &discovered["result"]["capabilities"];
+        // And the tasks extension, since `fetch_page` and `git_blame` may be answered as tasks.
         assert_eq!(
             capabilities["extensions"],
-            json!({"io.modelcontextprotocol/ui": {}}),
+            json!({"io.modelcontextprotocol/ui": {}, "io.modelcontextprotocol/tasks": {}}),
             "{discovered}"
         );
         assert!(capabilities["resources"].is_object(), "{discovered}");

@@ -1,7 +1,8 @@
 //! A call the client gives up, over a stdio-like connection (newline-delimited JSON-RPC on an
 //! in-memory pipe, as `serve_stdio` speaks it): `notifications/cancelled` and the end of the
 //! input end the running call, whose blocking tool sees its flag and stops, and the call is
-//! recorded as cancelled; so is a writer's call, while the person has its form or once it runs.
+//! recorded as cancelled; so is a writer's call, while the person has its form or once it runs,
+//! and a task's call, on `tasks/cancel` or the end of the input.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 use toolkit::recording::{RunStep, Subscription};
-use toolkit::spec::{ExecutePermit, Execution, ToolFlags, ToolFuture};
+use toolkit::spec::{ExecutePermit, Execution, TaskSupport, ToolFlags, ToolFuture};
 use toolkit::{RunEvent, Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec};
 
 use super::McpToolServer;
@@ -323,4 +324,99 @@ async fn an_approved_writers_call_cancelled_while_it_runs_ends_and_is_recorded_a
     );
     assert_no_work_left(&written).await;
     client.ping_is_next().await;
+}
+
+/// A server offering `spins` as a task tool, with its `Work`; the service, to follow records.
+fn task_server() -> (McpToolServer, Arc<ToolLoopService>, Arc<Work>) {
+    let work = Arc::new(Work::default());
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Spins(
+            ToolSpec::new("spins", "Spins.", json!({"type": "object"}))
+                .with_execution(Execution::Blocking)
+                .with_flags(ToolFlags::new().with_task_support(TaskSupport::Optional)),
+            Arc::clone(&work),
+        ))
+        .expect("a new name");
+    let service = Arc::new(ToolLoopService::new(registry));
+    let server =
+        McpToolServer::new(Arc::clone(&service), ToolContext::new()).expect("no state needed");
+    (server, service, work)
+}
+
+/// A session client that takes tasks calls `spins`: it becomes a task, whose id this gives.
+async fn spinning_task(client: &mut Client, work: &Work) -> String {
+    client.call("spins").await;
+    let created = client.next().await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert!(work.started.load(Ordering::SeqCst));
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": task}}))
+        .await;
+    let got = client.next().await;
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    task
+}
+
+fn takes_tasks() -> Value {
+    json!({"extensions": {rmcp::model::TASKS_EXTENSION_ID: {}}})
+}
+
+#[tokio::test]
+async fn a_task_cancelled_on_a_session_stops_its_tool_and_is_recorded_as_cancelled() {
+    let (server, service, work) = task_server();
+    let mut events = service.subscribe();
+    let (mut client, _serving) = Client::connect(server, takes_tasks()).await;
+    let task = spinning_task(&mut client, &work).await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/cancel", "params": {"taskId": task}}))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"resultType": "complete"}})
+    );
+    assert_eq!(
+        recorded(&mut events).await,
+        [
+            format!("tool spins: {SPINS_CANCELLED}"),
+            format!("cancelled: {SPINS_CANCELLED}")
+        ]
+    );
+    assert_no_work_left(&work).await;
+    for _ in 0..100 {
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/get", "params": {"taskId": task}}))
+            .await;
+        let got = client.next().await;
+        if got["result"]["status"] == "cancelled" {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the task never said it was cancelled");
+}
+
+#[tokio::test]
+async fn the_end_of_the_input_cancels_the_sessions_tasks_and_serving_returns_once_recorded() {
+    let (server, service, work) = task_server();
+    let mut events = service.subscribe();
+    let (mut client, serving) = Client::connect(server, takes_tasks()).await;
+    spinning_task(&mut client, &work).await;
+    client.writer.shutdown().await.expect("the pipe closes");
+    serving
+        .await
+        .expect("serving does not panic")
+        .expect("serving ends cleanly");
+    let mut said = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let RunEvent::Done { termination, .. } = &*event {
+            said.push(termination.as_str().to_owned());
+        }
+    }
+    assert_eq!(said, ["cancelled"]);
+    assert_no_work_left(&work).await;
 }
