@@ -1027,15 +1027,7 @@ impl McpToolServer {
             }
             if stateless {
                 let call = (&*request.name, &*arguments);
-                let within = self.approval_timeout;
-                return Ok(
-                    match questions::ask_later(&*self.store, call, answers, &asked, rounds, within)
-                        .await
-                    {
-                        Ok(input_required) => input_required.into(),
-                        Err(error) => store_unavailable(&error),
-                    },
-                );
+                return Ok(self.ask_later_round(call, answers, &asked, rounds).await);
             }
             for asked in &asked {
                 let answer = match questions::form(asked) {
@@ -1071,6 +1063,22 @@ impl McpToolServer {
             .map_or(TaskSupport::Forbidden, |tool| {
                 tool.spec().flags().task_support()
             })
+    }
+
+    /// The `input_required` reply that asks a 2026-07-28 client the questions `asked` of a call
+    /// (its `rounds`-th round), the answers so far kept in the store under its `requestState`.
+    async fn ask_later_round(
+        &self,
+        call: (&str, &str),
+        answers: Answers,
+        asked: &[toolkit::talk::Asked],
+        rounds: usize,
+    ) -> CallToolResponse {
+        let within = self.approval_timeout;
+        match questions::ask_later(&*self.store, call, answers, asked, rounds, within).await {
+            Ok(input_required) => input_required.into(),
+            Err(error) => store_unavailable(&error),
+        }
     }
 
     /// One round of a call with the answers so far; a client that answers no form leaves every
@@ -1164,15 +1172,7 @@ impl McpToolServer {
                     return Ok(too_many_rounds(&request.name).into());
                 }
                 let call = (&*request.name, &*arguments);
-                let within = self.approval_timeout;
-                return Ok(
-                    match questions::ask_later(&*self.store, call, answers, &asked, rounds, within)
-                        .await
-                    {
-                        Ok(input_required) => input_required.into(),
-                        Err(error) => store_unavailable(&error),
-                    },
-                );
+                return Ok(self.ask_later_round(call, answers, &asked, rounds).await);
             }
             Some(asking) => Box::pin(std::future::ready(asking)),
         };
