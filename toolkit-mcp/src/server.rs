@@ -1163,7 +1163,7 @@ impl McpToolServer {
                 let ended = tasks::ended(&running, &observed).await;
                 return Ok(match tasks::create(self, &task_cancel, Some(ended)).await {
                     Ok((created, _)) => CallToolResponse::Task(created),
-                    Err(error) => store_unavailable(&error),
+                    Err(error) => tasks::unkept(&error),
                 });
             }
             Some(Answering::Asking(asked)) if stateless => {
@@ -1176,20 +1176,23 @@ impl McpToolServer {
             }
             Some(asking) => Box::pin(std::future::ready(asking)),
         };
-        let task_id = match tasks::create(self, &task_cancel, None).await {
+        match tasks::create(self, &task_cancel, None).await {
             Ok((created, task_id)) => {
-                let run = tasks::run(running, task_id.clone(), first, answers, rounds);
+                let run = tasks::run(running, task_id, first, answers, rounds);
                 tokio::spawn(async move {
                     run.await;
                     drop(answering);
                 });
-                return Ok(CallToolResponse::Task(created));
+                Ok(CallToolResponse::Task(created))
             }
-            Err(error) => error,
-        };
-        // No task could be kept: the call is not answered, and stops.
-        task_cancel.cancel();
-        Ok(store_unavailable(&task_id))
+            Err(error) => {
+                // No task could be kept, so no client could read its answer: the call stops,
+                // and is recorded as cancelled.
+                task_cancel.cancel();
+                first.await;
+                Ok(tasks::unkept(&error))
+            }
+        }
     }
 }
 

@@ -4,20 +4,19 @@
 //! blocking tool; a client that does not take tasks gets what the extension says.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolkit::shared::MemoryStore;
+use toolkit::shared::{BackendError, BackendFuture, MemoryStore, SharedStore};
 use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tool};
 use toolkit_mcp::McpToolServer;
 use toolkit_testing::mcp::modern_meta;
 
-/// Set by `counts` when it sees its call cancelled.
-static STOPPED: AtomicBool = AtomicBool::new(false);
+/// Where each call of `counts` that saw itself cancelled was counting to.
+static STOPPED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
 
 /// Counts to `to`, a step each 100 ms, reporting each step; stops when its call is cancelled.
 #[tool(task)]
@@ -30,7 +29,7 @@ fn counts(
         context.progress(step, Some(to), "counting");
         for _ in 0..20 {
             if context.is_cancelled() {
-                STOPPED.store(true, Ordering::SeqCst);
+                STOPPED.lock().expect("not poisoned").push(to);
                 return "stopped".to_owned();
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -62,7 +61,7 @@ fn only_as_task() -> String {
 }
 
 /// One instance of the server, keeping what it shares in `store`: its URL.
-async fn serve(store: Arc<MemoryStore>) -> String {
+async fn serve(store: Arc<dyn SharedStore>) -> String {
     let registry = ToolRegistry::linked().expect("no duplicate names");
     let service = Arc::new(ToolLoopService::new(registry));
     let server = McpToolServer::new(service, ToolContext::new())
@@ -78,7 +77,7 @@ async fn serve(store: Arc<MemoryStore>) -> String {
 
 /// Two instances sharing one store.
 async fn fleet() -> (String, String) {
-    let store = Arc::new(MemoryStore::default());
+    let store: Arc<dyn SharedStore> = Arc::new(MemoryStore::default());
     (serve(Arc::clone(&store)).await, serve(store).await)
 }
 
@@ -254,7 +253,7 @@ async fn cancelling_a_task_on_another_instance_stops_its_blocking_tool() {
     assert_eq!(cancelled["statusMessage"], "The task was cancelled.");
     assert!(cancelled.get("result").is_none(), "{cancelled}");
     assert!(
-        STOPPED.load(Ordering::SeqCst),
+        STOPPED.lock().expect("not poisoned").contains(&600),
         "the tool saw its call cancelled"
     );
     // Cancelling a task that ended is acknowledged, and changes nothing.
@@ -310,5 +309,56 @@ async fn a_client_that_takes_no_tasks_is_answered_in_its_request_or_told_what_it
     assert_eq!(
         answer["error"]["message"],
         "no task \"no-such-task\": the id is unknown, or the task's ttlMs passed"
+    );
+}
+
+/// A store whose database is away: it keeps nothing.
+struct Away;
+
+impl SharedStore for Away {
+    fn put<'a>(
+        &'a self,
+        _kind: &'static str,
+        _key: &'a str,
+        _value: Vec<u8>,
+        _lifetime: Duration,
+    ) -> BackendFuture<'a, ()> {
+        Box::pin(async { Err(BackendError::new("the database is away")) })
+    }
+
+    fn get<'a>(&'a self, _kind: &'static str, _key: &'a str) -> BackendFuture<'a, Option<Vec<u8>>> {
+        Box::pin(async { Err(BackendError::new("the database is away")) })
+    }
+
+    fn take<'a>(
+        &'a self,
+        _kind: &'static str,
+        _key: &'a str,
+    ) -> BackendFuture<'a, Option<(Vec<u8>, bool)>> {
+        Box::pin(async { Err(BackendError::new("the database is away")) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_task_the_store_cannot_keep_is_stopped_with_an_error() {
+    let url = serve(Arc::new(Away)).await;
+    let answer = call(&url, "counts", json!({"to": 601}), &takes_tasks()).await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "Error: the call was stopped: the store that keeps tasks did not answer, so its answer \
+         could not be kept for the client to read. Try again later.",
+        "{answer}"
+    );
+    assert_eq!(answer["result"]["isError"], true);
+    assert!(
+        STOPPED.lock().expect("not poisoned").contains(&601),
+        "the tool saw its call stopped"
+    );
+    let params = json!({"taskId": "any"});
+    let answer = request(&url, "tasks/get", "any", params, &takes_tasks()).await;
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "the store that keeps tasks did not answer; try again later"
     );
 }

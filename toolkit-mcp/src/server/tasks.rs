@@ -290,6 +290,16 @@ fn unavailable(error: &BackendError) -> ErrorData {
     )
 }
 
+/// What a call answers whose task the store did not keep: an error, the call stopped.
+pub(super) fn unkept(error: &BackendError) -> rmcp::model::CallToolResponse {
+    tracing::error!(%error, "a call's task could not be kept");
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+        "Error: the call was stopped: the store that keeps tasks did not answer, so its answer \
+         could not be kept for the client to read. Try again later.",
+    )])
+    .into()
+}
+
 fn unknown(task_id: &str) -> ErrorData {
     ErrorData::invalid_params(
         format!(
