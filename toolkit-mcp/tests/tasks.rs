@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolkit::shared::{BackendError, BackendFuture, MemoryStore, SharedStore};
-use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tool};
+use toolkit::{Table, ToolArtifact, ToolContext, ToolLoopService, ToolRegistry, ToolResult, tool};
 use toolkit_mcp::McpToolServer;
 use toolkit_testing::mcp::modern_meta;
 
@@ -52,6 +52,20 @@ async fn greets_later(context: &ToolContext) -> Result<String, String> {
         .ask("user_name", "What is your name?")
         .map_err(|unanswered| unanswered.to_string())?;
     Ok(format!("Hello, {}!", answer.name))
+}
+
+/// Works for 300 ms, then answers with a text for the model and artifacts for people only.
+#[tool(task)]
+async fn shows_people() -> ToolResult {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let table = Table::from_rows(["secret"], [["CANARY-TASK-TABLE"]]).expect("one column");
+    ToolResult::text_with(
+        "for the model",
+        [
+            ToolArtifact::table("CANARY-TASK-LABEL", table),
+            ToolArtifact::text("note", "CANARY-TASK-TEXT"),
+        ],
+    )
 }
 
 /// Answers at once, but only ever as a task.
@@ -361,4 +375,24 @@ async fn a_call_whose_task_the_store_cannot_keep_is_stopped_with_an_error() {
         answer["error"]["message"],
         "the store that keeps tasks did not answer; try again later"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_result_carries_no_artifact_byte() {
+    let (one, other) = fleet().await;
+    let created = call(&one, "shows_people", json!({}), &takes_tasks()).await;
+    let task = task_id(&created);
+    let done = until(&other, &task, "completed").await;
+    assert_eq!(
+        done["result"],
+        json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "for the model"}],
+            "isError": false
+        })
+    );
+    for answer in [created, done] {
+        let text = answer.to_string();
+        assert!(!text.contains("CANARY-TASK"), "{text}");
+    }
 }
