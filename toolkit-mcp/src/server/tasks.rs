@@ -24,10 +24,11 @@
 //! - A tool's progress becomes the task's `statusMessage`, written at most once per
 //!   [`STATUS_INTERVAL`].
 //! - A task lives [`TASK_LIFETIME`] from its creation (its `ttlMs`): past it, its call is
-//!   cancelled and the store forgets it.
+//!   cancelled and the store forgets it. The tasks of a stdio connection are cancelled when it
+//!   ends, since no client can poll them any more.
 //! - A task ends `completed` with the call's result (an error result is completed too, with
 //!   `isError`), or `failed` with a JSON-RPC error when the server could not do its part: the
-//!   audit copy did not keep the call, or the store did not keep the answers.
+//!   audit copy did not keep the call, or the store did not keep the task's state.
 
 use std::collections::HashMap;
 use std::pin::Pin;
