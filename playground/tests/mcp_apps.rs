@@ -503,9 +503,10 @@ async fn a_host_page_shows_a_calls_table_in_the_view_and_the_model_side_gets_no_
             .all(|tool| offered.iter().any(|name| name == tool)),
         "{connected}"
     );
+    // The views extension, and the tasks extension (`fetch_page` and `git_blame` are task tools).
     assert_eq!(
         connected["server"]["extensions"],
-        json!({"io.modelcontextprotocol/ui": {}})
+        json!({"io.modelcontextprotocol/ui": {}, "io.modelcontextprotocol/tasks": {}})
     );
 
     // A query's table, as the seam makes it, is what the person sees in the view.
