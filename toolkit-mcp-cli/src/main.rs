@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{CommandFactory as _, Parser};
-use toolkit::seam::{ScopeError, SecretFilter};
+use toolkit::seam::SecretFilter;
 use toolkit::{ToolContext, ToolLoopService};
 use toolkit_audit::{Audit, OtlpExport, Privacy};
 use toolkit_builtins::{DATABASE_TOOLS, Database, WorkspaceRoot};
@@ -133,6 +133,12 @@ struct Cli {
         verbatim_doc_comment
     )]
     approval_timeout: Duration,
+    /// Answer calls of TOOL as tasks to hosts that take them (the MCP tasks extension):
+    /// a call still running after 100 ms is answered with a task the host polls, and goes
+    /// on. fetch_page and git_blame are tasks already. Repeat for more tools.
+    /// Example: --task git_log
+    #[arg(long = "task", value_name = "TOOL", verbatim_doc_comment)]
+    tasks: Vec<String>,
     /// This instance's name in its traces (service.instance.id), so that one OTLP
     /// receiver tells a fleet's instances apart (default: a random UUID).
     /// Example: --instance-id mcp-1
@@ -300,7 +306,8 @@ fn main() -> ExitCode {
     if let Some(database) = resources.database {
         context = context.with_extension(Database::new(database));
     }
-    let mcp = match mcp_server(service, context, cli.writers, cli.approval_timeout) {
+    let chosen = (cli.writers, cli.approval_timeout, cli.tasks);
+    let mcp = match mcp_server(service, context, chosen) {
         Ok(mcp) => match shared {
             Some(store) => mcp.with_shared_store(store),
             None => mcp,
@@ -380,16 +387,17 @@ fn otlp_export(endpoint: &str, privacy: Privacy, instance_id: &str) -> Arc<OtlpE
     }
 }
 
-/// The server over `service`, with the writers when asked for.
+/// The server over `service`, with the writers when asked for, and the tasks chosen.
 fn mcp_server(
     service: Arc<ToolLoopService>,
     context: ToolContext,
-    writers: bool,
-    approval_timeout: Duration,
-) -> Result<McpToolServer, ScopeError> {
+    (writers, approval_timeout, tasks): (bool, Duration, Vec<String>),
+) -> Result<McpToolServer, Box<dyn std::error::Error>> {
     let mut mcp = McpToolServer::new(service, context)?;
     if writers {
         mcp = mcp.with_writers()?;
     }
-    Ok(mcp.with_approval_timeout(approval_timeout))
+    Ok(mcp
+        .with_task_tools(tasks)?
+        .with_approval_timeout(approval_timeout))
 }

@@ -90,6 +90,19 @@ fn toolkit_mcp(args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 #[test]
+fn a_task_tool_the_server_does_not_offer_stops_it_naming_the_tool() {
+    // A writer is not offered as is (only to hosts that answer forms), so it cannot be a task.
+    for tool in ["no_such_tool", "edit_file"] {
+        let (code, _, stderr) = toolkit_mcp(&["--task", "git_log", "--task", tool]);
+        assert_eq!(code, Some(1));
+        assert_eq!(
+            stderr,
+            format!("toolkit-mcp: the server offers no tool \"{tool}\" to answer as a task\n")
+        );
+    }
+}
+
+#[test]
 fn bad_arguments_are_usage_errors_that_say_what_to_give() {
     let otlp = "error: invalid value 'not a url' for '--otlp <URL>': OTLP export: invalid \
                 exporter configuration: endpoint: invalid endpoint 'not a url/v1/traces': invalid \
@@ -205,6 +218,7 @@ fn help_shows_every_flag_with_an_example_and_whole_invocations() {
             "--approval-timeout <SECONDS>",
             "Example: --approval-timeout 600",
         ),
+        ("--task <TOOL>", "Example: --task git_log"),
         ("--instance-id <ID>", "Example: --instance-id mcp-1"),
         ("-h, --help", ""),
         ("-V, --version", ""),

@@ -87,7 +87,9 @@ pub use client::{McpServerConfig, McpTools, McpTransport, START_TIMEOUT, add_mcp
 pub use portable::portable;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use server::{HTTP_PATH, McpToolServer, TASK_AFTER, TASK_LIFETIME, serve_http, serve_stdio};
+pub use server::{
+    HTTP_PATH, McpToolServer, NotOffered, TASK_AFTER, TASK_LIFETIME, serve_http, serve_stdio,
+};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use views::{ArtifactsReply, ModelReply};

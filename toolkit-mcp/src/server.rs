@@ -106,6 +106,9 @@ pub struct McpToolServer {
     /// Whether a tool it offers may be answered as a task: then it declares the tasks
     /// extension.
     task_tools: bool,
+    /// The tools the host chose to answer as tasks besides those marked so
+    /// ([`with_task_tools`](Self::with_task_tools)).
+    chosen_tasks: Arc<[String]>,
     /// The tools it offers whose arguments name `x-mcp-header`s (SEP-2243), as listed: rmcp
     /// checks a call's `Mcp-Param-*` headers against its arguments with them.
     header_tools: Arc<HashMap<String, rmcp::model::Tool>>,
@@ -155,8 +158,54 @@ impl McpToolServer {
             log_level: SessionLogLevel::default(),
             tasks: LocalTasks::default(),
             task_tools,
+            chosen_tasks: Arc::new([]),
             header_tools,
         })
+    }
+
+    /// Answers calls of the tools `names` as tasks to clients that take them, as if each were
+    /// marked `#[tool(task)]` (one marked `task = "required"` stays so): for a host that knows
+    /// which of its tools run long. A name the server does not offer as is (not listed, or a
+    /// writer) is an error naming it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit::{ToolContext, ToolLoopService, ToolRegistry, tool};
+    /// use toolkit_mcp::McpToolServer;
+    ///
+    /// /// Runs the test suite.
+    /// #[tool]
+    /// fn run_tests() -> String {
+    ///     "all passed".to_owned()
+    /// }
+    ///
+    /// let service = Arc::new(ToolLoopService::new(ToolRegistry::of([RUN_TESTS_TOOL])?));
+    /// let server = McpToolServer::new(Arc::clone(&service), ToolContext::new())?
+    ///     .with_task_tools(["run_tests"])?;
+    /// let refused = McpToolServer::new(service, ToolContext::new())?.with_task_tools(["deploy"]);
+    /// assert_eq!(
+    ///     refused.err().map(|error| error.to_string()).as_deref(),
+    ///     Some("the server offers no tool \"deploy\" to answer as a task")
+    /// );
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_task_tools<I, S>(mut self, names: I) -> Result<Self, NotOffered>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut chosen = self.chosen_tasks.to_vec();
+        for name in names {
+            let name = name.into();
+            if !self.offered.contains(&name) {
+                return Err(NotOffered(name));
+            }
+            chosen.push(name);
+        }
+        self.task_tools |= !chosen.is_empty();
+        self.chosen_tasks = chosen.into();
+        Ok(self)
     }
 
     /// Names the server to hosts as `name` at `version` in its `initialize` answer (by default
@@ -700,6 +749,12 @@ impl McpToolServer {
     }
 }
 
+/// A tool named to be answered as a task that the server does not offer as is
+/// ([`McpToolServer::with_task_tools`]).
+#[derive(Debug, thiserror::Error)]
+#[error("the server offers no tool \"{}\" to answer as a task", toolkit::bound::echo(.0))]
+pub struct NotOffered(String);
+
 /// What a stateless writer's call answers when the store that keeps its question does not: an
 /// error, and nothing asked or run.
 fn store_unavailable(error: &BackendError) -> CallToolResponse {
@@ -1057,12 +1112,19 @@ impl McpToolServer {
         if !self.task_tools || !self.offered.iter().any(|offered| offered == name) {
             return TaskSupport::Forbidden;
         }
-        self.service
+        let marked = self
+            .service
             .registry()
             .get(name)
             .map_or(TaskSupport::Forbidden, |tool| {
                 tool.spec().flags().task_support()
-            })
+            });
+        if marked == TaskSupport::Forbidden && self.chosen_tasks.iter().any(|chosen| chosen == name)
+        {
+            TaskSupport::Optional
+        } else {
+            marked
+        }
     }
 
     /// The `input_required` reply that asks a 2026-07-28 client the questions `asked` of a call
@@ -1484,6 +1546,21 @@ mod tests {
             extensions(registry),
             [rmcp::model::TASKS_EXTENSION_ID, UI_EXTENSION]
         );
+    }
+
+    #[test]
+    fn a_tool_the_host_chooses_is_answered_as_a_task_and_one_it_does_not_offer_is_refused() {
+        let server = server();
+        assert_eq!(server.task_support("plain"), TaskSupport::Forbidden);
+        assert!(!server.get_info().capabilities.supports_tasks());
+        let refused = server.clone().with_task_tools(["guarded"]).err();
+        assert_eq!(
+            refused.map(|error| error.to_string()).as_deref(),
+            Some("the server offers no tool \"guarded\" to answer as a task")
+        );
+        let chosen = server.with_task_tools(["plain"]).expect("offered");
+        assert_eq!(chosen.task_support("plain"), TaskSupport::Optional);
+        assert!(chosen.get_info().capabilities.supports_tasks());
     }
 
     #[test]
