@@ -12,9 +12,10 @@
 //! `--show-secrets`: an MCP host forwards replies to a model. With `--writers`, the tools that
 //! change files and records are offered to hosts that answer form elicitation: each call asks
 //! the host's user first, who has `--approval-timeout` seconds (default 300, a day at most) to
-//! answer.
+//! answer. Calls of `fetch_page`, `git_blame` and each `--task TOOL` are answered as tasks to
+//! hosts that take them (the MCP tasks extension).
 //! On a PostgreSQL audit copy, what a later request may need (the artifacts a view asks for, the
-//! questions waiting for an answer, 2025-11-25 sessions) is kept in that database too, so that
+//! questions waiting for an answer, tasks, 2025-11-25 sessions) is kept in that database too, so that
 //! several instances behind a load balancer answer any request (`scripts/fleet`);
 //! `--instance-id` names this one in its traces (default: a random UUID).
 //!
