@@ -1224,7 +1224,7 @@ impl McpToolServer {
                 }
                 let ended = tasks::ended(&running, &observed).await;
                 return Ok(match tasks::create(self, &task_cancel, Some(ended)).await {
-                    Ok((created, _)) => CallToolResponse::Task(created),
+                    Ok((reply, _)) => CallToolResponse::Task(reply),
                     Err(error) => tasks::unkept(&error),
                 });
             }
@@ -1239,13 +1239,14 @@ impl McpToolServer {
             Some(asking) => Box::pin(std::future::ready(asking)),
         };
         match tasks::create(self, &task_cancel, None).await {
-            Ok((created, task_id)) => {
-                let run = tasks::run(running, task_id, first, answers, rounds);
+            Ok((reply, created)) => {
+                let created = created.expect("a task made without an end is still working");
+                let run = tasks::run(running, created, first, answers, rounds);
                 tokio::spawn(async move {
                     run.await;
                     drop(answering);
                 });
-                Ok(CallToolResponse::Task(created))
+                Ok(CallToolResponse::Task(reply))
             }
             Err(error) => {
                 // No task could be kept, so no client could read its answer: the call stops,

@@ -195,13 +195,21 @@ impl Running {
     }
 }
 
+/// A task just written, still working: what its call's run starts from.
+pub(super) struct Created {
+    task_id: String,
+    kept: Kept,
+    local: Local,
+}
+
 /// Writes a new task, `working` or, when `ended` is given, ended so, and keeps one still
-/// working in this instance's tasks: the reply that names it, and the task's id.
+/// working in this instance's tasks: the reply that names it, and, for one still working, what
+/// [`run`] goes on from.
 pub(super) async fn create(
     server: &McpToolServer,
     cancel: &CancelSignal,
     ended: Option<TaskPayload>,
-) -> Result<(CreateTaskResult, String), BackendError> {
+) -> Result<(CreateTaskResult, Option<Created>), BackendError> {
     let task_id = uuid::Uuid::new_v4().simple().to_string();
     let now = timestamp();
     let task = Task::new(&task_id, TaskStatus::Working, &now, &now)
@@ -213,16 +221,26 @@ pub(super) async fn create(
         until_ms: now_ms().saturating_add(millis(TASK_LIFETIME)),
     };
     write(&*server.store, &task_id, &kept).await?;
-    if !kept.task.status().is_terminal() {
-        let local = Local {
-            cancel: cancel.clone(),
-            wake: Arc::new(Notify::new()),
-        };
-        server
-            .tasks
-            .with(|tasks| tasks.insert(task_id.clone(), local));
+    let reply = CreateTaskResult::new(kept.task.task.clone());
+    if kept.task.status().is_terminal() {
+        return Ok((reply, None));
     }
-    Ok((CreateTaskResult::new(kept.task.task), task_id))
+    let local = Local {
+        cancel: cancel.clone(),
+        wake: Arc::new(Notify::new()),
+    };
+    let inserted = local.clone();
+    server
+        .tasks
+        .with(|tasks| tasks.insert(task_id.clone(), inserted));
+    Ok((
+        reply,
+        Some(Created {
+            task_id,
+            kept,
+            local,
+        }),
+    ))
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -311,19 +329,21 @@ fn unknown(task_id: &str) -> ErrorData {
     )
 }
 
-/// Runs the call of task `task_id` to its end from `first` (its round running now), writing
-/// each state, and forgets it in this instance's tasks when it ends.
+/// Runs the call of the task `created` to its end from `first` (its round running now),
+/// writing each state, and forgets it in this instance's tasks when it ends.
 pub(super) async fn run(
     running: Arc<Running>,
-    task_id: String,
+    created: Created,
     first: RoundFuture,
     answers: Answers,
     rounds: usize,
 ) {
-    let tasks = running.server.tasks.clone();
-    if let Some(local) = tasks.get(&task_id)
-        && let Err(error) = drive(&running, &task_id, &local, first, answers, rounds).await
-    {
+    let Created {
+        task_id,
+        kept,
+        local,
+    } = created;
+    if let Err(error) = drive(&running, (&task_id, kept, &local), first, answers, rounds).await {
         tracing::error!(%error, task = %task_id, "a task's state could not be written");
         // Its last state may not be written: the task fails, where the store takes it.
         if let Ok(Some(mut kept)) = read(running.store(), &task_id).await {
@@ -334,22 +354,16 @@ pub(super) async fn run(
             }
         }
     }
-    tasks.with(|tasks| tasks.remove(&task_id));
+    running.server.tasks.with(|tasks| tasks.remove(&task_id));
 }
 
 async fn drive(
     running: &Arc<Running>,
-    task_id: &str,
-    local: &Local,
+    (task_id, mut kept, local): (&str, Kept, &Local),
     first: RoundFuture,
     mut answers: Answers,
     mut rounds: usize,
 ) -> Result<(), BackendError> {
-    let mut kept = read(running.store(), task_id)
-        .await
-        .ok()
-        .flatten()
-        .ok_or_else(|| BackendError::new("the task was not kept"))?;
     let until =
         tokio::time::Instant::now() + Duration::from_millis(kept.until_ms.saturating_sub(now_ms()));
     let mut current = first;
@@ -411,12 +425,29 @@ async fn watch_round(
                 }
             }
             _ = watch.tick(), if running.server.shared && !running.cancel.is_cancelled() => {
-                if running.store().get(TASK_CANCELS, task_id).await?.is_some() {
-                    running.cancel.cancel();
-                }
+                cancel_if_asked_elsewhere(running, task_id).await?;
             }
         }
     }
+}
+
+/// Cancels the task's call when another instance got a `tasks/cancel` for it.
+async fn cancel_if_asked_elsewhere(running: &Running, task_id: &str) -> Result<(), BackendError> {
+    if running.store().get(TASK_CANCELS, task_id).await?.is_some() {
+        running.cancel.cancel();
+    }
+    Ok(())
+}
+
+/// Whether the question `key` of the task's round `round` has an answer waiting.
+async fn answered(
+    store: &dyn SharedStore,
+    task_id: &str,
+    round: u32,
+    key: &str,
+) -> Result<bool, BackendError> {
+    let left = answer_key(task_id, round, key);
+    Ok(store.get(TASK_ANSWERS, &left).await?.is_some())
 }
 
 /// Writes the task `input_required` with a form for each of `asked` that MCP can ask (one it
@@ -474,8 +505,7 @@ async fn wait_for_answers(
         let notified = local.wake.notified();
         let mut unanswered = false;
         for key in keys {
-            let left = answer_key(task_id, kept.round, key);
-            if running.store().get(TASK_ANSWERS, &left).await?.is_none() {
+            if !answered(running.store(), task_id, kept.round, key).await? {
                 unanswered = true;
                 break;
             }
@@ -488,9 +518,7 @@ async fn wait_for_answers(
             () = running.cancel.cancelled() => return Ok(()),
             () = tokio::time::sleep_until(deadline) => return Ok(()),
             _ = watch.tick(), if running.server.shared => {
-                if running.store().get(TASK_CANCELS, task_id).await?.is_some() {
-                    running.cancel.cancel();
-                }
+                cancel_if_asked_elsewhere(running, task_id).await?;
             }
         }
     }
@@ -546,13 +574,8 @@ pub(super) async fn get(
         TaskPayload::InputRequired { input_requests } => {
             let mut open = InputRequests::new();
             for (key, request) in input_requests {
-                let left = answer_key(task_id, round, &key);
-                if store
-                    .get(TASK_ANSWERS, &left)
-                    .await
-                    .map_err(|error| unavailable(&error))?
-                    .is_none()
-                {
+                let answered = answered(store, task_id, round, &key).await;
+                if !answered.map_err(|error| unavailable(&error))? {
                     open.insert(key, request);
                 }
             }
