@@ -6,8 +6,8 @@
 //! 1. [Writing tools](tools): arguments, state, handles, errors, artifacts, cancellation, progress
 //!    and log lines, questions to the person.
 //! 2. [The loop](the_loop): providers, streaming, approvals, resume, policies.
-//! 3. [MCP both ways](mcp): serving your tools to hosts, views, elicitation, fleets; using
-//!    MCP servers' tools in the loop.
+//! 3. [MCP both ways](mcp): serving your tools to hosts, views, elicitation, long calls as
+//!    tasks (`#[tool(task)]`), fleets; using MCP servers' tools in the loop.
 //! 4. [Recording](recording): the audit copy, OpenTelemetry, privacy levels.
 //! 5. [Builtins](builtins): the builtin tools and their confinement.
 //! 6. [Testing your tools](testing): calls and scripted loops in unit tests.
