@@ -15,6 +15,7 @@ pub mod git;
 pub mod haproxy;
 pub mod http;
 pub mod mcp;
+pub mod media;
 pub mod npm;
 pub mod otlp;
 pub mod paired;

@@ -1,16 +1,20 @@
 //! The bounds the seam applies to both channels of every result.
 //!
-//! Content and artifacts each get an independent budget of 50 000 bytes. Both bounds cost
-//! O(budget), never O(size): content is cut in place, and artifacts are measured with a
-//! meter (`meter.rs`) that stops counting once past the budget.
+//! Content and artifacts each get an independent budget of 50 000 bytes; media artifacts'
+//! bytes have a budget of their own (16 MiB of base64), and media for the model is bounded in
+//! `media.rs`. The bounds cost O(budget), never O(size): content is cut in place, and artifacts
+//! are measured with a meter (`meter.rs`) that stops counting once past the budget.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::filter::ContentFilter;
-use crate::limits::{ARTIFACT_BUDGET, CONTENT_LIMIT, ECHO_LIMIT, FILTER_MARGIN, MARKER_RESERVE};
+use crate::limits::{
+    ARTIFACT_BUDGET, CONTENT_LIMIT, ECHO_LIMIT, FILTER_MARGIN, MARKER_RESERVE,
+    MEDIA_ARTIFACT_BUDGET,
+};
 use crate::meter::{self, Meter};
-use crate::result::{self, ArtifactData, ToolArtifact};
+use crate::result::{self, ArtifactData, ArtifactType, ToolArtifact};
 
 /// Appended to content cut at [`CONTENT_LIMIT`]; its 42 bytes count inside the limit.
 pub const TRUNCATION_MARKER: &str = "\n…[tool result truncated at 50000 bytes]";
@@ -30,23 +34,38 @@ pub const OMITTED_LABEL: &str = "Artifacts omitted";
 /// assert!(bounded.ends_with(TRUNCATION_MARKER));
 /// ```
 pub fn bound_content(content: String) -> String {
-    cut_content(&content).unwrap_or(content)
+    bound_content_to(content, CONTENT_LIMIT)
+}
+
+/// [`bound_content`] to `limit` bytes (at most [`CONTENT_LIMIT`]): the room left beside the notes
+/// about media the model is not shown.
+pub(crate) fn bound_content_to(content: String, limit: usize) -> String {
+    cut_content_to(&content, limit).unwrap_or(content)
 }
 
 /// Filters content, then bounds it like [`bound_content`]. The filter sees at most
 /// [`CONTENT_LIMIT`] + [`FILTER_MARGIN`] bytes, so its cost does not grow with the content; what
 /// lay beyond is cut whatever the filter made of the rest.
 pub fn bound_filtered_content(content: String, filter: &dyn ContentFilter) -> String {
-    let window = CONTENT_LIMIT + FILTER_MARGIN;
+    bound_filtered_content_to(content, filter, CONTENT_LIMIT)
+}
+
+/// [`bound_filtered_content`] to `limit` bytes (at most [`CONTENT_LIMIT`]).
+pub(crate) fn bound_filtered_content_to(
+    content: String,
+    filter: &dyn ContentFilter,
+    limit: usize,
+) -> String {
+    let window = limit + FILTER_MARGIN;
     if content.len() <= window {
         return match filter.filter(&content) {
-            Cow::Borrowed(_) => bound_content(content),
-            Cow::Owned(filtered) => bound_content(filtered),
+            Cow::Borrowed(_) => bound_content_to(content, limit),
+            Cow::Owned(filtered) => bound_content_to(filtered, limit),
         };
     }
     let head = &content[..floor_char_boundary(&content, window)];
     let filtered = filter.filter(head);
-    let cut = floor_char_boundary(&filtered, CONTENT_LIMIT - TRUNCATION_MARKER.len());
+    let cut = floor_char_boundary(&filtered, limit - TRUNCATION_MARKER.len());
     let mut bounded = String::with_capacity(cut + TRUNCATION_MARKER.len());
     bounded.push_str(&filtered[..cut]);
     bounded.push_str(TRUNCATION_MARKER);
@@ -60,27 +79,32 @@ pub fn bound_filtered_content(content: String, filter: &dyn ContentFilter) -> St
 /// within the limit is not copied.
 #[doc(hidden)]
 pub fn cut_content(content: &str) -> Option<String> {
-    if content.len() <= CONTENT_LIMIT {
+    cut_content_to(content, CONTENT_LIMIT)
+}
+
+fn cut_content_to(content: &str, limit: usize) -> Option<String> {
+    if content.len() <= limit {
         return None;
     }
-    let cut = floor_char_boundary(content, CONTENT_LIMIT - TRUNCATION_MARKER.len());
+    let cut = floor_char_boundary(content, limit - TRUNCATION_MARKER.len());
     let mut bounded = String::with_capacity(cut + TRUNCATION_MARKER.len());
     bounded.push_str(&content[..cut]);
     bounded.push_str(TRUNCATION_MARKER);
     Some(bounded)
 }
 
-/// Bounds an artifact list so that its compact JSON takes at most [`ARTIFACT_BUDGET`] bytes.
+/// Bounds an artifact list so that its compact JSON takes at most [`ARTIFACT_BUDGET`] bytes,
+/// not counting media artifacts' base64, which takes at most [`MEDIA_ARTIFACT_BUDGET`] bytes.
 ///
 /// A list that fits passes unchanged (not copied). Otherwise artifacts are kept in order while
 /// they fit; the first that does not is cut (a table to the leading rows that fit, a text on a
-/// character boundary) or, when not even its label fits, dropped; every later artifact is dropped;
-/// and one text artifact labelled [`OMITTED_LABEL`] says what was cut.
+/// character boundary) or, when not even its label fits or it is media, dropped; every later
+/// artifact is dropped; and one text artifact labelled [`OMITTED_LABEL`] says what was cut.
 pub fn bound_artifacts(artifacts: Vec<ToolArtifact>) -> Vec<ToolArtifact> {
     cut_artifacts(&artifacts).unwrap_or(artifacts)
 }
 
-/// The bounded copy of an artifact list over [`ARTIFACT_BUDGET`], or `None` when it fits as it is.
+/// The bounded copy of an artifact list over its budgets, or `None` when it fits as it is.
 ///
 /// Measuring stops once past the budget and the copy holds at most the budget's worth of data,
 /// so the cost is O(budget) whatever the size of the list. Hidden like [`cut_content`].
@@ -91,13 +115,15 @@ pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
     }
     let mut sizes = Vec::with_capacity(artifacts.len());
     let mut meter = Meter::new(ARTIFACT_BUDGET);
+    let mut media = Meter::new(MEDIA_ARTIFACT_BUDGET);
     let mut fits = meter.add(2).is_ok();
     for (index, artifact) in artifacts.iter().enumerate() {
         let before = meter.used();
         let separator = usize::from(index > 0);
         if meter
             .add(separator)
-            .and_then(|()| artifact.measure(&mut meter))
+            .and_then(|()| artifact.measure_apart(&mut meter))
+            .and_then(|()| media.add(artifact.media_len()))
             .is_err()
         {
             fits = false;
@@ -112,13 +138,16 @@ pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
     // Something is cut, so the marker must fit as well.
     let room = ARTIFACT_BUDGET - MARKER_RESERVE;
     let mut used = 2;
+    let mut media_used = 0;
     let mut kept = 0;
-    for size in &sizes {
+    for (size, artifact) in sizes.iter().zip(artifacts) {
         let separator = usize::from(kept > 0);
-        if used + separator + size > room {
+        let media_len = artifact.media_len();
+        if used + separator + size > room || media_used + media_len > MEDIA_ARTIFACT_BUDGET {
             break;
         }
         used += separator + size;
+        media_used += media_len;
         kept += 1;
     }
     let mut bounded = artifacts[..kept].to_vec();
@@ -130,12 +159,29 @@ pub fn cut_artifacts(artifacts: &[ToolArtifact]) -> Option<Vec<ToolArtifact>> {
         summary = Some(outcome.summary(misfit));
     }
     let dropped_after = artifacts.len() - kept - usize::from(summary.is_some());
+    let media_dropped = artifacts[kept..]
+        .iter()
+        .any(|artifact| artifact.kind() == ArtifactType::Media);
     bounded.push(ToolArtifact::text(
         OMITTED_LABEL,
-        omitted_text(summary.as_deref(), dropped_after),
+        omitted_text(summary.as_deref(), dropped_after, media_dropped),
     ));
-    debug_assert!(artifacts_len(&bounded, ARTIFACT_BUDGET).is_some());
+    debug_assert!(within_budgets(&bounded));
     Some(bounded)
+}
+
+/// Whether a list keeps both budgets (for the debug check of [`cut_artifacts`]).
+fn within_budgets(artifacts: &[ToolArtifact]) -> bool {
+    let mut meter = Meter::new(ARTIFACT_BUDGET);
+    let apart = meter
+        .add(2 + artifacts.len().saturating_sub(1))
+        .and_then(|()| {
+            artifacts
+                .iter()
+                .try_for_each(|a| a.measure_apart(&mut meter))
+        });
+    let media: usize = artifacts.iter().map(ToolArtifact::media_len).sum();
+    apart.is_ok() && media <= MEDIA_ARTIFACT_BUDGET
 }
 
 /// What became of the first artifact that did not fit.
@@ -224,7 +270,7 @@ fn cut_to_fit(artifact: &ToolArtifact, available: usize) -> (Option<ToolArtifact
     }
 }
 
-fn omitted_text(cut: Option<&str>, dropped_after: usize) -> String {
+fn omitted_text(cut: Option<&str>, dropped_after: usize, media_dropped: bool) -> String {
     let mut text = String::new();
     if let Some(cut) = cut {
         text.push_str(cut);
@@ -240,8 +286,15 @@ fn omitted_text(cut: Option<&str>, dropped_after: usize) -> String {
     }
     let _ = write!(
         text,
-        "Artifacts are limited to {ARTIFACT_BUDGET} bytes of serialised JSON per tool result."
+        "Artifacts are limited to {ARTIFACT_BUDGET} bytes of serialised JSON per tool result"
     );
+    if media_dropped {
+        let _ = write!(
+            text,
+            ", media artifacts' base64 apart: it is limited to {MEDIA_ARTIFACT_BUDGET} bytes"
+        );
+    }
+    text.push('.');
     text
 }
 
@@ -324,7 +377,7 @@ mod tests {
         ];
         for original in &originals {
             for outcome in &outcomes {
-                let text = omitted_text(Some(&outcome.summary(original)), usize::MAX);
+                let text = omitted_text(Some(&outcome.summary(original)), usize::MAX, true);
                 let marker = ToolArtifact::text(OMITTED_LABEL, text);
                 // The list's brackets are counted elsewhere; its separator is part of the reserve.
                 let len = artifacts_len(&[marker], usize::MAX).unwrap() - 2 + 1;

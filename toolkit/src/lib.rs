@@ -86,6 +86,7 @@ mod hidden;
 #[cfg(test)]
 mod layout;
 pub mod limits;
+mod media;
 mod meter;
 mod name;
 pub mod registry;

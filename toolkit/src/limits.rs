@@ -27,6 +27,33 @@ pub const CONTENT_LIMIT: usize = 50_000;
 /// stays bounded whatever the tool does.
 pub const ARTIFACT_BUDGET: usize = 50_000;
 
+/// The most bytes of images, sounds and PDFs one result may show the model, together (before
+/// base64); a part past it is not shown, whole, and the model reads a note that says so. Text
+/// files (`text/plain`, `application/json`) count against [`CONTENT_LIMIT`] instead, together.
+///
+/// Why 3 932 160 (3.75 MiB): its base64 is exactly 5 MiB, the most the Anthropic API takes for
+/// one image, so every part within the budget fits every wire toolkit speaks; and since a run
+/// sends every earlier call's media again on each request, a handful of such calls stays under
+/// Gemini's 20 MB of inline data per request.
+pub const MEDIA_BUDGET: usize = 3_932_160;
+
+/// The most media parts one result may show the model; later parts are not shown (each named in
+/// a note, up to this many notes).
+///
+/// Why 16: more pictures than a model reads with care in one answer, and few enough that the
+/// notes about the others stay short.
+pub const MEDIA_PARTS: usize = 16;
+
+/// The most bytes of base64 a result's media artifacts may take together, apart from
+/// [`ARTIFACT_BUDGET`] (which counts everything else of the artifacts, their labels and types
+/// included); a media artifact past it is dropped whole and named in the `Artifacts omitted`
+/// artifact.
+///
+/// Why 16 MiB: a full-page screenshot of a large screen is a few MB as PNG (about 12 MiB of
+/// base64 at 9 MB), and people see it whole; the event stream, the trace and the audit copy
+/// still hold a bounded amount per call.
+pub const MEDIA_ARTIFACT_BUDGET: usize = 16 * 1024 * 1024;
+
 /// Names and labels echoed in messages (an unknown tool's name, an omitted artifact's label) are
 /// cut to this many bytes.
 ///

@@ -1,4 +1,5 @@
-//! The one result type of a tool: a provider-facing string, an error flag and run-only artifacts.
+//! The one result type of a tool: provider-facing content (a string, and media for the model to
+//! see), an error flag and run-only artifacts.
 
 use std::fmt;
 
@@ -7,9 +8,11 @@ use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
 use crate::hidden::inert;
+pub use crate::media::{Media, MediaKind, MediaRefusal, MediaType};
 use crate::meter::{Meter, Over};
 
-/// What a tool returns: exactly one provider-facing `content` string, an error flag, and a list of
+/// What a tool returns: exactly one provider-facing `content` string, the [`Media`] the model
+/// is to see with it (images, sounds, files; none by default), an error flag, and a list of
 /// run-only [`ToolArtifact`]s.
 ///
 /// Artifacts flow only to the trace, the inspector event stream and the audit copy. Nothing turns a
@@ -18,6 +21,7 @@ use crate::meter::{Meter, Over};
 /// into a [`WireString`](crate::WireString), after bounding both channels.
 ///
 /// ```
+/// use toolkit::result::Media;
 /// use toolkit::{Table, ToolArtifact, ToolResult};
 ///
 /// let table = Table::from_rows(["name", "size"], [["a.txt", "12"], ["b.txt", "7"]])?;
@@ -27,12 +31,17 @@ use crate::meter::{Meter, Over};
 ///
 /// let failed = ToolResult::error("Error: no such directory");
 /// assert!(failed.is_error() && failed.artifacts().is_empty());
+///
+/// // The model sees the picture (once the seam checked it); people see the table.
+/// let shown = ToolResult::text("the chart").with_media(Media::png(b"\x89PNG\r\n\x1a\n..."));
+/// assert_eq!(shown.media()[0].mime_type(), "image/png");
 /// # Ok::<(), toolkit::result::TableError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ToolResult {
     content: String,
     is_error: bool,
+    media: Vec<Media>,
     artifacts: Vec<ToolArtifact>,
 }
 
@@ -42,6 +51,7 @@ impl ToolResult {
         Self {
             content: content.into(),
             is_error: false,
+            media: Vec::new(),
             artifacts: Vec::new(),
         }
     }
@@ -60,6 +70,7 @@ impl ToolResult {
         Self {
             content: content.into(),
             is_error: false,
+            media: Vec::new(),
             artifacts: artifacts.into_iter().collect(),
         }
     }
@@ -70,8 +81,24 @@ impl ToolResult {
         Self {
             content: message.into(),
             is_error: true,
+            media: Vec::new(),
             artifacts: Vec::new(),
         }
+    }
+
+    /// Adds media for the model to see after the text: an image, a sound or a file. The seam
+    /// checks its type and bytes and bounds it ([`Media`] says how); what does not
+    /// pass reaches the model only as a note. A failed result shows the model its message only:
+    /// the seam drops media added to one.
+    #[must_use]
+    pub fn with_media(mut self, media: Media) -> Self {
+        self.media.push(media);
+        self
+    }
+
+    /// The media for the model, before the seam has checked it.
+    pub fn media(&self) -> &[Media] {
+        &self.media
     }
 
     /// The provider-facing string, before the seam has bounded it.
@@ -89,8 +116,8 @@ impl ToolResult {
         &self.artifacts
     }
 
-    pub(crate) fn into_parts(self) -> (String, bool, Vec<ToolArtifact>) {
-        (self.content, self.is_error, self.artifacts)
+    pub(crate) fn into_parts(self) -> (String, bool, Vec<Media>, Vec<ToolArtifact>) {
+        (self.content, self.is_error, self.media, self.artifacts)
     }
 }
 
@@ -99,6 +126,7 @@ impl fmt::Debug for ToolResult {
         f.debug_struct("ToolResult")
             .field("content", &self.content)
             .field("is_error", &self.is_error)
+            .field("media", &self.media)
             .field("artifacts", &self.artifacts)
             .finish()
     }
@@ -249,6 +277,29 @@ impl ToolArtifact {
                 // Base64 needs no escape: its characters and two quotes.
                 meter.add(base64.len() + 2)
             }
+        }
+    }
+
+    /// Counts this artifact's JSON as [`measure`](Self::measure) does, less a media artifact's
+    /// base64 characters: what counts against the artifact budget (the base64 counts against
+    /// the media artifact budget, [`media_len`](Self::media_len)).
+    pub(crate) fn measure_apart(&self, meter: &mut Meter) -> Result<(), Over> {
+        match &self.data {
+            ArtifactData::Media { mime_type, .. } => {
+                self.measure_frame(meter)?;
+                meter.add(MEDIA_FIXED)?;
+                meter.string(mime_type)?;
+                meter.add(2)
+            }
+            _ => self.measure(meter),
+        }
+    }
+
+    /// A media artifact's base64 length (0 for another artifact).
+    pub(crate) fn media_len(&self) -> usize {
+        match &self.data {
+            ArtifactData::Media { base64, .. } => base64.len(),
+            _ => 0,
         }
     }
 

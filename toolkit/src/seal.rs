@@ -288,6 +288,18 @@ struct Opened {
 struct StoredContent {
     text: String,
     is_error: bool,
+    /// The media the model was shown, so that the resumed run shows it again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    media: Vec<StoredMedia>,
+}
+
+/// A media part as a token carries it.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredMedia {
+    mime_type: String,
+    base64: String,
+    name: String,
 }
 
 impl From<&WireString> for StoredContent {
@@ -295,6 +307,15 @@ impl From<&WireString> for StoredContent {
         Self {
             text: wire.as_str().to_owned(),
             is_error: wire.is_error(),
+            media: wire
+                .media()
+                .iter()
+                .map(|part| StoredMedia {
+                    mime_type: part.mime_type().to_owned(),
+                    base64: part.base64().to_owned(),
+                    name: part.name().to_owned(),
+                })
+                .collect(),
         }
     }
 }
@@ -302,8 +323,25 @@ impl From<&WireString> for StoredContent {
 impl StoredContent {
     /// Content of a verified token, bounded again as if it had just come from a tool: a token
     /// the service's key signed is trusted to be the service's, not to be within the bounds.
+    /// Its media is checked and bounded again the same way; what no longer passes (a token
+    /// written by another version) is left out, its note already in the text.
     fn into_wire(self) -> WireString {
-        WireString::after_seam(crate::bound::bound_content(self.text), self.is_error)
+        use base64::Engine as _;
+        let media = self
+            .media
+            .into_iter()
+            .filter_map(|part| {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(part.base64)
+                    .ok()?;
+                Some(crate::media::Media::new(part.mime_type, bytes).named(part.name))
+            })
+            .collect();
+        WireString::after_seam_with(
+            crate::bound::bound_content(self.text),
+            self.is_error,
+            crate::media::bound_media(media, None).shown,
+        )
     }
 }
 
@@ -521,6 +559,55 @@ mod tests {
         assert_eq!(
             SuspendedRunState::open(&nameless.seal(&key), &key).unwrap_err(),
             TokenError::Unreadable("a call of tool \"writer\" has no id".to_owned())
+        );
+    }
+
+    #[test]
+    fn media_the_model_was_shown_is_sealed_and_checked_again_when_opened() {
+        use crate::media::{Media, MediaType, bound_media};
+        let key = SealKey::from_bytes([5; 32]);
+        let png = b"\x89PNG\r\n\x1a\nrest".to_vec();
+        let shown = bound_media(vec![Media::png(png.clone()).named("chart.png")], None).shown;
+        // A part that would not pass now, as if the key had signed it.
+        let mut forged = shown.clone();
+        forged.extend(bound_media(vec![Media::png(png)], None).shown);
+        forged.insert(0, crate::media::WireMedia::forged_for_tests(b"<svg/>"));
+        let mut state = state(&RunId::new("run"));
+        for (id, media) in [("c0", shown), ("c1", forged)] {
+            let wire = WireString::after_seam_with("a chart".to_owned(), false, media);
+            match ChatMessage::tool_result(id, wire).unwrap() {
+                ChatMessage::ToolResult(message) => {
+                    state
+                        .progress
+                        .messages
+                        .push(ChatMessage::ToolResult(message));
+                }
+                _ => unreachable!("a tool result"),
+            }
+        }
+        let opened = SuspendedRunState::open(&state.seal(&key), &key).expect("opens");
+        let media: Vec<Vec<(MediaType, String)>> = opened.progress.messages[1..]
+            .iter()
+            .map(|message| match message {
+                ChatMessage::ToolResult(message) => message
+                    .wire()
+                    .media()
+                    .iter()
+                    .map(|part| (part.media_type(), part.name().to_owned()))
+                    .collect(),
+                _ => panic!("a tool result"),
+            })
+            .collect();
+        assert_eq!(
+            media,
+            [
+                vec![(MediaType::Png, "chart.png".to_owned())],
+                // The forged part is left out; the others keep their names.
+                vec![
+                    (MediaType::Png, "chart.png".to_owned()),
+                    (MediaType::Png, "media-1.png".to_owned()),
+                ],
+            ]
         );
     }
 }

@@ -4,15 +4,20 @@ use std::fmt;
 use std::ops::Deref;
 
 use serde::Serialize;
+use serde::ser::SerializeStruct as _;
 
-/// A tool's provider-facing content after it passed the seam: UTF-8, bounded, artifact-free.
+pub use crate::media::WireMedia;
+
+/// A tool's provider-facing content after it passed the seam: UTF-8 text, bounded, artifact-free,
+/// and the [`WireMedia`] the seam let through for the model to see (none for most results).
 ///
 /// Only toolkit makes one, in two places: the seam, which bounds every result it gives (a
 /// call's, or a refusal's) into a [`BoundedResult`](crate::BoundedResult) holding one; and the
 /// opening of a suspended run's verified token, which gives back the content its calls already
 /// had, bounded again. There is no public constructor and no `From`, `Default`, `FromStr` or
 /// `Deserialize`. It is the only type [`ChatMessage::tool_result`] accepts, so every tool result
-/// on the wire passed the seam.
+/// on the wire passed the seam, its media included. It serialises as its text; a tool-result
+/// message's JSON adds the media's types and sizes (never the bytes).
 ///
 /// ```compile_fail
 /// let forged = toolkit::WireString::from(String::from("hi"));
@@ -21,15 +26,27 @@ use serde::Serialize;
 pub struct WireString {
     text: String,
     is_error: bool,
+    media: Vec<WireMedia>,
 }
 
 impl WireString {
     /// Only the seam calls this, after bounding.
     pub(crate) fn after_seam(bounded: String, is_error: bool) -> Self {
+        Self::after_seam_with(bounded, is_error, Vec::new())
+    }
+
+    /// Only the seam calls this, after bounding the text and checking the media.
+    pub(crate) fn after_seam_with(bounded: String, is_error: bool, media: Vec<WireMedia>) -> Self {
         Self {
             text: bounded,
             is_error,
+            media,
         }
+    }
+
+    /// The media the model sees after the text, in the tool's order.
+    pub fn media(&self) -> &[WireMedia] {
+        &self.media
     }
 
     /// The text.
@@ -65,7 +82,12 @@ impl AsRef<str> for WireString {
 
 impl fmt::Debug for WireString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.text, f)
+        fmt::Debug::fmt(&self.text, f)?;
+        if !self.media.is_empty() {
+            write!(f, " + ")?;
+            f.debug_list().entries(&self.media).finish()?;
+        }
+        Ok(())
     }
 }
 
@@ -201,10 +223,38 @@ impl ChatMessage {
 ///
 /// Its fields are private, so even through `&mut ChatMessage` the id cannot be emptied and the
 /// content can only be swapped for another [`WireString`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolResultMessage {
     call_id: String,
     content: WireString,
+}
+
+/// `{"call_id": .., "content": ..}`, and `"media": [{"mime_type": .., "bytes": ..}]` when the
+/// content has media: their types and sizes, never their bytes.
+impl Serialize for ToolResultMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            mime_type: &'a str,
+            bytes: usize,
+        }
+        let media = self.content.media();
+        let mut message =
+            serializer.serialize_struct("ToolResultMessage", 2 + usize::from(!media.is_empty()))?;
+        message.serialize_field("call_id", &self.call_id)?;
+        message.serialize_field("content", &self.content)?;
+        if !media.is_empty() {
+            let shown: Vec<Shown<'_>> = media
+                .iter()
+                .map(|part| Shown {
+                    mime_type: part.mime_type(),
+                    bytes: part.len(),
+                })
+                .collect();
+            message.serialize_field("media", &shown)?;
+        }
+        message.end()
+    }
 }
 
 impl ToolResultMessage {

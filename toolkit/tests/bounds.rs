@@ -5,7 +5,7 @@ use toolkit::bound::{
     OMITTED_LABEL, TRUNCATION_MARKER, artifacts_len, bound_artifacts, bound_content, cut_artifacts,
     cut_content, echo,
 };
-use toolkit::limits::{ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE};
+use toolkit::limits::{ARTIFACT_BUDGET, CONTENT_LIMIT, MARKER_RESERVE, MEDIA_ARTIFACT_BUDGET};
 use toolkit::{Table, ToolArtifact, result::Cell};
 
 /// What the kept artifacts of a cut list may fill: the budget less the marker's reserve.
@@ -16,6 +16,21 @@ fn json_len(artifacts: &[ToolArtifact]) -> usize {
     serde_json::to_vec(artifacts)
         .expect("artifacts serialise")
         .len()
+}
+
+/// What counts against [`ARTIFACT_BUDGET`]: the JSON, less media artifacts' base64, which counts
+/// against [`MEDIA_ARTIFACT_BUDGET`] instead ([`media_len`]).
+fn budget_len(artifacts: &[ToolArtifact]) -> usize {
+    json_len(artifacts) - media_len(artifacts)
+}
+
+/// Media artifacts' base64, together.
+fn media_len(artifacts: &[ToolArtifact]) -> usize {
+    artifacts
+        .iter()
+        .filter_map(ToolArtifact::as_media)
+        .map(|(_, base64)| base64.len())
+        .sum()
 }
 
 /// The least of `artifact` a cut could keep: a table with its columns and no rows, an empty
@@ -75,7 +90,18 @@ fn expected_marker(original: &[ToolArtifact], kept: &[ToolArtifact], whole: usiz
         1 => "1 later artifact was dropped. ".to_owned(),
         later => format!("{later} later artifacts were dropped. "),
     };
-    text + &later + "Artifacts are limited to 50000 bytes of serialised JSON per tool result."
+    let media = if original[whole..]
+        .iter()
+        .any(|artifact| artifact.as_media().is_some())
+    {
+        ", media artifacts' base64 apart: it is limited to 16777216 bytes"
+    } else {
+        ""
+    };
+    text + &later
+        + "Artifacts are limited to 50000 bytes of serialised JSON per tool result"
+        + media
+        + "."
 }
 
 /// The bound keeps *as much as fits*, not only less than the budget: a list within the budget
@@ -86,11 +112,11 @@ fn check_keeps_as_much_as_fits(
     original: &[ToolArtifact],
     bounded: &[ToolArtifact],
 ) -> Result<(), String> {
-    let bounded_len = json_len(bounded);
-    if bounded_len > ARTIFACT_BUDGET {
+    let bounded_len = budget_len(bounded);
+    if bounded_len > ARTIFACT_BUDGET || media_len(bounded) > MEDIA_ARTIFACT_BUDGET {
         return Err(format!("the bounded list takes {bounded_len} bytes"));
     }
-    if json_len(original) <= ARTIFACT_BUDGET {
+    if budget_len(original) <= ARTIFACT_BUDGET && media_len(original) <= MEDIA_ARTIFACT_BUDGET {
         return if bounded == original {
             Ok(())
         } else {
@@ -106,7 +132,9 @@ fn check_keeps_as_much_as_fits(
         .zip(original)
         .take_while(|(kept, original)| kept == original)
         .count();
-    if json_len(&original[..=whole]) <= ROOM {
+    if budget_len(&original[..=whole]) <= ROOM
+        && media_len(&original[..=whole]) <= MEDIA_ARTIFACT_BUDGET
+    {
         return Err(format!(
             "artifact {whole} fits whole but was not kept whole"
         ));
@@ -138,7 +166,7 @@ fn check_keeps_as_much_as_fits(
         }
         extra => return Err(format!("{extra} artifacts after the whole ones")),
     }
-    let kept_len = json_len(kept);
+    let kept_len = budget_len(kept);
     if kept_len > ROOM {
         // What the bound's own meter says of the same list tells a miscount from a wrong cut.
         let metered = artifacts_len(kept, usize::MAX);
@@ -146,8 +174,8 @@ fn check_keeps_as_much_as_fits(
             "the kept artifacts take {kept_len} bytes, past the room (the meter counts {metered:?})"
         ));
     }
-    let grown_len = json_len(&grown);
-    if grown_len <= ROOM {
+    let grown_len = budget_len(&grown);
+    if grown_len <= ROOM && media_len(&grown) <= MEDIA_ARTIFACT_BUDGET {
         return Err(format!(
             "one more row or character ({grown_len} bytes) would still have fitted"
         ));
@@ -211,8 +239,18 @@ fn media_serialises_as_its_mime_type_and_base64_and_is_kept_whole_or_dropped() {
         Some(json_len(std::slice::from_ref(&media)))
     );
 
-    // Past the budget, media is dropped, never cut: part of an image is none of it.
-    let big = ToolArtifact::media("big", "audio/wav", vec![0u8; ARTIFACT_BUDGET]);
+    // Media's base64 has a budget of its own: far past the artifact budget is kept whole...
+    let screenshot = ToolArtifact::media("screenshot", "image/png", vec![7u8; 2_000_000]);
+    let kept = vec![media.clone(), screenshot, ToolArtifact::text("later", "x")];
+    assert_eq!(bound_artifacts(kept.clone()), kept);
+
+    // ...and past its own budget, media is dropped, never cut: part of an image is none of it.
+    // 12 582 915 bytes are 16 777 220 of base64, four past the budget.
+    let big = ToolArtifact::media(
+        "big",
+        "audio/wav",
+        vec![0u8; MEDIA_ARTIFACT_BUDGET / 4 * 3 + 3],
+    );
     let bounded = bound_artifacts(vec![media.clone(), big, ToolArtifact::text("later", "x")]);
     assert_eq!(bounded.len(), 2);
     assert_eq!(bounded[0], media);
@@ -220,9 +258,21 @@ fn media_serialises_as_its_mime_type_and_base64_and_is_kept_whole_or_dropped() {
         bounded[1].as_text(),
         Some(
             "Artifact \"big\" (media) was dropped. 1 later artifact was dropped. Artifacts are \
-             limited to 50000 bytes of serialised JSON per tool result."
+             limited to 50000 bytes of serialised JSON per tool result, media artifacts' base64 \
+             apart: it is limited to 16777216 bytes."
         )
     );
+    // Exactly the budget passes.
+    let exact = ToolArtifact::media(
+        "exact",
+        "audio/wav",
+        vec![0u8; MEDIA_ARTIFACT_BUDGET / 4 * 3],
+    );
+    assert_eq!(
+        exact.as_media().map(|(_, base64)| base64.len()),
+        Some(MEDIA_ARTIFACT_BUDGET)
+    );
+    assert_eq!(bound_artifacts(vec![exact.clone()]), [exact]);
 }
 
 #[test]
@@ -661,7 +711,8 @@ fn artifact() -> impl Strategy<Value = ToolArtifact> {
     prop_oneof![
         (text(), table()).prop_map(|(label, table)| ToolArtifact::table(label, table)),
         (text(), text()).prop_map(|(label, body)| ToolArtifact::text(label, body)),
-        // Media of a hostile MIME type, up to past the budget.
+        // Media of a hostile MIME type, up to past the budget if it counted there (its base64
+        // counts against a budget of its own).
         (text(), text(), 0usize..40_000, any::<u8>()).prop_map(|(label, mime, len, byte)| {
             ToolArtifact::media(label, mime, vec![byte; len])
         }),
@@ -678,13 +729,13 @@ proptest! {
         let original_len = json_len(&artifacts);
         prop_assert_eq!(artifacts_len(&artifacts, usize::MAX), Some(original_len));
         let bounded = bound_artifacts(artifacts.clone());
-        let bounded_len = json_len(&bounded);
+        let bounded_len = budget_len(&bounded);
         prop_assert!(bounded_len <= ARTIFACT_BUDGET, "bounded list is {} bytes", bounded_len);
-        prop_assert_eq!(artifacts_len(&bounded, usize::MAX), Some(bounded_len));
+        prop_assert_eq!(artifacts_len(&bounded, usize::MAX), Some(json_len(&bounded)));
 
         let maximal = check_keeps_as_much_as_fits(&artifacts, &bounded);
         prop_assert!(maximal.is_ok(), "{}", maximal.unwrap_err());
-        if original_len <= ARTIFACT_BUDGET {
+        if budget_len(&artifacts) <= ARTIFACT_BUDGET {
             prop_assert_eq!(bounded, artifacts);
         } else {
             let (marker, kept) = bounded.split_last().expect("a marker at the end");

@@ -727,7 +727,7 @@ async fn a_scope_of_another_service_offers_nothing() {
 }
 
 #[test]
-fn debug_of_a_result_shows_artifact_metadata_never_data() {
+fn debug_of_a_result_shows_artifact_and_media_metadata_never_data() {
     let table = Table::from_rows(["secret column"], [["secret cell"]]).unwrap();
     let result = ToolResult::text_with(
         "visible",
@@ -735,11 +735,12 @@ fn debug_of_a_result_shows_artifact_metadata_never_data() {
             ToolArtifact::table("Label", table),
             ToolArtifact::text("Notes", "secret text"),
         ],
-    );
+    )
+    .with_media(toolkit::result::Media::new("text/plain", "secret file"));
     let debug = format!("{result:?}");
     assert_eq!(
         debug,
-        r#"ToolResult { content: "visible", is_error: false, artifacts: [ToolArtifact { label: "Label", type: "table", bytes: 94, .. }, ToolArtifact { label: "Notes", type: "text", bytes: 61, .. }] }"#
+        r#"ToolResult { content: "visible", is_error: false, media: [Media { mime_type: "text/plain", bytes: 11, name: None }], artifacts: [ToolArtifact { label: "Label", type: "table", bytes: 94, .. }, ToolArtifact { label: "Notes", type: "text", bytes: 61, .. }] }"#
     );
     assert!(!debug.contains("secret"));
 }

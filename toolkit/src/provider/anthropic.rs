@@ -1,5 +1,6 @@
 //! Anthropic Messages: `tool_use` and `tool_result` blocks.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use super::stream::{Delta, DeltaStream};
 use super::{
     Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason,
 };
+use crate::media::MediaKind;
 use crate::provider::Usage;
 use crate::wire::{Carried, ChatMessage, ToolCall};
 
@@ -184,7 +186,7 @@ impl AnthropicProvider {
                 ChatMessage::ToolResult(result) => {
                     let block = Block::ToolResult {
                         tool_use_id: result.call_id(),
-                        content: result.content(),
+                        content: result_content(result.wire()),
                         is_error: result.wire().is_error(),
                     };
                     // Results answering one turn travel together in one user message.
@@ -279,12 +281,79 @@ enum Block<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
-        content: &'a str,
+        content: ResultContent<'a>,
         is_error: bool,
     },
     /// A block of an earlier answer sent back as it came (a thinking block).
     #[serde(untagged)]
     Kept(Box<RawValue>),
+}
+
+/// A tool result's content: its text, or (with media) blocks: the text, then each image as an
+/// `image` block, each PDF as a `document` block, each text file as a text `document`; a sound,
+/// which a `tool_result` does not take, is a note in a text block.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ResultContent<'a> {
+    Text(&'a str),
+    Blocks(Vec<ResultBlock<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ResultBlock<'a> {
+    Text { text: Cow<'a, str> },
+    Image { source: Source<'a> },
+    Document { source: Source<'a> },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Source<'a> {
+    Base64 {
+        media_type: &'static str,
+        data: &'a str,
+    },
+    Text {
+        media_type: &'static str,
+        data: String,
+    },
+}
+
+fn result_content(wire: &crate::WireString) -> ResultContent<'_> {
+    if wire.media().is_empty() {
+        return ResultContent::Text(wire.as_str());
+    }
+    let mut blocks = Vec::with_capacity(1 + wire.media().len());
+    if !wire.is_empty() {
+        blocks.push(ResultBlock::Text {
+            text: Cow::Borrowed(wire.as_str()),
+        });
+    }
+    for part in wire.media() {
+        let base64 = Source::Base64 {
+            media_type: part.mime_type(),
+            data: part.base64(),
+        };
+        blocks.push(match (part.kind(), part.text()) {
+            (_, Some(text)) => ResultBlock::Document {
+                source: Source::Text {
+                    media_type: "text/plain",
+                    data: text,
+                },
+            },
+            (MediaKind::Image, None) => ResultBlock::Image { source: base64 },
+            (MediaKind::File, None) => ResultBlock::Document { source: base64 },
+            _ => ResultBlock::Text {
+                text: Cow::Owned(super::not_carried(
+                    part,
+                    "the Anthropic Messages API",
+                    "sound",
+                )),
+            },
+        });
+    }
+    ResultContent::Blocks(blocks)
 }
 
 /// A Messages answer, as far as the loop reads it.

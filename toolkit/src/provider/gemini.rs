@@ -2,6 +2,7 @@
 //! `functionCall` and `functionResponse` parts. Served by Google's Gemini API (and, with the
 //! same bodies, by gateways such as LiteLLM that pass it through).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use super::stream::{Assembler, Delta, DeltaStream};
 use super::{
     Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason, Usage,
 };
+use crate::media::{MediaKind, MediaType};
 use crate::wire::{Carried, ChatMessage};
 
 /// The API's own address.
@@ -175,7 +177,8 @@ impl GeminiProvider {
                 }
                 ChatMessage::ToolResult(result) => {
                     let (name, given) = names.get(result.call_id()).copied().unwrap_or(("", false));
-                    let text = Value::from(result.content());
+                    let (text, parts) = response_parts(result.wire());
+                    let text = Value::from(text);
                     let response = if result.wire().is_error() {
                         serde_json::json!({ "error": text })
                     } else {
@@ -186,6 +189,7 @@ impl GeminiProvider {
                             id: given.then_some(result.call_id()),
                             name,
                             response,
+                            parts,
                         },
                     };
                     // Results answering one turn travel together in one user content.
@@ -341,6 +345,63 @@ struct FunctionResponse<'a> {
     id: Option<&'a str>,
     name: &'a str,
     response: Value,
+    /// The media of the result, as `inlineData` parts (Gemini 3's multimodal function
+    /// responses).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    parts: Vec<InlinePart<'a>>,
+}
+
+#[derive(Serialize)]
+struct InlinePart<'a> {
+    #[serde(rename = "inlineData")]
+    inline_data: InlineData<'a>,
+}
+
+#[derive(Serialize)]
+struct InlineData<'a> {
+    #[serde(rename = "mimeType")]
+    mime_type: &'static str,
+    data: &'a str,
+}
+
+/// A result's text and its media as `inlineData` parts. A function response takes PNG, JPEG
+/// and WebP images, PDFs and plain text (a JSON file goes as plain text); for a GIF or a sound
+/// the text gains a note instead.
+fn response_parts(wire: &crate::WireString) -> (Cow<'_, str>, Vec<InlinePart<'_>>) {
+    let mut text = Cow::Borrowed(wire.as_str());
+    let mut parts = Vec::new();
+    for part in wire.media() {
+        let mime_type = match part.media_type() {
+            MediaType::Json => Some("text/plain"),
+            MediaType::Png
+            | MediaType::Jpeg
+            | MediaType::Webp
+            | MediaType::Pdf
+            | MediaType::Text => Some(part.mime_type()),
+            _ => None,
+        };
+        if let Some(mime_type) = mime_type {
+            parts.push(InlinePart {
+                inline_data: InlineData {
+                    mime_type,
+                    data: part.base64(),
+                },
+            });
+        } else {
+            let what = if part.kind() == MediaKind::Audio {
+                "sound"
+            } else {
+                "GIF image"
+            };
+            let note = super::not_carried(part, "the Gemini API", what);
+            let text = text.to_mut();
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&note);
+        }
+    }
+    (text, parts)
 }
 
 /// What a turn carries to the next request: the thought signature of its text, and of each

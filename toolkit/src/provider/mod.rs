@@ -425,3 +425,15 @@ fn unserialisable(error: serde_json::Error) -> ProviderError {
         source: Some(error),
     }
 }
+
+/// The note a wire writes in a tool result, in place of a media part it cannot carry there:
+/// `wire` names the API, `what` what it does not take.
+#[cfg(feature = "http")]
+fn not_carried(part: &crate::media::WireMedia, wire: &str, what: &str) -> String {
+    format!(
+        "[{} ({}, {} bytes) was not shown: {wire} takes no {what} in a tool result]",
+        part.name(),
+        part.mime_type(),
+        part.len()
+    )
+}

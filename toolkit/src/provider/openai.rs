@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use super::http::{ApiKey, HttpClient, HttpOptions, decode, endpoint, text as lenient};
@@ -12,6 +13,7 @@ use super::stream::{Delta, DeltaStream};
 use super::{
     Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason,
 };
+use crate::media::MediaKind;
 use crate::provider::Usage;
 use crate::wire::{ChatMessage, ToolCall};
 
@@ -119,7 +121,7 @@ impl OpenAiProvider {
         }
         let body = Body {
             model: request.model.unwrap_or(&self.model),
-            messages: request.messages.iter().map(Message::from).collect(),
+            messages: messages(request.messages),
             tools: request
                 .tools
                 .iter()
@@ -163,7 +165,7 @@ enum Message<'a> {
         content: &'a str,
     },
     User {
-        content: &'a str,
+        content: UserContent<'a>,
     },
     Assistant {
         /// `None` (`null`) for a turn that only calls tools.
@@ -173,8 +175,119 @@ enum Message<'a> {
     },
     Tool {
         tool_call_id: &'a str,
-        content: &'a str,
+        content: Cow<'a, str>,
     },
+}
+
+/// A user message's content: its text, or the parts of the message that carries tool results'
+/// media.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UserContent<'a> {
+    Text(&'a str),
+    Parts(Vec<UserPart<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum UserPart<'a> {
+    Text { text: String },
+    ImageUrl { image_url: ImageUrl },
+    File { file: File<'a> },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+#[derive(Serialize)]
+struct File<'a> {
+    filename: &'a str,
+    file_data: String,
+}
+
+/// The messages of a request. A tool message takes text only, so the images and files of the
+/// tool results answering one turn follow them in one user message: for each part, a text part
+/// naming it and its call, then the part (`image_url` for an image, `file` for a PDF, as `data:`
+/// URLs; a text file is the naming part's next lines). Each tool message's text says which of
+/// its parts follow; a sound is a note in it instead.
+fn messages(messages: &[ChatMessage]) -> Vec<Message<'_>> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut pending = Vec::new();
+    for message in messages {
+        let ChatMessage::ToolResult(result) = message else {
+            flush(&mut out, &mut pending);
+            out.push(Message::from(message));
+            continue;
+        };
+        let wire = result.wire();
+        if wire.media().is_empty() {
+            out.push(Message::from(message));
+            continue;
+        }
+        let mut content = Cow::Borrowed(wire.as_str());
+        for part in wire.media() {
+            let line = match part.kind() {
+                MediaKind::Image | MediaKind::File => {
+                    let name = format!(
+                        "[{} from the result of call {}]",
+                        part.name(),
+                        result.call_id()
+                    );
+                    match (part.kind(), part.text()) {
+                        (_, Some(text)) => pending.push(UserPart::Text {
+                            text: format!("{name}\n{text}"),
+                        }),
+                        (MediaKind::Image, None) => {
+                            pending.push(UserPart::Text { text: name });
+                            pending.push(UserPart::ImageUrl {
+                                image_url: ImageUrl {
+                                    url: part.data_url(),
+                                },
+                            });
+                        }
+                        _ => {
+                            pending.push(UserPart::Text { text: name });
+                            pending.push(UserPart::File {
+                                file: File {
+                                    filename: part.file_name(),
+                                    file_data: part.data_url(),
+                                },
+                            });
+                        }
+                    }
+                    format!(
+                        "[{} ({}, {} bytes) follows in the next user message]",
+                        part.name(),
+                        part.mime_type(),
+                        part.len()
+                    )
+                }
+                _ => super::not_carried(part, "the Chat Completions API", "sound"),
+            };
+            let text = content.to_mut();
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        }
+        out.push(Message::Tool {
+            tool_call_id: result.call_id(),
+            content,
+        });
+    }
+    flush(&mut out, &mut pending);
+    out
+}
+
+/// The user message of the media pending since the last other message, if any.
+fn flush<'a>(out: &mut Vec<Message<'a>>, pending: &mut Vec<UserPart<'a>>) {
+    if !pending.is_empty() {
+        out.push(Message::User {
+            content: UserContent::Parts(std::mem::take(pending)),
+        });
+    }
 }
 
 #[derive(Serialize)]
@@ -195,7 +308,9 @@ impl<'a> From<&'a ChatMessage> for Message<'a> {
     fn from(message: &'a ChatMessage) -> Self {
         match message {
             ChatMessage::System { content, .. } => Message::System { content },
-            ChatMessage::User { content, .. } => Message::User { content },
+            ChatMessage::User { content, .. } => Message::User {
+                content: UserContent::Text(content),
+            },
             ChatMessage::Assistant {
                 content,
                 tool_calls,
@@ -216,7 +331,7 @@ impl<'a> From<&'a ChatMessage> for Message<'a> {
             },
             ChatMessage::ToolResult(result) => Message::Tool {
                 tool_call_id: result.call_id(),
-                content: result.content(),
+                content: Cow::Borrowed(result.content()),
             },
         }
     }

@@ -2,6 +2,7 @@
 //! `function_call_output` paired by `call_id`, reasoning items carried between turns. Also
 //! served by Azure OpenAI, Ollama, vLLM, LM Studio, LiteLLM and OpenRouter.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use super::stream::{Delta, DeltaStream};
 use super::{
     Provider, ProviderError, ProviderFuture, ProviderRequest, ProviderResponse, StopReason, Usage,
 };
+use crate::media::MediaKind;
 use crate::wire::{Carried, ChatMessage, ToolCall};
 
 /// The name of this wire, on the state it carries between turns.
@@ -159,7 +161,7 @@ impl OpenAiResponsesProvider {
                 ChatMessage::ToolResult(result) => input.push(Item::FunctionCallOutput {
                     kind: "function_call_output",
                     call_id: result.call_id(),
-                    output: result.content(),
+                    output: output(result.wire()),
                 }),
             }
         }
@@ -228,8 +230,72 @@ enum Item<'a> {
         #[serde(rename = "type")]
         kind: &'static str,
         call_id: &'a str,
-        output: &'a str,
+        output: Output<'a>,
     },
+}
+
+/// A call's output: its text, or (with media) parts: the text as `input_text`, each image as
+/// `input_image`, each PDF as `input_file`, both as `data:` URLs, each text file as
+/// `input_text` after a line naming it; a sound, which an output does not take, is a note in
+/// an `input_text` part.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Output<'a> {
+    Text(&'a str),
+    Parts(Vec<OutputPart<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "the names are the wire's types: input_text, input_image, input_file"
+)]
+enum OutputPart<'a> {
+    InputText {
+        text: Cow<'a, str>,
+    },
+    InputImage {
+        image_url: String,
+    },
+    InputFile {
+        filename: &'a str,
+        file_data: String,
+    },
+}
+
+fn output(wire: &crate::WireString) -> Output<'_> {
+    if wire.media().is_empty() {
+        return Output::Text(wire.as_str());
+    }
+    let mut parts = Vec::with_capacity(1 + wire.media().len());
+    if !wire.is_empty() {
+        parts.push(OutputPart::InputText {
+            text: Cow::Borrowed(wire.as_str()),
+        });
+    }
+    for part in wire.media() {
+        parts.push(match (part.kind(), part.text()) {
+            (_, Some(text)) => OutputPart::InputText {
+                text: Cow::Owned(format!("[{}]\n{text}", part.name())),
+            },
+            (MediaKind::Image, None) => OutputPart::InputImage {
+                image_url: part.data_url(),
+            },
+            (MediaKind::File, None) => OutputPart::InputFile {
+                filename: part.file_name(),
+                file_data: part.data_url(),
+            },
+            _ => OutputPart::InputText {
+                text: Cow::Owned(super::not_carried(
+                    part,
+                    "the OpenAI Responses API",
+                    "sound",
+                )),
+            },
+        });
+    }
+    Output::Parts(parts)
 }
 
 /// A Responses answer, as far as the loop reads it.

@@ -886,8 +886,8 @@ pub enum Invoked {
     },
 }
 
-/// A result that passed the seam: content bounded and turned into a [`WireString`], artifacts
-/// bounded (none on an error).
+/// A result that passed the seam: content bounded and turned into a [`WireString`] (its media
+/// checked and bounded), artifacts bounded (none on an error).
 #[derive(Clone, Debug)]
 pub struct BoundedResult {
     content: WireString,
@@ -897,36 +897,61 @@ pub struct BoundedResult {
 impl BoundedResult {
     #[inline]
     fn bound(result: ToolResult, filter: Option<&dyn ContentFilter>) -> Self {
-        let (content, is_error, artifacts) = result.into_parts();
-        // What fits as it is passes as it is: no artifact to bound, content within the limit.
-        if artifacts.is_empty() && filter.is_none() && content.len() <= crate::limits::CONTENT_LIMIT
+        let (content, is_error, media, artifacts) = result.into_parts();
+        // What fits as it is passes as it is: no media, no artifact to bound, content within
+        // the limit.
+        if media.is_empty()
+            && artifacts.is_empty()
+            && filter.is_none()
+            && content.len() <= crate::limits::CONTENT_LIMIT
         {
             return Self {
                 content: WireString::after_seam(content, is_error),
                 artifacts,
             };
         }
-        Self::bound_all(content, is_error, artifacts, filter)
+        Self::bound_all(content, is_error, media, artifacts, filter)
     }
 
     #[cold]
     fn bound_all(
         content: String,
         is_error: bool,
-        artifacts: Vec<ToolArtifact>,
+        media: Vec<crate::media::Media>,
+        mut artifacts: Vec<ToolArtifact>,
         filter: Option<&dyn ContentFilter>,
     ) -> Self {
+        // A failed result shows its message only: no media, no artifacts.
+        let media = if is_error {
+            crate::media::BoundedMedia::default()
+        } else {
+            crate::media::bound_media(media, filter)
+        };
         let artifacts = if is_error {
             Vec::new()
         } else {
+            artifacts.extend(
+                media
+                    .not_shown
+                    .into_iter()
+                    .map(|(label, mime_type, bytes)| ToolArtifact::media(label, mime_type, bytes)),
+            );
             bound::bound_artifacts(artifacts)
         };
-        let content = match filter {
-            None => bound::bound_content(content),
-            Some(filter) => bound::bound_filtered_content(content, filter),
+        let limit = crate::limits::CONTENT_LIMIT - media.notes.len();
+        let mut content = match filter {
+            None => bound::bound_content_to(content, limit),
+            Some(filter) => bound::bound_filtered_content_to(content, filter, limit),
         };
+        if !media.notes.is_empty() {
+            content.push_str(if content.is_empty() {
+                media.notes.trim_start_matches('\n')
+            } else {
+                &media.notes
+            });
+        }
         Self {
-            content: WireString::after_seam(content, is_error),
+            content: WireString::after_seam_with(content, is_error, media.shown),
             artifacts,
         }
     }

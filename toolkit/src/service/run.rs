@@ -220,7 +220,8 @@ impl ToolLoopService {
         for (call, outcome) in calls.iter().zip(outcomes) {
             run.answer(call, outcome.expect("every call ran or was refused"));
         }
-        Ok(run.drive().await)
+        // Boxed, like the suspension above, so that the future a caller holds stays small.
+        Ok(Box::pin(run.drive()).await)
     }
 
     /// Stops a suspended run for good: the token is spent, no pending call runs, the `resumed`
