@@ -404,7 +404,7 @@ impl WireMedia {
 
     /// A PNG part whose bytes are not a PNG, as the seam never makes: for the tests of what
     /// checks media again.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "loop"))]
     pub(crate) fn forged_for_tests(bytes: &[u8]) -> Self {
         Self {
             media_type: MediaType::Png,
