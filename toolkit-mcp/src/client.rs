@@ -12,6 +12,7 @@ use rmcp::service::RunningService;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use toolkit::bound::echo;
+use toolkit::result::Media;
 use toolkit::{
     Tool, ToolArtifact, ToolContext, ToolRegistry, ToolResult, ToolSpec,
     spec::{ArgumentError, ExecutePermit, ToolFlags, ToolFuture, check_tool_name},
@@ -310,18 +311,27 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
 }
 
 /// What a model sees of an MCP reply, and what people see beside it. The model gets the text
-/// blocks, one per line, after one leading note that names the blocks the wire cannot carry;
-/// those (images, audio, embedded resources, resource links) become artifacts for people, and so
-/// does `structuredContent` beside text blocks that do not say the same (without text blocks,
-/// it is the text). An error keeps no artifact (the seam drops an error's), so there the note
-/// says they were dropped.
+/// blocks, one per line, and the media: each image, audio block and embedded resource becomes
+/// [`Media`] for the model (a text resource as a text file, `application/json` or `text/plain`;
+/// a blob as its type), which the seam checks like any tool's, so what does not pass reaches
+/// the model as a note and people as a download. What is neither (a resource link, data that is
+/// not base64, a kind of block added to MCP later) becomes an artifact for people, and so does
+/// `structuredContent` beside text blocks that do not say the same (without text blocks, it is
+/// the text); one leading note names them. An error keeps no media and no artifact (the seam
+/// drops an error's), so there the note says what was dropped.
 fn reply_to_result(reply: CallToolResult) -> ToolResult {
+    let is_error = reply.is_error == Some(true);
     let mut texts = Vec::new();
+    let mut shown = Vec::new();
     let mut aside = SetAside::default();
     for block in reply.content {
         match block {
             ContentBlock::Text(text) => texts.push(text.text),
-            other => aside.block(other),
+            other if is_error => aside.block(other),
+            other => match model_media(&other) {
+                Some(media) => shown.push(media),
+                None => aside.block(other),
+            },
         }
     }
     let mut text = texts.join("\n");
@@ -330,7 +340,6 @@ fn reply_to_result(reply: CallToolResult) -> ToolResult {
         Some(structured) if !said(&text, &structured) => aside.structured(&structured),
         _ => {}
     }
-    let is_error = reply.is_error == Some(true);
     let note = if aside.is_empty() {
         None
     } else if is_error {
@@ -346,7 +355,54 @@ fn reply_to_result(reply: CallToolResult) -> ToolResult {
     if is_error {
         ToolResult::error(content)
     } else {
-        ToolResult::text_with(content, aside.artifacts)
+        shown.into_iter().fold(
+            ToolResult::text_with(content, aside.artifacts),
+            ToolResult::with_media,
+        )
+    }
+}
+
+/// A block as media for the model, when it is media whose data is base64: an image, an audio
+/// block, an embedded resource (named by its URI when that is a plain name).
+fn model_media(block: &ContentBlock) -> Option<Media> {
+    let decode = |data: &str| base64::engine::general_purpose::STANDARD.decode(data).ok();
+    let named = |media: Media, uri: &str| {
+        let plain = (1..=128).contains(&uri.len())
+            && uri
+                .bytes()
+                .all(|byte| byte.is_ascii_graphic() && !matches!(byte, b'"' | b'\'' | b'\\'));
+        if plain { media.named(uri) } else { media }
+    };
+    match block {
+        ContentBlock::Image(image) => Some(Media::new(&*image.mime_type, decode(&image.data)?)),
+        ContentBlock::Audio(audio) => Some(Media::new(&*audio.mime_type, decode(&audio.data)?)),
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::TextResourceContents {
+                uri,
+                mime_type,
+                text,
+                ..
+            } => {
+                let json = mime_type.as_deref() == Some("application/json");
+                let mime_type = if json {
+                    "application/json"
+                } else {
+                    "text/plain"
+                };
+                Some(named(Media::new(mime_type, text.as_bytes()), uri))
+            }
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => {
+                let mime_type = mime_type.as_deref().unwrap_or("application/octet-stream");
+                Some(named(Media::new(mime_type, decode(blob)?), uri))
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -512,9 +568,25 @@ mod tests {
         assert!(result.artifacts().is_empty());
     }
 
+    /// Each media part as (MIME type, bytes, name).
+    fn media(result: &ToolResult) -> Vec<(String, Vec<u8>, Option<String>)> {
+        result
+            .media()
+            .iter()
+            .map(|part| {
+                let name = part.name().map(str::to_owned);
+                (part.mime_type().to_owned(), part.bytes().to_vec(), name)
+            })
+            .collect()
+    }
+
     #[test]
-    fn blocks_the_wire_cannot_carry_become_artifacts_named_in_one_leading_note() {
+    fn media_blocks_become_media_for_the_model_and_the_rest_artifacts_named_in_one_leading_note() {
         let resource = |contents| ContentBlock::Resource(EmbeddedResource::new(contents));
+        let mut json = ResourceContents::text(r#"{"n": 1}"#, "test://data");
+        if let ResourceContents::TextResourceContents { mime_type, .. } = &mut json {
+            *mime_type = Some("application/json".to_owned());
+        }
         let result = reply_to_result(reply(
             vec![
                 ContentBlock::image("aGk=", "image/png"),
@@ -522,7 +594,11 @@ mod tests {
                 ContentBlock::audio("AAE=", "audio/wav"),
                 ContentBlock::image("not base64!", "image/gif"),
                 resource(ResourceContents::text("a note", "file:///note.txt")),
-                resource(ResourceContents::blob("AP8=", "file:///bytes")),
+                resource(json),
+                resource(ResourceContents::blob(
+                    "AP8=",
+                    &format!("file:///{}", "x".repeat(200)),
+                )),
                 ContentBlock::ResourceLink(
                     Resource::new("file:///big.csv", "big.csv").with_description("All rows."),
                 ),
@@ -532,16 +608,26 @@ mod tests {
         ));
         assert_eq!(
             result.content(),
-            "[set aside for people: 2 image blocks, 1 audio block, 2 resource blocks and 1 resource link block]\ncaption\nmore"
+            "[set aside for people: 1 image block and 1 resource link block]\ncaption\nmore"
+        );
+        let text = |mime: &str, bytes: &[u8], name: Option<&str>| {
+            (mime.to_owned(), bytes.to_vec(), name.map(str::to_owned))
+        };
+        assert_eq!(
+            media(&result),
+            [
+                text("image/png", b"hi", None),
+                text("audio/wav", &[0, 1], None),
+                text("text/plain", b"a note", Some("file:///note.txt")),
+                text("application/json", br#"{"n": 1}"#, Some("test://data")),
+                // A URI past a plain name's 128 bytes leaves the part unnamed.
+                text("application/octet-stream", &[0, 255], None),
+            ]
         );
         assert_eq!(
             artifacts(&result),
             json!([
-                {"type": "media", "label": "image 1", "data": {"mime_type": "image/png", "base64": "aGk="}},
-                {"type": "media", "label": "audio 1", "data": {"mime_type": "audio/wav", "base64": "AAE="}},
-                {"type": "text", "label": "image 2 (not base64)", "data": {"text": "not base64!"}},
-                {"type": "text", "label": "file:///note.txt", "data": {"text": "a note"}},
-                {"type": "media", "label": "file:///bytes", "data": {"mime_type": "application/octet-stream", "base64": "AP8="}},
+                {"type": "text", "label": "image 1 (not base64)", "data": {"text": "not base64!"}},
                 {"type": "text", "label": "big.csv", "data": {"text": "file:///big.csv\nAll rows."}},
             ])
         );
@@ -558,7 +644,7 @@ mod tests {
         let mut both = reply(
             vec![
                 ContentBlock::text("n is 1"),
-                ContentBlock::image("aGk=", "image/png"),
+                ContentBlock::ResourceLink(Resource::new("file:///n", "n")),
             ],
             false,
         );
@@ -566,7 +652,7 @@ mod tests {
         let result = reply_to_result(both);
         assert_eq!(
             result.content(),
-            "[set aside for people: 1 image block and the structured content]\nn is 1"
+            "[set aside for people: 1 resource link block and the structured content]\nn is 1"
         );
         assert_eq!(
             artifacts(&result)[1],
@@ -598,8 +684,12 @@ mod tests {
 
     #[test]
     fn a_reply_with_only_blocks_set_aside_is_the_note_alone() {
-        let result = reply_to_result(reply(vec![ContentBlock::image("aGk=", "image/png")], false));
-        assert_eq!(result.content(), "[set aside for people: 1 image block]");
+        let link = ContentBlock::ResourceLink(Resource::new("file:///n", "n"));
+        let result = reply_to_result(reply(vec![link], false));
+        assert_eq!(
+            result.content(),
+            "[set aside for people: 1 resource link block]"
+        );
         assert_eq!(result.artifacts().len(), 1);
     }
 
@@ -614,6 +704,6 @@ mod tests {
         ));
         assert!(result.is_error());
         assert_eq!(result.content(), "[dropped 1 image block]\nboom");
-        assert!(result.artifacts().is_empty());
+        assert!(result.artifacts().is_empty() && result.media().is_empty());
     }
 }

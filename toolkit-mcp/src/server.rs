@@ -1696,7 +1696,8 @@ mod tests {
         assert_eq!(said.meta, None);
     }
 
-    /// A table and a text whose every string is a canary.
+    /// A table, a text and an image whose every string (and the image's bytes) is a canary,
+    /// and an image for the model.
     fn canaries(_context: &ToolContext) -> ToolResult {
         let table = Table::from_rows(["CANARY-COLUMN"], [["CANARY-CELL"]]).expect("one column");
         ToolResult::text_with(
@@ -1704,8 +1705,19 @@ mod tests {
             [
                 ToolArtifact::table("CANARY-LABEL", table),
                 ToolArtifact::text("note", "CANARY-TEXT"),
+                ToolArtifact::media("picture", "image/png", canary_png()),
             ],
         )
+        .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG))
+    }
+
+    fn canary_png() -> Vec<u8> {
+        toolkit_testing::media::png_with("CANARY-MEDIA")
+    }
+
+    fn base64(bytes: &[u8]) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 
     fn canary_server() -> McpToolServer {
@@ -1744,12 +1756,16 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(&model_side).expect("JSON"),
             json!({
                 "resultType": "complete",
-                "content": [{"type": "text", "text": "shown to people only"}],
+                "content": [
+                    {"type": "text", "text": "shown to people only"},
+                    {"type": "image", "data": base64(toolkit_testing::media::PNG), "mimeType": "image/png"},
+                ],
                 "isError": false,
-                "_meta": {"toolkit/artifacts": {"handle": handle, "count": 2}},
+                "_meta": {"toolkit/artifacts": {"handle": handle, "count": 3}},
             })
         );
         assert!(!model_side.contains("CANARY"));
+        assert!(!model_side.contains(&base64(&canary_png())));
 
         let view_side = server
             .artifacts(&handle)
@@ -1757,12 +1773,12 @@ mod tests {
             .expect("memory answers")
             .expect("a live handle");
         assert_eq!(view_side.tool(), "canary");
-        assert_eq!(view_side.artifacts().len(), 2);
+        assert_eq!(view_side.artifacts().len(), 3);
         let view_side = CallToolResult::from(view_side);
         assert_eq!(
             view_side.content,
             [ContentBlock::text(
-                "2 artifact(s) of a call of tool \"canary\", for the artifacts view."
+                "3 artifact(s) of a call of tool \"canary\", for the artifacts view."
             )]
         );
         assert_eq!(
@@ -1771,11 +1787,58 @@ mod tests {
                 {"type": "table", "label": "CANARY-LABEL",
                  "data": {"columns": ["CANARY-COLUMN"], "rows": [["CANARY-CELL"]]}},
                 {"type": "text", "label": "note", "data": {"text": "CANARY-TEXT"}},
+                {"type": "media", "label": "picture",
+                 "data": {"mime_type": "image/png", "base64": base64(&canary_png())}},
             ]}))
         );
         // Each call has a handle of its own.
         let again = server.call_for_views("canary", None).await;
         assert_ne!(again.handle(), Some(handle.as_str()));
+    }
+
+    /// A sound, a PDF and a text file, with no text.
+    fn files(_context: &ToolContext) -> ToolResult {
+        use toolkit::result::Media;
+        use toolkit_testing::media::{PDF, WAV};
+        ToolResult::text("")
+            .with_media(Media::new("audio/wav", WAV))
+            .with_media(Media::new("application/pdf", PDF).named("q3.pdf"))
+            .with_media(Media::new("text/plain", "a note").named("file:///notes.txt"))
+    }
+
+    #[tokio::test]
+    async fn media_reaches_a_client_as_audio_and_embedded_resources_and_no_empty_text() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Answers(
+                ToolSpec::new("files", "Shows files.", json!({"type": "object"})),
+                files,
+            ))
+            .expect("new name");
+        let server =
+            McpToolServer::new(Arc::new(ToolLoopService::new(registry)), ToolContext::new())
+                .expect("no tool reads state");
+        let reply = CallToolResult::from(server.call("files", None).await);
+        assert_eq!(
+            serde_json::to_value(&reply).expect("JSON"),
+            json!({
+                "resultType": "complete",
+                "content": [
+                    {"type": "audio", "data": base64(toolkit_testing::media::WAV), "mimeType": "audio/wav"},
+                    {"type": "resource", "resource": {
+                        "uri": "toolkit:media/q3.pdf",
+                        "mimeType": "application/pdf",
+                        "blob": base64(toolkit_testing::media::PDF),
+                    }},
+                    {"type": "resource", "resource": {
+                        "uri": "file:///notes.txt",
+                        "mimeType": "text/plain",
+                        "text": "a note",
+                    }},
+                ],
+                "isError": false,
+            })
+        );
     }
 
     #[tokio::test]

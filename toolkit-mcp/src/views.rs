@@ -24,6 +24,8 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
+use toolkit::result::MediaKind;
+use toolkit::wire::WireMedia;
 use toolkit::{ToolArtifact, WireString};
 
 use crate::store::{BackendError, HANDLES, SharedStore};
@@ -174,8 +176,10 @@ pub(crate) fn artifacts_tool() -> rmcp::model::Tool {
 }
 
 /// What a model-facing `tools/call` reply carries: the wire string, as one text block with
-/// `isError`, and for a client that shows views the handle of the call's artifacts (in
-/// `_meta`). It is made from a [`WireString`] and a handle only: no artifact can go into it.
+/// `isError` (left out when the result is media alone), then each of its media as an `image`,
+/// `audio` or embedded `resource` block, and for a client that shows views the handle of the
+/// call's artifacts (in `_meta`). It is made from a [`WireString`] and a handle only: no
+/// artifact can go into it.
 #[derive(Debug)]
 pub struct ModelReply {
     wire: WireString,
@@ -192,6 +196,11 @@ impl ModelReply {
         self.wire.as_str()
     }
 
+    /// The media the model sees after the text.
+    pub fn media(&self) -> &[WireMedia] {
+        self.wire.media()
+    }
+
     /// Whether the reply is an error.
     pub fn is_error(&self) -> bool {
         self.wire.is_error()
@@ -206,7 +215,13 @@ impl ModelReply {
 
 impl From<ModelReply> for CallToolResult {
     fn from(reply: ModelReply) -> Self {
-        let content = vec![ContentBlock::text(reply.wire.as_str())];
+        let media = reply.wire.media();
+        let mut content = Vec::with_capacity(1 + media.len());
+        // The text, unless the reply is media alone.
+        if !reply.wire.is_empty() || media.is_empty() {
+            content.push(ContentBlock::text(reply.wire.as_str()));
+        }
+        content.extend(media.iter().map(media_block));
         let mut result = if reply.wire.is_error() {
             CallToolResult::error(content)
         } else {
@@ -221,6 +236,45 @@ impl From<ModelReply> for CallToolResult {
             result.meta = Some(meta);
         }
         result
+    }
+}
+
+/// One media part as MCP content: an image as `image`, a sound as `audio`, a file as an embedded
+/// `resource` (a text file as its text, a PDF as its `blob`), under the URI its name gives
+/// ([`resource_uri`]).
+fn media_block(part: &WireMedia) -> ContentBlock {
+    match (part.kind(), part.text()) {
+        (MediaKind::Image, _) => ContentBlock::image(part.base64(), part.mime_type()),
+        (MediaKind::Audio, _) => ContentBlock::audio(part.base64(), part.mime_type()),
+        (_, Some(text)) => ContentBlock::resource(ResourceContents::TextResourceContents {
+            uri: resource_uri(part.name()),
+            mime_type: Some(part.mime_type().to_owned()),
+            text,
+            meta: None,
+        }),
+        (_, None) => ContentBlock::resource(ResourceContents::BlobResourceContents {
+            uri: resource_uri(part.name()),
+            mime_type: Some(part.mime_type().to_owned()),
+            blob: part.base64().to_owned(),
+            meta: None,
+        }),
+    }
+}
+
+/// The URI of the resource a media part's name gives: a name that starts with a scheme
+/// (`test://report`, `file:///tmp/a.pdf`) as it is, another as `toolkit:media/<name>`.
+fn resource_uri(name: &str) -> String {
+    let scheme = name.split_once(':').map(|(scheme, _)| scheme);
+    let has_scheme = scheme.is_some_and(|scheme| {
+        scheme.starts_with(|first: char| first.is_ascii_alphabetic())
+            && scheme
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
+    });
+    if has_scheme {
+        name.to_owned()
+    } else {
+        format!("toolkit:media/{name}")
     }
 }
 

@@ -21,12 +21,14 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use toolkit::result::Media;
 use toolkit::shared::{BackendError, BackendFuture};
 use toolkit::spec::{ExecutePermit, ToolFuture};
 use toolkit::talk::LogLevel;
 use toolkit::{
     RunEvent, Sink, Tool, ToolContext, ToolLoopService, ToolRegistry, ToolResult, ToolSpec, tool,
 };
+use toolkit_testing::media::{PNG, WAV};
 
 /// Answers with a fixed text (`tools-call-simple-text`).
 #[tool]
@@ -405,6 +407,39 @@ fn test_custom_headers(
     region: String,
 ) -> String {
     format!("Answered in {region}.")
+}
+
+/// Shows the model a 1×1 red PNG (`tools-call-image`).
+#[tool]
+fn test_image_content() -> ToolResult {
+    ToolResult::text("").with_media(Media::png(PNG))
+}
+
+/// Shows the model a short silent WAV (`tools-call-audio`).
+#[tool]
+fn test_audio_content() -> ToolResult {
+    ToolResult::text("").with_media(Media::new("audio/wav", WAV))
+}
+
+/// Shows the model a text file, as an embedded resource over MCP
+/// (`tools-call-embedded-resource`).
+#[tool]
+fn test_embedded_resource() -> ToolResult {
+    ToolResult::text("").with_media(
+        Media::new("text/plain", "This is an embedded resource content.")
+            .named("test://embedded-resource"),
+    )
+}
+
+/// Shows the model a text, an image and a JSON file (`tools-call-mixed-content`).
+#[tool]
+fn test_multiple_content_types() -> ToolResult {
+    ToolResult::text("Multiple content types test:")
+        .with_media(Media::png(PNG))
+        .with_media(
+            Media::new("application/json", r#"{"test":"data","value":123}"#)
+                .named("test://mixed-content-resource"),
+        )
 }
 
 /// The fixture's audit copy: it keeps nothing, and refuses every call of

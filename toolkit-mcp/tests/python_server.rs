@@ -15,7 +15,7 @@ fn python_server(python: &std::path::Path) -> McpServerConfig {
 }
 
 /// What the model reads of `picture`: its caption, after the note of the image set aside.
-const PICTURE: &str = "[set aside for people: 1 image block]\na red square";
+const PICTURE: &str = "a red square";
 
 /// The server offers `dotted.name`: a name MCP allows and providers do not.
 fn dotted_warning(server: &str) -> String {
@@ -127,23 +127,36 @@ async fn python_server_tools_run_in_the_loop_and_its_death_is_a_clean_error() {
             ("calculate", "6 * 7 = 42", false),
         ]
     );
-    assert_the_image_was_set_aside(&result);
+    assert_the_image_reached_the_model(&result);
 }
 
-/// The picture's image is an artifact for people; the model got none of its bytes.
-fn assert_the_image_was_set_aside(result: &toolkit::ToolLoopResult) {
+/// The picture's image reached the model as media, after its caption; no artifact was made.
+fn assert_the_image_reached_the_model(result: &toolkit::ToolLoopResult) {
     let picture = result
         .trace
         .invocations()
         .find(|call| call.name() == "picture")
         .expect("the picture call");
+    assert!(picture.artifacts().is_empty());
+    let shown: Vec<(&str, &str)> = picture
+        .wire()
+        .media()
+        .iter()
+        .map(|part| (part.mime_type(), part.base64()))
+        .collect();
+    assert_eq!(shown, [("image/png", "iVBORw0KGgo=")]);
+    // The messages name it by type and size; the bytes go only to the wire.
+    let sent = serde_json::to_value(&result.messages).expect("JSON");
+    let message = sent
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|message| message["content"] == PICTURE)
+        .expect("the picture's result");
     assert_eq!(
-        serde_json::to_value(picture.artifacts()).expect("JSON"),
-        json!([{"type": "media", "label": "image 1",
-                "data": {"mime_type": "image/png", "base64": "iVBORw0KGgo="}}])
+        message["media"],
+        json!([{"mime_type": "image/png", "bytes": 8}])
     );
-    let sent = serde_json::to_string(&result.messages).expect("JSON");
-    assert!(!sent.contains("iVBORw0KGgo"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -234,10 +247,12 @@ async fn python_server_over_streamable_http_joins_by_url() {
     assert_eq!(shout.content(), "FAR!");
     let picture = service.invoke(&scope, "picture", "{}").await;
     assert_eq!(picture.content(), PICTURE);
+    let shown = &picture.wire().media()[0];
     assert_eq!(
-        picture.artifacts()[0].as_media(),
-        Some(("image/png", "iVBORw0KGgo="))
+        (shown.mime_type(), shown.base64()),
+        ("image/png", "iVBORw0KGgo=")
     );
+    assert!(picture.artifacts().is_empty());
     assert!(!picture.is_error());
     let _ = server.kill().await;
 }

@@ -30,7 +30,20 @@ const CANARIES: [&str; 6] = [
     "カナリア-テキスト-🐤",
 ];
 
-/// Returns a count for the model, and canaries for people.
+/// The canary hidden in a media artifact's bytes: on a wire it would be the base64 of
+/// [`canary_png`], which must never appear.
+const MEDIA_CANARY: &str = "CANARY-MEDIA-3b9e";
+
+fn canary_png() -> Vec<u8> {
+    toolkit_testing::media::png_with(MEDIA_CANARY)
+}
+
+fn base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Returns a count and a picture for the model, and canaries for people (a picture too).
 #[tool]
 fn canary_table(
     /// Rows in the artifact.
@@ -49,8 +62,12 @@ fn canary_table(
     .unwrap();
     ToolResult::text_with(
         format!("table of {rows} rows ready"),
-        [ToolArtifact::table(CANARIES[0], table)],
+        [
+            ToolArtifact::table(CANARIES[0], table),
+            ToolArtifact::media("picture", "image/png", canary_png()),
+        ],
     )
+    .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG))
 }
 
 /// Canaries a running tool reports (progress, a log line): for people watching, never the model.
@@ -272,16 +289,39 @@ async fn run_and_check(adapter: Adapter, calls: Vec<(String, &'static str, Value
 
     let wire = server.all_bytes();
     assert_eq!(server.requests().len(), 2);
-    // Each tool's content is on the wire, as the provider's JSON carries it.
+    // Each tool's content is on the wire, as the provider's JSON carries it (a wire may add
+    // lines about the media after it, so its closing quote is not looked for).
     for invocation in result.trace.invocations() {
         let encoded = serde_json::to_string(invocation.content()).unwrap();
+        let opened = encoded.strip_suffix('"').expect("a JSON string");
         assert!(
-            contains(&wire, encoded.as_bytes()),
+            contains(&wire, opened.as_bytes()),
             "missing content {encoded}"
         );
     }
+    // The picture for the model is on the wire once per request after each call that made it
+    // (whole on each: a wire carries it in a JSON string, where base64 needs no escape)...
+    let calls_made = calls
+        .iter()
+        .filter(|(_, name, _)| *name == "canary_table")
+        .count();
+    let later = &server.requests()[1].body;
+    let shown = base64(toolkit_testing::media::PNG);
+    assert_eq!(
+        String::from_utf8_lossy(later).matches(&shown).count(),
+        calls_made,
+        "{adapter:?}"
+    );
+    // ...and the media artifact's bytes are on no wire, in no form.
+    let hidden = base64(&canary_png());
+    assert!(
+        !contains(&wire, hidden.as_bytes()),
+        "the media artifact on the wire"
+    );
+    assert!(!contains(&wire, MEDIA_CANARY.as_bytes()));
     // No canary byte anywhere on the wire, in the messages, or in the final content...
     let messages = serde_json::to_string(&result.messages).unwrap();
+    assert!(!messages.contains(&hidden) && !messages.contains(&shown));
     for canary in CANARIES {
         assert!(!contains(&wire, canary.as_bytes()), "{canary} on the wire");
         let escaped = serde_json::to_string(canary).unwrap();
@@ -421,7 +461,14 @@ async fn the_openai_wire_carries_tool_role_messages_with_string_content() {
             {"role": "assistant", "content": "checking", "tool_calls": [
                 {"id": "call_9", "type": "function", "function": {"name": "canary_table", "arguments": "{\"rows\":1}"}}
             ]},
-            {"role": "tool", "tool_call_id": "call_9", "content": "table of 1 rows ready"}
+            {"role": "tool", "tool_call_id": "call_9",
+             "content": "table of 1 rows ready\n[media-1.png (image/png, 69 bytes) follows in the next user message]"},
+            // The tool's picture for the model follows in a user message; its artifacts (a table
+            // and a picture) go nowhere near the wire.
+            {"role": "user", "content": [
+                {"type": "text", "text": "[media-1.png from the result of call call_9]"},
+                {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", base64(toolkit_testing::media::PNG))}},
+            ]},
         ])
     );
     // Every request declares the tool exactly as the spec exports it (serialised once, reused).
