@@ -597,7 +597,7 @@ mod tests {
                 resource(json),
                 resource(ResourceContents::blob(
                     "AP8=",
-                    &format!("file:///{}", "x".repeat(200)),
+                    format!("file:///{}", "x".repeat(200)),
                 )),
                 ContentBlock::ResourceLink(
                     Resource::new("file:///big.csv", "big.csv").with_description("All rows."),
