@@ -43,7 +43,9 @@ pub struct OtlpError(String);
 ///   name, and `toolkit.llm.thinking_bytes`: what the model thought is never exported);
 /// - `execute_tool {name}`, one per tool call, a child of the run (`gen_ai.tool.name`,
 ///   `gen_ai.tool.call.id`, and `toolkit.artifact.count`, `toolkit.artifact.types`,
-///   `toolkit.artifact.bytes`).
+///   `toolkit.artifact.bytes`; for a result that showed the model media,
+///   `toolkit.tool.media.count`, `toolkit.tool.media.types` and `toolkit.tool.media.bytes`:
+///   never the media's bytes, at any level).
 ///
 /// At `redacted` and `full`, the question (`gen_ai.input.messages`), the model's answer
 /// (`gen_ai.output.messages`), a tool's arguments and result (`gen_ai.tool.call.arguments`,
@@ -251,6 +253,24 @@ impl OtlpExport {
             KeyValue::new("toolkit.artifact.types", Value::Array(Array::String(types))),
             KeyValue::new("toolkit.artifact.bytes", count(bytes)),
         ];
+        // The media the model was shown: how many, their types and their bytes, never the
+        // bytes themselves, at every level.
+        let media = invocation.wire().media();
+        if !media.is_empty() {
+            let types: Vec<StringValue> = media
+                .iter()
+                .map(|part| StringValue::from(part.mime_type()))
+                .collect();
+            let bytes: usize = media.iter().map(toolkit::wire::WireMedia::len).sum();
+            attributes.extend([
+                KeyValue::new("toolkit.tool.media.count", count(media.len())),
+                KeyValue::new(
+                    "toolkit.tool.media.types",
+                    Value::Array(Array::String(types)),
+                ),
+                KeyValue::new("toolkit.tool.media.bytes", count(bytes)),
+            ]);
+        }
         if let Some(arguments) = self.privacy.keep(invocation.arguments()) {
             attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments));
         }

@@ -18,6 +18,10 @@ use toolkit_testing::otlp::{Receiver, attributes, python, receiver, spans};
 /// Stands in for what only people may see.
 const CANARY: &str = "ARTIFACT-CANARY-5d1c";
 
+/// The base64 of the picture the tool shows the model (`toolkit_testing::media::PNG`).
+const PICTURE: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
 /// Looks a customer up: one row for the model, the whole record for people.
 #[tool]
 fn lookup(
@@ -29,6 +33,7 @@ fn lookup(
         format!("1 customer named {name}"),
         [ToolArtifact::table("Customer", table)],
     )
+    .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG))
 }
 
 const SCRIPT: &str = r#"{"turns": [
@@ -95,6 +100,10 @@ async fn runs_reach_a_receiver_as_genai_spans_without_artifacts() {
     assert!(!raw.is_empty());
     for text in [String::from_utf8_lossy(&raw).into_owned(), decoded] {
         assert!(!text.contains(CANARY), "an artifact byte was exported");
+        // The model's picture is counted, never exported, at every level: neither its base64
+        // nor its bytes (its PNG header chunk's name).
+        assert!(!text.contains(PICTURE), "a media byte was exported");
+        assert!(!text.contains("IHDR"), "a media byte was exported");
         assert!(
             !text.contains("The lookup found her"),
             "a thought was exported"
@@ -228,11 +237,21 @@ fn check_run(
         tool["toolkit.tool.content_bytes"],
         json!({"intValue": "1 customer named Ada".len().to_string()})
     );
-
     check_contents(privacy, &run, &chat, &tool);
 }
 
 type Attributes = serde_json::Map<String, Value>;
+
+/// The picture the tool showed the model, counted on its span at every level (its bytes are
+/// never exported: the run's check reads the whole export for them).
+fn check_media(tool: &Attributes) {
+    assert_eq!(tool["toolkit.tool.media.count"], json!({"intValue": "1"}));
+    assert_eq!(
+        tool["toolkit.tool.media.types"],
+        json!({"arrayValue": {"values": [{"stringValue": "image/png"}]}})
+    );
+    assert_eq!(tool["toolkit.tool.media.bytes"], json!({"intValue": "69"}));
+}
 
 /// What the two model calls' spans say besides their counts: why each turn ended, the tokens
 /// billed apart, and how much the model thought (never what).
@@ -272,6 +291,7 @@ fn check_turns(first: &Value, last: &Value) {
 
 /// The contents a run's spans carry: none at `metadata`, as they were at `full`.
 fn check_contents(privacy: Privacy, run: &Attributes, chat: &Attributes, tool: &Attributes) {
+    check_media(tool);
     let contents = [
         (run, "gen_ai.input.messages"),
         (chat, "gen_ai.output.messages"),

@@ -8,6 +8,8 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 use regex::RegexBuilder;
 use sha2::{Digest, Sha256, Sha512};
+use toolkit::limits::MEDIA_BUDGET;
+use toolkit::result::{Media, MediaType};
 use toolkit::{ToolContext, ToolResult, tool};
 
 use crate::shared::{
@@ -16,8 +18,8 @@ use crate::shared::{
 };
 use crate::text::HashAlgorithm;
 use crate::workspace::{
-    LineReader, RelativePath, Walked, Workspace, cut_lines_note, io_refusal, not_a_folder, shown,
-    timestamp,
+    CallFile, LineReader, RelativePath, Walked, Workspace, cut_lines_note, io_refusal,
+    not_a_folder, shown, timestamp,
 };
 
 /// Entries `list_directory` reports; a folder with more says so.
@@ -176,8 +178,43 @@ fn not_a_directory_code() -> i32 {
     if cfg!(windows) { 267 } else { 20 }
 }
 
+/// The images `read_file` shows the model, known by their first bytes.
+const IMAGES: [MediaType; 4] = [
+    MediaType::Png,
+    MediaType::Jpeg,
+    MediaType::Gif,
+    MediaType::Webp,
+];
+
+/// An image file for the model to see, whole, when it is within what a result may show it.
+fn read_image(
+    path: &RelativePath,
+    image: MediaType,
+    reader: &mut LineReader<CallFile>,
+) -> Result<ToolResult, ToolResult> {
+    let bytes = reader
+        .rest(MEDIA_BUDGET)
+        .map_err(|error| io_refusal(path, &error))?
+        .ok_or_else(|| {
+            refusal(format!(
+                "\"{}\" is an image ({}) larger than the {MEDIA_BUDGET} bytes a tool result may \
+                 show the model; file_info describes it.",
+                path.shown(),
+                image.mime_type()
+            ))
+        })?;
+    Ok(ToolResult::text(format!(
+        "\"{}\" is an image ({}, {}):",
+        path.shown(),
+        image.mime_type(),
+        plural(bytes.len(), "byte", "bytes")
+    ))
+    .with_media(Media::new(image.mime_type(), bytes)))
+}
+
 /// Reads lines of a text file in the workspace, numbered from 1: `lines` lines (1 to 200) from
 /// `from_line`. Says how many lines the file has, so the next call can ask for the rest.
+/// An image file (PNG, JPEG, GIF, WebP) is shown to you as the image, whole.
 #[tool(read_only, idempotent, group = "files")]
 pub fn read_file(
     /// The file, relative to the workspace root.
@@ -213,10 +250,13 @@ fn read_file_in(
     let file = workspace.open_file(&path)?;
     let mut reader = LineReader::new(file);
     let head = reader.head().map_err(|error| io_refusal(&path, &error))?;
+    if let Some(image) = IMAGES.into_iter().find(|image| image.check(head).is_ok()) {
+        return read_image(&path, image, &mut reader);
+    }
     if looks_binary(head) {
         return Err(refusal(format!(
-            "\"{}\" looks like a binary file; read_file shows text only (file_info and file_hash \
-             describe any file).",
+            "\"{}\" looks like a binary file; read_file shows text only, and images (PNG, JPEG, \
+             GIF, WebP) to the model (file_info and file_hash describe any file).",
             path.shown()
         )));
     }

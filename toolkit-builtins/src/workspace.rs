@@ -529,6 +529,15 @@ impl<R: Read> LineReader<R> {
         self.reader.fill_buf()
     }
 
+    /// Every byte left, when there are at most `limit` of them; `None` past it.
+    pub(crate) fn rest(&mut self, limit: usize) -> io::Result<Option<Vec<u8>>> {
+        let mut bytes = Vec::new();
+        (&mut self.reader)
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)?;
+        Ok((bytes.len() <= limit).then_some(bytes))
+    }
+
     /// Reads the next line into `line` (cleared first): the whole line with its `\n`, or, for
     /// a line longer than [`LINE_BYTES`], its first bytes up to a character boundary. `None`
     /// at the end.

@@ -203,6 +203,56 @@ async fn read_file_validates_its_ranges() {
 }
 
 #[tokio::test]
+async fn read_file_shows_the_model_an_image_whole_and_refuses_one_past_the_budget() {
+    use toolkit::limits::MEDIA_BUDGET;
+    use toolkit_testing::media::PNG;
+    let fixture = Fixture::new();
+    std::fs::write(fixture.root.join("chart.png"), PNG).expect("write");
+    let read = |path: &str| {
+        let arguments = json!({ "path": path }).to_string();
+        let (service, scope) = (&fixture.service, &fixture.scope);
+        async move { service.invoke(scope, "read_file", &arguments).await }
+    };
+    let result = read("chart.png").await;
+    assert!(!result.is_error());
+    assert_eq!(
+        result.content(),
+        "\"chart.png\" is an image (image/png, 69 bytes):"
+    );
+    let shown: Vec<(&str, usize)> = result
+        .wire()
+        .media()
+        .iter()
+        .map(|part| (part.mime_type(), part.len()))
+        .collect();
+    assert_eq!(shown, [("image/png", 69)]);
+    assert!(result.artifacts().is_empty());
+
+    // A JPEG named .txt is an image all the same: its bytes say what it is.
+    std::fs::write(
+        fixture.root.join("photo.txt"),
+        b"\xff\xd8\xff\xe0 and the rest",
+    )
+    .expect("write");
+    assert_eq!(
+        read("photo.txt").await.wire().media()[0].mime_type(),
+        "image/jpeg"
+    );
+
+    // One byte past what a result may show: refused, whole, with no bytes read into it.
+    let mut big = PNG.to_vec();
+    big.resize(MEDIA_BUDGET + 1, 0);
+    std::fs::write(fixture.root.join("big.png"), big).expect("write");
+    let result = read("big.png").await;
+    assert!(result.is_error() && result.wire().media().is_empty());
+    assert_eq!(
+        result.content(),
+        "\"big.png\" is an image (image/png) larger than the 3932160 bytes a tool result may show \
+         the model; file_info describes it."
+    );
+}
+
+#[tokio::test]
 async fn read_file_refuses_folders_binary_files_and_missing_files() {
     let fixture = Fixture::new();
     std::fs::write(fixture.root.join("blob.bin"), b"\x00\x01\x02binary").expect("write");
@@ -211,7 +261,7 @@ async fn read_file_refuses_folders_binary_files_and_missing_files() {
             .call("read_file", json!({"path": "blob.bin"}))
             .await
             .error(),
-        "\"blob.bin\" looks like a binary file; read_file shows text only (file_info and file_hash describe any file)."
+        "\"blob.bin\" looks like a binary file; read_file shows text only, and images (PNG, JPEG, GIF, WebP) to the model (file_info and file_hash describe any file)."
     );
     assert_eq!(
         fixture

@@ -167,8 +167,12 @@ impl Serialize for ToolInvocation {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
 
+        let media = self.wire().media();
         let mut fields = 6;
         if !self.artifacts().is_empty() {
+            fields += 1;
+        }
+        if !media.is_empty() {
             fields += 1;
         }
         let mut invocation = serializer.serialize_struct("ToolInvocation", fields)?;
@@ -177,6 +181,20 @@ impl Serialize for ToolInvocation {
         invocation.serialize_field("arguments", self.arguments())?;
         invocation.serialize_field("content", self.wire())?;
         invocation.serialize_field("is_error", &self.is_error())?;
+        if media.is_empty() {
+            invocation.skip_field("media")?;
+        } else {
+            let shown: Vec<ShownMedia<'_>> = media
+                .iter()
+                .map(|part| ShownMedia {
+                    mime_type: part.mime_type(),
+                    name: part.name(),
+                    bytes: part.len(),
+                    base64: part.base64(),
+                })
+                .collect();
+            invocation.serialize_field("media", &shown)?;
+        }
         if self.artifacts().is_empty() {
             invocation.skip_field("artifacts")?;
         } else {
@@ -185,6 +203,16 @@ impl Serialize for ToolInvocation {
         invocation.serialize_field("duration", &Millis(self.duration))?;
         invocation.end()
     }
+}
+
+/// A media part the model was shown, as a trace keeps it for people: its type, name, size and
+/// bytes.
+#[derive(Serialize)]
+struct ShownMedia<'a> {
+    mime_type: &'a str,
+    name: &'a str,
+    bytes: usize,
+    base64: &'a str,
 }
 
 /// A duration serialised as milliseconds, as every step's is.
