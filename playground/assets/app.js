@@ -130,6 +130,18 @@ function renderStep(step) {
     }
     panel.append(el('p', 'meta', 'Exactly the wire string the model receives (' + formatBytes(new TextEncoder().encode(step.content).length) + '):'));
     panel.append(testId(val('pre', 'wire', step.content), 'wire'));
+    // The media the model saw after the text, checked by the seam: shown as the Artifacts tab
+    // shows media (a raster image, a sound; anything else offered for download only).
+    const media = Array.isArray(step.media) ? step.media : [];
+    if (media.length > 0) {
+      panel.append(el('p', 'meta', 'And the media the model sees after it (' + plural(media.length, 'part', 'parts') + '):'));
+      const shown = testId(el('div', 'model-media'), 'model-media');
+      for (const part of media) {
+        const artifact = { type: 'media', label: String(part.name), data: { mime_type: part.mime_type, base64: part.base64 } };
+        if (isMedia(artifact)) shown.append(renderArtifact(artifact));
+      }
+      panel.append(shown);
+    }
   });
   const count = Array.isArray(step.artifacts) ? step.artifacts.length : (step.artifact_count || 0);
   if (count > 0) {
@@ -162,6 +174,7 @@ function fromInvocation(index, invocation) {
     is_error: invocation.is_error,
     arguments: invocation.arguments,
     content: invocation.content,
+    media: Array.isArray(invocation.media) ? invocation.media : [],
     artifacts: Array.isArray(invocation.artifacts) ? invocation.artifacts : [],
   };
 }

@@ -73,6 +73,20 @@ fn media_corpus() -> ToolResult {
     ToolResult::text_with("media for people", artifacts)
 }
 
+/// Shows the model a picture and a refused SVG, and people a picture of their own.
+#[tool(group = "test")]
+fn model_picture() -> ToolResult {
+    ToolResult::text_with(
+        "A red pixel:",
+        [ToolArtifact::media("for people", "image/png", PNG)],
+    )
+    .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG).named("red.png"))
+    .with_media(toolkit::result::Media::new(
+        "image/svg+xml",
+        "<svg onload=\"window.__pwned=1\"/>",
+    ))
+}
+
 /// A table of 3000 one-cell rows.
 #[tool(group = "test")]
 fn big_table() -> ToolResult {
@@ -359,6 +373,78 @@ async fn media_shows_plays_or_downloads_and_hostile_types_only_download() {
         .await;
     assert_eq!(pwned, json!("undefined"));
     browser.screenshot("inspector-media.png").await;
+    assert_eq!(browser.console().await, Vec::<Value>::new());
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_result_tab_shows_the_media_the_model_saw_apart_from_the_artifacts() {
+    let Some((chromium, driver)) = browser() else {
+        return;
+    };
+    let playground = start_playground().await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    run_raw(&browser, "model_picture", "{}").await;
+    browser
+        .execute(
+            "document.querySelector('[data-testid=step] [data-testid=tab-result]').click();",
+            json!([]),
+        )
+        .await;
+    let result = browser
+        .wait_for(
+            "the model's image to load",
+            r"const panel = document.querySelector('[data-testid=step] [data-testid=panel-result]');
+            const images = Array.from(panel.querySelectorAll('img'));
+            if (images.length === 0 || !images.every((image) => image.complete)) return null;
+            return {
+              wire: panel.querySelector('[data-testid=wire]').textContent,
+              labels: Array.from(panel.querySelectorAll('[data-testid=artifact-label]')).map((n) => n.textContent),
+              info: Array.from(panel.querySelectorAll('[data-testid=media-info]')).map((n) => n.textContent),
+              images: images.map((image) => [image.alt, image.naturalWidth, image.naturalHeight]),
+            };",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        result,
+        json!({
+            "wire": "A red pixel:\n[media 2 (image/svg+xml, 32 bytes) was not shown: it was refused: SVG is a document that can run script, not an image a model is shown]",
+            "labels": ["red.png"],
+            "info": ["image/png, 69 bytes"],
+            "images": [["red.png", 1, 1]],
+        })
+    );
+    browser.screenshot("inspector-result-media.png").await;
+    // The Artifacts tab holds the people's picture and the refused SVG, as a download only.
+    browser
+        .execute(
+            "document.querySelector('[data-testid=step] [data-testid=tab-artifacts]').click();",
+            json!([]),
+        )
+        .await;
+    let artifacts = browser
+        .execute(
+            r"const panel = document.querySelector('[data-testid=step] [data-testid=panel-artifacts]');
+            return {
+              labels: Array.from(panel.querySelectorAll('[data-testid=artifact-label]')).map((n) => n.textContent),
+              images: panel.querySelectorAll('img').length,
+              svg: panel.querySelectorAll('svg').length,
+              pwned: typeof window.__pwned,
+            };",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        artifacts,
+        json!({
+            "labels": ["for people", "Not shown to the model: media 2 (refused)"],
+            "images": 1,
+            "svg": 0,
+            "pwned": "undefined",
+        })
+    );
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
 }
