@@ -91,6 +91,9 @@ ALTER TABLE steps
     ADD COLUMN usage TEXT,
     ADD COLUMN thinking BYTEA;
 ",
+    "
+ALTER TABLE steps ADD COLUMN media TEXT;
+",
 ];
 
 /// Serialises instances migrating one database at once (`pg_advisory_xact_lock`'s key).
@@ -282,7 +285,7 @@ impl PostgresAudit {
             .query(
                 "SELECT idx, kind, name, duration_ms, is_error, arguments, content, \
                  content_bytes, artifact_count, artifact_types, artifacts, stop_reason, usage, \
-                 thinking FROM steps WHERE run_id = $1 ORDER BY idx",
+                 thinking, media FROM steps WHERE run_id = $1 ORDER BY idx",
                 &[&run_id],
             )
             .await?;
@@ -514,6 +517,7 @@ fn step_row(row: &Row) -> StepRow {
         stop_reason: row.get(11),
         usage: read_usage(row.get(12)),
         thinking: text(13),
+        media: read_usage(row.get(14)),
     }
 }
 
@@ -606,7 +610,7 @@ async fn apply(
         Write::Step { run_id, index, row } => {
             let name = row.name.as_deref().map(searchable);
             let count = |value: usize| i64::try_from(value).unwrap_or(i64::MAX);
-            let parameters: [&(dyn ToSql + Sync); 15] = [
+            let parameters: [&(dyn ToSql + Sync); 16] = [
                 run_id,
                 &count(*index),
                 &row.kind,
@@ -622,13 +626,15 @@ async fn apply(
                 &row.stop_reason,
                 &row.usage,
                 &row.thinking.as_deref().map(str::as_bytes),
+                &row.media,
             ];
             let statement = transaction
                 .prepare_cached(
                     "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, \
-                     artifacts, stop_reason, usage, thinking) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                     artifacts, stop_reason, usage, thinking, media) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+                     $16)",
                 )
                 .await?;
             transaction.execute(&statement, &parameters).await?;

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use toolkit::wire::WireMedia;
 use toolkit::{
     RunEvent,
     recording::{CallDecision, Decided, Decider, RunKind, RunStep, ToolInvocation},
@@ -142,6 +143,10 @@ pub struct StepRow {
     pub usage: Option<Value>,
     /// What the model thought before it answered (not at `metadata`).
     pub thinking: Option<String>,
+    /// The media a tool's result showed the model, as `[{mime_type, name, bytes}]` at every
+    /// level, each with its `base64` at `full` only (bytes cannot be masked, so `redacted`
+    /// keeps what `metadata` does).
+    pub media: Option<Value>,
 }
 
 /// A stored step's artifact types and artifacts (JSON texts) as read back; an artifacts text
@@ -236,8 +241,32 @@ fn tool_row(privacy: Privacy, invocation: &ToolInvocation) -> Result<NewRow, ser
         artifact_types: serde_json::to_string(&types)?,
         artifact_count: types.len(),
         artifacts: kept.map(|value| value.to_string()),
+        media: media_row(privacy, invocation.wire().media())?,
         ..NewRow::empty("tool")
     })
+}
+
+/// The media a result showed the model, as this level keeps it (see [`StepRow::media`]); `None`
+/// for a result without media.
+fn media_row(privacy: Privacy, media: &[WireMedia]) -> Result<Option<String>, serde_json::Error> {
+    if media.is_empty() {
+        return Ok(None);
+    }
+    let kept: Vec<Value> = media
+        .iter()
+        .map(|part| {
+            let mut kept = serde_json::json!({
+                "mime_type": part.mime_type(),
+                "name": part.name(),
+                "bytes": part.len(),
+            });
+            if privacy == Privacy::Full {
+                kept["base64"] = Value::from(part.base64());
+            }
+            kept
+        })
+        .collect();
+    serde_json::to_string(&kept).map(Some)
 }
 
 fn step_row(privacy: Privacy, step: &RunStep) -> Result<NewRow, serde_json::Error> {
@@ -368,6 +397,7 @@ pub(crate) struct NewRow {
     pub(crate) stop_reason: Option<String>,
     pub(crate) usage: Option<String>,
     pub(crate) thinking: Option<String>,
+    pub(crate) media: Option<String>,
 }
 
 impl NewRow {
@@ -387,6 +417,7 @@ impl NewRow {
             stop_reason: None,
             usage: None,
             thinking: None,
+            media: None,
         }
     }
 }

@@ -63,12 +63,13 @@ CREATE TABLE IF NOT EXISTS steps (
     stop_reason TEXT,
     usage TEXT,
     thinking TEXT,
+    media TEXT,
     PRIMARY KEY (run_id, idx)
 );
 ";
 
 /// Columns added to `steps` after its first release, each added to a file that lacks it.
-const ADDED_STEP_COLUMNS: [&str; 3] = ["stop_reason", "usage", "thinking"];
+const ADDED_STEP_COLUMNS: [&str; 4] = ["stop_reason", "usage", "thinking", "media"];
 
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -185,7 +186,7 @@ impl SqliteAudit {
             };
             let mut statement = db.prepare(
                 "SELECT idx, kind, name, duration_ms, is_error, arguments, content, content_bytes, \
-                 artifact_count, artifact_types, artifacts, stop_reason, usage, thinking \
+                 artifact_count, artifact_types, artifacts, stop_reason, usage, thinking, media \
                  FROM steps WHERE run_id = ?1 ORDER BY idx",
             )?;
             let steps = statement
@@ -273,8 +274,8 @@ fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()
             &format!(
                 "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, artifacts, \
-                     stop_reason, usage, thinking, finished_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})"
+                     stop_reason, usage, thinking, media, finished_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, {NOW})"
             ),
             params![
                 run_id,
@@ -292,6 +293,7 @@ fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()
                 row.stop_reason,
                 row.usage,
                 row.thinking,
+                row.media,
             ],
         )?,
         Write::Finish {
@@ -352,5 +354,6 @@ fn step_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
         stop_reason: row.get(11)?,
         usage: read_usage(row.get(12)?),
         thinking: row.get(13)?,
+        media: read_usage(row.get(14)?),
     })
 }

@@ -65,6 +65,7 @@ async fn lookup(
             ToolArtifact::text("Note", "mail bob@example.org"),
         ],
     )
+    .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG).named("ada.png"))
 }
 
 const SCRIPT: &str = r#"{"turns": [
@@ -121,6 +122,15 @@ async fn keep(place: &Place, privacy: Privacy) -> (toolkit_audit::RunRow, StepRo
     assert_eq!(step.content_bytes, 322);
     assert_eq!(step.artifact_count, 2);
     assert_eq!(step.artifact_types, ["table", "text"]);
+    // The picture the model was shown: its type, name and size at every level, its bytes at
+    // `full` only.
+    let mut picture = json!({"mime_type": "image/png", "name": "ada.png", "bytes": 69});
+    if privacy == Privacy::Full {
+        picture["base64"] = json!(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+        );
+    }
+    assert_eq!(step.media, Some(json!([picture])));
     match privacy {
         Privacy::Metadata => assert_eq!(run.title, None),
         Privacy::Redacted => assert_eq!(run.title.as_deref(), Some("ask [EMAIL]")),
@@ -543,9 +553,9 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
             name,
             "SELECT version FROM toolkit_audit_migrations ORDER BY version"
         ),
-        Ok("1\n2\n3".to_owned())
+        Ok("1\n2\n3\n4".to_owned())
     );
-    assert_eq!(PostgresAudit::schema_version(), 3);
+    assert_eq!(PostgresAudit::schema_version(), 4);
     // Claims delete expired tokens by their expiry: an index, not a scan.
     assert_eq!(
         server.psql(
@@ -568,7 +578,7 @@ async fn postgres_migrates_once_and_refuses_a_newer_schema() {
         .expect_err("a newer schema");
     assert_eq!(
         refused.to_string(),
-        "audit copy: the database's schema is at version 7; this build knows versions up to 3"
+        "audit copy: the database's schema is at version 7; this build knows versions up to 4"
     );
 }
 
