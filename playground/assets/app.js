@@ -138,7 +138,12 @@ function renderStep(step) {
       const shown = testId(el('div', 'model-media'), 'model-media');
       for (const part of media) {
         const artifact = { type: 'media', label: String(part.name), data: { mime_type: part.mime_type, base64: part.base64 } };
-        if (isMedia(artifact)) shown.append(renderArtifact(artifact));
+        if (isMedia(artifact)) {
+          shown.append(renderArtifact(artifact));
+        } else {
+          // The audit copy keeps the bytes at privacy full only.
+          shown.append(testId(val('p', 'note', notKept(String(part.name) + ' (' + String(part.mime_type) + ')', Number(part.bytes))), 'media-not-kept'));
+        }
       }
       panel.append(shown);
     }

@@ -3,8 +3,8 @@
 //! is compiled and run as a test (the MCP, builtins and recording guides by the crates they
 //! use: `toolkit-mcp`, `toolkit-builtins`, `toolkit-audit`).
 //!
-//! 1. [Writing tools](tools): arguments, state, handles, errors, artifacts, cancellation, progress
-//!    and log lines, questions to the person.
+//! 1. [Writing tools](tools): arguments, state, handles, errors, artifacts, images for the model,
+//!    cancellation, progress and log lines, questions to the person.
 //! 2. [The loop](the_loop): providers, streaming, approvals, resume, policies.
 //! 3. [MCP both ways](mcp): serving your tools to hosts, views, elicitation, long calls as
 //!    tasks (`#[tool(task)]`), fleets; using MCP servers' tools in the loop.
