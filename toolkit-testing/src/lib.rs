@@ -12,6 +12,7 @@
 
 pub mod browser;
 pub mod git;
+pub mod golden;
 pub mod haproxy;
 pub mod http;
 pub mod mcp;

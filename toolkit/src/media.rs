@@ -468,8 +468,8 @@ const NOT_SHOWN_LABEL: &str = "Not shown to the model: media";
 /// checked: the model reads it as it reads content.
 pub(crate) fn bound_media(media: Vec<Media>, filter: Option<&dyn ContentFilter>) -> BoundedMedia {
     let mut bounded = BoundedMedia::default();
-    let mut budget = 0_usize;
-    let mut text_budget = 0_usize;
+    let mut media_used = 0_usize;
+    let mut text_used = 0_usize;
     let mut noted = 0_usize;
     for (offset, mut part) in media.into_iter().enumerate() {
         let index = offset + 1;
@@ -480,23 +480,18 @@ pub(crate) fn bound_media(media: Vec<Media>, filter: Option<&dyn ContentFilter>)
             Ok(_) if bounded.shown.len() == MEDIA_PARTS => Err(format!(
                 "a tool result shows the model at most {MEDIA_PARTS} media parts"
             )),
-            Ok(wire) if wire.media_type.is_text() => {
-                if text_budget + wire.len > CONTENT_LIMIT {
-                    Err(format!(
-                        "a tool result shows the model at most {CONTENT_LIMIT} bytes of text files"
-                    ))
-                } else {
-                    text_budget += wire.len;
-                    Ok(wire)
-                }
-            }
             Ok(wire) => {
-                if budget + wire.len > MEDIA_BUDGET {
+                let (used, limit, what) = if wire.media_type.is_text() {
+                    (&mut text_used, CONTENT_LIMIT, "bytes of text files")
+                } else {
+                    (&mut media_used, MEDIA_BUDGET, "bytes of media")
+                };
+                if *used + wire.len > limit {
                     Err(format!(
-                        "a tool result shows the model at most {MEDIA_BUDGET} bytes of media"
+                        "a tool result shows the model at most {limit} {what}"
                     ))
                 } else {
-                    budget += wire.len;
+                    *used += wire.len;
                     Ok(wire)
                 }
             }

@@ -381,20 +381,8 @@ fn conversation() -> Vec<ChatMessage> {
 
 /// The bytes of `body` against `tests/golden/bodies/NAME`; `UPDATE_GOLDEN=1` rewrites the file.
 fn golden_body(name: &str, body: &[u8]) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/bodies")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, body).expect("write golden file");
-    }
-    let expected = std::fs::read(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}; run with UPDATE_GOLDEN=1", path.display()));
-    assert!(
-        expected == body,
-        "{} differs; run with UPDATE_GOLDEN=1 and read the diff:\n{}",
-        path.display(),
-        String::from_utf8_lossy(body)
-    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/bodies");
+    toolkit_testing::golden::assert_golden(&path.join(name), body);
 }
 
 /// Each wire's body for a result with media is exactly its golden file, streamed or not: the

@@ -181,25 +181,11 @@ fn a_description_openai_would_refuse_is_refused_before_anything_is_sent() {
 }
 
 /// The bytes of `body` against `tests/golden/bodies/NAME`; `UPDATE_GOLDEN=1` rewrites the file
-/// (read the diff after).
+/// (read the diff after). The golden file is the exact bytes sent: a reformatted body is not
+/// what the server gets.
 fn golden_body(name: &str, body: &[u8]) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/bodies")
-        .join(name);
-    // One line per top-level field would hide nothing and read better, but the golden file
-    // is the exact bytes sent: a reformatted body is not what the server gets.
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folder");
-        std::fs::write(&path, body).expect("write golden file");
-    }
-    let expected = std::fs::read(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}; run with UPDATE_GOLDEN=1", path.display()));
-    assert!(
-        expected == body,
-        "{} differs; run with UPDATE_GOLDEN=1 and read the diff:\n{}",
-        path.display(),
-        String::from_utf8_lossy(body)
-    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/bodies");
+    toolkit_testing::golden::assert_golden(&path.join(name), body);
 }
 
 /// Every wire's body for one conversation holding each kind of message, whole and streamed,

@@ -207,18 +207,7 @@ fn golden(name: &str, actual: &serde_json::Value) {
         .join("tests/golden")
         .join(name);
     let actual = format!("{}\n", serde_json::to_string_pretty(actual).expect("json"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &actual).expect("write golden file");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}; run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(
-        actual,
-        expected,
-        "{} differs; run with UPDATE_GOLDEN=1 and read the diff",
-        path.display()
-    );
+    toolkit_testing::golden::assert_golden(&path, actual.as_bytes());
 }
 
 #[test]
