@@ -262,14 +262,20 @@ fn media_block(part: &WireMedia) -> ContentBlock {
 }
 
 /// The URI of the resource a media part's name gives: a name that starts with a scheme
-/// (`test://report`, `file:///tmp/a.pdf`) as it is, another as `toolkit:media/<name>`.
+/// (`test://report`, `file:///tmp/a.pdf`) as it is, another as `toolkit:media/<name>`. A
+/// scheme a host might run or load (`javascript:`, `data:`, `vbscript:`, `blob:`) is not taken
+/// as one: such a name is prefixed too.
 fn resource_uri(name: &str) -> String {
+    const ACTIVE: [&str; 4] = ["javascript", "data", "vbscript", "blob"];
     let scheme = name.split_once(':').map(|(scheme, _)| scheme);
     let has_scheme = scheme.is_some_and(|scheme| {
         scheme.starts_with(|first: char| first.is_ascii_alphabetic())
             && scheme
                 .bytes()
                 .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
+            && !ACTIVE
+                .iter()
+                .any(|active| scheme.eq_ignore_ascii_case(active))
     });
     if has_scheme {
         name.to_owned()
@@ -349,6 +355,23 @@ pub(crate) async fn kept(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_media_name_is_a_resource_uri_only_with_a_scheme_a_host_will_not_run() {
+        assert_eq!(resource_uri("test://embedded"), "test://embedded");
+        assert_eq!(resource_uri("file:///tmp/a.pdf"), "file:///tmp/a.pdf");
+        assert_eq!(resource_uri("report.pdf"), "toolkit:media/report.pdf");
+        assert_eq!(resource_uri("1x:y"), "toolkit:media/1x:y");
+        for active in [
+            "javascript:alert(1)",
+            "JavaScript:alert(1)",
+            "data:text/html,x",
+            "vbscript:x",
+            "blob:x",
+        ] {
+            assert_eq!(resource_uri(active), format!("toolkit:media/{active}"));
+        }
+    }
 
     /// The contents of each `<tag>..</tag>` in `html`, in order.
     fn inline(html: &str, tag: &str) -> Vec<String> {
