@@ -578,6 +578,76 @@ async fn refusals_and_missing_decisions_get_the_seed_strings() {
     }
 }
 
+/// Takes a snapshot: a picture for the model, and one for people whose bytes hold a canary.
+#[tool]
+fn snapshot() -> ToolResult {
+    ToolResult::text_with(
+        "the snapshot",
+        [ToolArtifact::media(
+            "Full size",
+            "image/png",
+            toolkit_testing::media::png_with("ARTIFACT-CANARY-snapshot"),
+        )],
+    )
+    .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG))
+}
+
+#[tokio::test]
+async fn a_sealed_token_carries_the_models_media_and_no_artifact_byte_and_the_resume_shows_it_again()
+ {
+    use base64::Engine as _;
+    let script = r#"{"turns": [
+        {"tool_calls": [
+            {"id": "snap", "name": "snapshot", "arguments": {}},
+            {"id": "del", "name": "delete_all", "arguments": {"target": "db"}}
+        ]},
+        {"content": "finished"}
+    ]}"#;
+    let (service, provider) = service(script);
+    let suspended = service
+        .run(&provider, RunRequest::new("snap then clean"))
+        .await
+        .unwrap();
+    let token = suspended.suspension.expect("a suspension").token;
+    let payload = String::from_utf8_lossy(&base64_payload(&token)).into_owned();
+    let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let hidden = encode(&toolkit_testing::media::png_with(
+        "ARTIFACT-CANARY-snapshot",
+    ));
+    assert!(!payload.contains("ARTIFACT-CANARY") && !payload.contains(&hidden));
+    // The picture the model was shown is sealed, so the resumed run shows it again.
+    assert!(payload.contains(&encode(toolkit_testing::media::PNG)));
+    let resumed = service
+        .resume(
+            &ScriptedProvider::from_json(script).unwrap(),
+            &token,
+            &[Decision::approve("del")],
+            toolkit::ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed.content, "finished");
+    let shown: Vec<(&str, Vec<(&str, usize)>)> = resumed
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            ChatMessage::ToolResult(result) => Some((
+                result.call_id(),
+                result
+                    .wire()
+                    .media()
+                    .iter()
+                    .map(|part| (part.mime_type(), part.len()))
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown, [("snap", vec![("image/png", 69)]), ("del", vec![])]);
+    let messages = serde_json::to_string(&resumed.messages).unwrap();
+    assert!(!messages.contains("ARTIFACT-CANARY") && !messages.contains(&hidden));
+}
+
 fn base64_payload(token: &str) -> Vec<u8> {
     use base64::Engine as _;
     let payload = token.split('.').nth(1).unwrap();
