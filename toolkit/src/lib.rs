@@ -3,10 +3,12 @@
 //! LLM tool calling where what a tool *shows* (tables, texts: artifacts) can never reach the model
 //! provider, and the compiler proves it.
 //!
-//! A tool returns one [`ToolResult`]: a provider-facing string, an error flag and run-only
+//! A tool returns one [`ToolResult`]: a provider-facing string (with, when the model is to see
+//! them, [`Media`](result::Media): images, sounds, files), an error flag and run-only
 //! [`ToolArtifact`]s. Only the [`Seam`] runs tools; it checks each call, executes it, and bounds
-//! both channels (50 000 bytes each) before anything leaves the process. The only thing a
-//! tool-result message accepts is a [`WireString`], and only the seam makes one. Above it,
+//! both channels (50 000 bytes each; media to budgets of its own) before anything leaves the
+//! process. The only thing a tool-result message accepts is a [`WireString`], and only the seam
+//! makes one, its checked media included. Above it,
 //! [`ToolLoopService`] runs the loop with a model, and its [`Recorder`] is the one pipeline that
 //! takes a call's artifacts to people: the run's trace, the event stream and each [`Sink`]. (Code
 //! that calls the seam itself holds a call's bounded artifacts in its [`BoundedResult`]; nothing
