@@ -54,7 +54,8 @@ async fn greets_later(context: &ToolContext) -> Result<String, String> {
     Ok(format!("Hello, {}!", answer.name))
 }
 
-/// Works for 300 ms, then answers with a text for the model and artifacts for people only.
+/// Works for 300 ms, then answers with a text and a picture for the model, and artifacts (a
+/// picture among them) for people only.
 #[tool(task)]
 async fn shows_people() -> ToolResult {
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -64,8 +65,19 @@ async fn shows_people() -> ToolResult {
         [
             ToolArtifact::table("CANARY-TASK-LABEL", table),
             ToolArtifact::text("note", "CANARY-TASK-TEXT"),
+            ToolArtifact::media("picture", "image/png", canary_picture()),
         ],
     )
+    .with_media(toolkit::result::Media::png(toolkit_testing::media::PNG))
+}
+
+fn canary_picture() -> Vec<u8> {
+    toolkit_testing::media::png_with("CANARY-TASK-PICTURE")
+}
+
+fn base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// Answers at once, but only ever as a task.
@@ -394,12 +406,16 @@ async fn a_tasks_result_carries_no_artifact_byte() {
         done["result"],
         json!({
             "resultType": "complete",
-            "content": [{"type": "text", "text": "for the model"}],
+            "content": [
+                {"type": "text", "text": "for the model"},
+                {"type": "image", "data": base64(toolkit_testing::media::PNG), "mimeType": "image/png"},
+            ],
             "isError": false
         })
     );
     for answer in [created, done] {
         let text = answer.to_string();
         assert!(!text.contains("CANARY-TASK"), "{text}");
+        assert!(!text.contains(&base64(&canary_picture())), "{text}");
     }
 }
