@@ -126,10 +126,10 @@ function renderStep(step) {
   addTab('Result', (panel) => {
     if (step.content === null || step.content === undefined) {
       panel.append(el('p', 'note', notKept('The wire string', step.content_bytes)));
-      return;
+    } else {
+      panel.append(el('p', 'meta', 'Exactly the wire string the model receives (' + formatBytes(new TextEncoder().encode(step.content).length) + '):'));
+      panel.append(testId(val('pre', 'wire', step.content), 'wire'));
     }
-    panel.append(el('p', 'meta', 'Exactly the wire string the model receives (' + formatBytes(new TextEncoder().encode(step.content).length) + '):'));
-    panel.append(testId(val('pre', 'wire', step.content), 'wire'));
     // The media the model saw after the text, checked by the seam: shown as the Artifacts tab
     // shows media (a raster image, a sound; anything else offered for download only).
     const media = Array.isArray(step.media) ? step.media : [];

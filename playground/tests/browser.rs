@@ -445,8 +445,56 @@ async fn the_result_tab_shows_the_media_the_model_saw_apart_from_the_artifacts()
             "pwned": "undefined",
         })
     );
+    // The runs history shows the same from the audit copy (kept at `full`)...
+    assert_eq!(
+        history_result_media(&browser, &playground).await,
+        json!({"images": [["red.png", 1, 1]], "not_kept": []})
+    );
     assert_eq!(browser.console().await, Vec::<Value>::new());
     browser.quit().await;
+
+    // ...and at `metadata`, says that the bytes were not kept.
+    let playground = common::start_playground_with(false, toolkit_audit::Privacy::Metadata).await;
+    let browser = Browser::start(&chromium, &driver).await;
+    browser.open(&format!("{}/", playground.url)).await;
+    run_raw(&browser, "model_picture", "{}").await;
+    assert_eq!(
+        history_result_media(&browser, &playground).await,
+        json!({"images": [], "not_kept": ["red.png (image/png) not kept at privacy metadata (69 bytes)"]})
+    );
+    browser.quit().await;
+}
+
+/// The Result tab of the latest run's tool step in the runs history: its images and its notes
+/// of media whose bytes were not kept.
+async fn history_result_media(browser: &Browser, playground: &common::Playground) -> Value {
+    let runs = playground.audit.runs(1).expect("runs");
+    browser
+        .goto(&format!("{}/runs?run={}", playground.url, runs[0].run_id))
+        .await;
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            json!([]),
+        )
+        .await;
+    browser
+        .click("#steps > li[data-kind=tool] [data-testid=tab-result]")
+        .await;
+    browser
+        .wait_for(
+            "its images to load",
+            r"const panel = document.querySelector('#steps > li[data-kind=tool] [data-testid=panel-result]');
+            const images = Array.from(panel.querySelectorAll('img'));
+            if (!images.every((image) => image.complete)) return null;
+            return {
+              images: images.map((image) => [image.alt, image.naturalWidth, image.naturalHeight]),
+              not_kept: Array.from(panel.querySelectorAll('[data-testid=media-not-kept]')).map((n) => n.textContent),
+            };",
+            json!([]),
+        )
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
