@@ -386,8 +386,11 @@ fn every_bomb_ends_within_its_timeout_under_the_memory_ceiling_with_no_work_left
             bomb.name,
             report.answer
         );
+        // Within its own timeout (with a second for the answer to come back): the 3 GiB line
+        // is given 30 s to be read to its end, and takes about 9 to 12 s in a debug build on
+        // two cores.
         assert!(
-            report.elapsed <= TIMEOUT + Duration::from_secs(1),
+            report.elapsed <= bomb.timeout + Duration::from_secs(1),
             "{report:?}"
         );
         assert!(report.peak_kib <= CEILING_KIB, "{report:?}");
