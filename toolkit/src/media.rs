@@ -336,7 +336,9 @@ pub struct WireMedia {
 
 impl WireMedia {
     /// Checks one part; `index` counts the call's parts from 1 (for the default name).
-    fn checked(media: &Media, index: usize) -> Result<Self, MediaRefusal> {
+    /// Checks one part's type, bytes and name, without encoding it: its type, and its name
+    /// (`index` counts the call's parts from 1, for the default name).
+    fn check(media: &Media, index: usize) -> Result<(MediaType, String), MediaRefusal> {
         let media_type = MediaType::parse(&media.mime_type)?;
         if media.bytes.is_empty() {
             return Err(MediaRefusal::Empty);
@@ -347,14 +349,19 @@ impl WireMedia {
             Some(_) => return Err(MediaRefusal::BadName),
             None => format!("media-{index}.{}", media_type.extension()),
         };
-        Ok(Self {
+        Ok((media_type, name))
+    }
+
+    /// A checked part, its bytes encoded once for every wire.
+    fn encoded(media_type: MediaType, name: String, bytes: &[u8]) -> Self {
+        Self {
             media_type,
             base64: base64::engine::general_purpose::STANDARD
-                .encode(&media.bytes)
+                .encode(bytes)
                 .into(),
-            len: media.bytes.len(),
+            len: bytes.len(),
             name: name.into(),
-        })
+        }
     }
 
     /// The checked type.
@@ -476,23 +483,24 @@ pub(crate) fn bound_media(media: Vec<Media>, filter: Option<&dyn ContentFilter>)
         if let Some(filter) = filter {
             filter_text(&mut part, filter);
         }
-        let why = match WireMedia::checked(&part, index) {
+        // Parts past a bound are never encoded: only what the model is shown is.
+        let why = match WireMedia::check(&part, index) {
             Ok(_) if bounded.shown.len() == MEDIA_PARTS => Err(format!(
                 "a tool result shows the model at most {MEDIA_PARTS} media parts"
             )),
-            Ok(wire) => {
-                let (used, limit, what) = if wire.media_type.is_text() {
+            Ok((media_type, name)) => {
+                let (used, limit, what) = if media_type.is_text() {
                     (&mut text_used, CONTENT_LIMIT, "bytes of text files")
                 } else {
                     (&mut media_used, MEDIA_BUDGET, "bytes of media")
                 };
-                if *used + wire.len > limit {
+                if *used + part.bytes.len() > limit {
                     Err(format!(
                         "a tool result shows the model at most {limit} {what}"
                     ))
                 } else {
-                    *used += wire.len;
-                    Ok(wire)
+                    *used += part.bytes.len();
+                    Ok(WireMedia::encoded(media_type, name, &part.bytes))
                 }
             }
             Err(refusal) => {
