@@ -472,13 +472,7 @@ async fn history_result_media(browser: &Browser, playground: &common::Playground
     browser
         .goto(&format!("{}/runs?run={}", playground.url, runs[0].run_id))
         .await;
-    browser
-        .wait_for(
-            "the run",
-            "return document.getElementById('run-title').dataset.loaded;",
-            json!([]),
-        )
-        .await;
+    common::run_loaded(browser).await;
     browser
         .click("#steps > li[data-kind=tool] [data-testid=tab-result]")
         .await;
@@ -652,13 +646,7 @@ async fn scripted_loop_streams_every_step_and_lands_in_the_runs_history() {
     browser
         .goto(&format!("{}/runs?run={}", playground.url, runs[0].run_id))
         .await;
-    browser
-        .wait_for(
-            "the run",
-            "return document.getElementById('run-title').dataset.loaded;",
-            json!([]),
-        )
-        .await;
+    common::run_loaded(&browser).await;
     let kinds = browser
         .execute("return Array.from(document.querySelectorAll('#steps > li')).map((s) => s.dataset.kind);", json!([]))
         .await;
@@ -714,13 +702,7 @@ async fn unknown_artifact_types_and_wrong_shapes_render_as_json_text() {
     browser
         .goto(&format!("{}/runs?run=imported-1", playground.url))
         .await;
-    browser
-        .wait_for(
-            "the run",
-            "return document.getElementById('run-title').dataset.loaded;",
-            json!([]),
-        )
-        .await;
+    common::run_loaded(&browser).await;
     browser.click("[data-testid=tab-artifacts]").await;
     let shown = browser.execute(READ_STEP, json!([])).await;
     assert_eq!(

@@ -830,13 +830,7 @@ async fn the_history_searches_pages_exports_and_compares() {
     browser.fill("#run-search", "UUID").await;
     browser.wait_text("#run-total", "(1)").await;
     browser.click("#run-list button").await;
-    browser
-        .wait_for(
-            "the run",
-            "return document.getElementById('run-title').dataset.loaded;",
-            json!([]),
-        )
-        .await;
+    common::run_loaded(&browser).await;
     browser.click("#run-export").await;
     let exported = browser
         .execute("return JSON.parse(window.__downloaded);", json!([]))
@@ -887,13 +881,7 @@ async fn at_metadata_the_history_shows_the_sizes_it_keeps() {
     browser
         .open(&format!("{}/runs?run={}", playground.url, run.run_id))
         .await;
-    browser
-        .wait_for(
-            "the run",
-            "return document.getElementById('run-title').dataset.loaded;",
-            json!([]),
-        )
-        .await;
+    common::run_loaded(&browser).await;
     let notes = browser
         .execute(
             r"const step = document.querySelector('#steps [data-testid=step]');

@@ -185,3 +185,14 @@ async fn launch(
         port: address.port(),
     }
 }
+
+/// Waits until the runs page has loaded the run it shows.
+pub async fn run_loaded(browser: &Browser) {
+    browser
+        .wait_for(
+            "the run",
+            "return document.getElementById('run-title').dataset.loaded;",
+            serde_json::json!([]),
+        )
+        .await;
+}
