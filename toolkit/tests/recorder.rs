@@ -897,3 +897,205 @@ async fn every_entry_point_records_each_step_to_the_sinks_then_the_stream_then_t
     assert_eq!(kept, ["step_started#4", "step_finished#4", "done"]);
     assert_eq!(finished_kinds(&kept), trace_kinds(&aborted.trace));
 }
+
+/// A sink that keeps a call's run whole: each write it made, as the names of its events; it
+/// fails every write while `failing` is set.
+#[derive(Default)]
+struct Whole {
+    writes: Mutex<Vec<Vec<String>>>,
+    failing: std::sync::atomic::AtomicBool,
+}
+
+impl Whole {
+    fn writes(&self) -> Vec<Vec<String>> {
+        self.writes.lock().unwrap().clone()
+    }
+
+    fn fail(&self, failing: bool) {
+        self.failing
+            .store(failing, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn write(&self, names: Vec<String>) -> Result<(), BackendError> {
+        if self.failing.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(BackendError::new("the database is down"));
+        }
+        self.writes.lock().unwrap().push(names);
+        Ok(())
+    }
+}
+
+impl Sink for Whole {
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
+        Box::pin(async move { self.write(vec![name_of(event)]) })
+    }
+
+    fn keeps_runs_whole(&self) -> bool {
+        true
+    }
+
+    fn record_run<'a>(&'a self, events: &'a [Arc<RunEvent>]) -> BackendFuture<'a, ()> {
+        Box::pin(async move {
+            // Slow, so that an event shown before it is kept would be seen first.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            self.write(events.iter().map(|event| name_of(event)).collect())
+        })
+    }
+}
+
+static TALLY: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its runs (apart from `counted`, which other tests call at the same time).
+#[tool]
+fn tallied() -> ToolResult {
+    TALLY.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    ToolResult::text("tallied")
+}
+
+const WHOLE_CALL: [&str; 4] = ["run_started", "step_started#0", "tool_invoked#0", "done"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_is_kept_whole_in_one_write_before_its_step_is_shown() {
+    let sink = Arc::new(Whole::default());
+    let service = Arc::new(service().with_sink(sink.clone()));
+    let mut events = service.subscribe();
+    let kept_by_sink = Arc::clone(&sink);
+    let watcher = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Ok(event) = events.recv().await {
+            let name = name_of(&event);
+            let kept = kept_by_sink.writes().concat().contains(&name);
+            // A start shows nothing a call did: it is shown as it happens, and kept with the
+            // rest of the run; the step and the end only once they are kept.
+            let starts = name == "run_started" || name.starts_with("step_started");
+            assert_eq!(kept, !starts, "{name} shown when kept is {kept}");
+            seen.push(name);
+            if matches!(*event, RunEvent::Done { .. }) {
+                return seen;
+            }
+        }
+        seen
+    });
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let observed = service
+        .call_observed(&scope, "mcp", &ToolCall::new("1", "shows", "{}"))
+        .await;
+    assert!(!observed.unkept());
+    assert_eq!(observed.content(), "shown");
+    assert_eq!(watcher.await.expect("watched"), WHOLE_CALL);
+    assert_eq!(sink.writes(), [WHOLE_CALL]);
+}
+
+#[tokio::test]
+async fn while_a_sink_fails_a_call_runs_only_once_its_start_is_kept() {
+    let ran = || TALLY.load(std::sync::atomic::Ordering::SeqCst);
+    let sink = Arc::new(Whole::default());
+    let service = service().with_sink(sink.clone());
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let call = ToolCall::new("1", "tallied", "{}");
+    // The database goes down: the first call after it ran, and its result is withheld.
+    sink.fail(true);
+    let before = ran();
+    let first = service.call_observed(&scope, "mcp", &call).await;
+    assert_eq!(ran(), before + 1, "ran once");
+    assert!(first.unkept() && first.is_error());
+    assert_eq!(
+        first.content(),
+        "Error: tool \"tallied\" ran, but the record this service keeps of every call could not \
+         be written, so its result is withheld."
+    );
+    // While it stays down, a call's start is kept alone first, and a call whose start cannot be
+    // kept does not run.
+    let second = service.call_observed(&scope, "mcp", &call).await;
+    assert_eq!(ran(), before + 1, "not run");
+    assert_eq!(
+        second.content(),
+        "Error: tool \"tallied\" was not run: the record this service keeps of every call could \
+         not be written. Try again later."
+    );
+    assert!(sink.writes().is_empty());
+    // Back: the next call's start is kept alone, and it runs; once a write succeeded, calls are
+    // kept whole again.
+    sink.fail(false);
+    let third = service.call_observed(&scope, "mcp", &call).await;
+    assert_eq!(third.content(), "tallied");
+    let fourth = service.call_observed(&scope, "mcp", &call).await;
+    assert_eq!(fourth.content(), "tallied");
+    assert_eq!(ran(), before + 3);
+    let one_by_one: Vec<Vec<&str>> = WHOLE_CALL.iter().map(|name| vec![*name]).collect();
+    let mut expected = one_by_one.clone();
+    expected.push(WHOLE_CALL.to_vec());
+    assert_eq!(sink.writes(), expected);
+}
+
+#[tokio::test]
+async fn a_sink_that_keeps_events_one_by_one_still_keeps_a_start_before_the_call_runs() {
+    let ran = || TALLY.load(std::sync::atomic::Ordering::SeqCst);
+    let whole = Arc::new(Whole::default());
+    let service = service()
+        .with_sink(whole.clone())
+        .with_sink(Arc::new(Refuses {
+            fails: |name| name == "run_started",
+        }));
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let before = ran();
+    let observed = service
+        .call_observed(&scope, "mcp", &ToolCall::new("1", "tallied", "{}"))
+        .await;
+    assert_eq!(ran(), before, "not run");
+    assert_eq!(
+        observed.content(),
+        "Error: tool \"tallied\" was not run: the record this service keeps of every call could \
+         not be written. Try again later."
+    );
+    // The sink that keeps runs whole keeps this one too: what was asked, and that it did not run.
+    assert_eq!(whole.writes(), [WHOLE_CALL]);
+    let kept = Arc::new(Slow::default());
+    let service = service_of_sinks(whole.clone(), kept.clone());
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    let observed = service
+        .call_observed(&scope, "mcp", &ToolCall::new("2", "tallied", "{}"))
+        .await;
+    assert_eq!(observed.content(), "tallied");
+    assert_eq!(*kept.kept.lock().unwrap(), WHOLE_CALL);
+    assert_eq!(whole.writes(), [WHOLE_CALL, WHOLE_CALL]);
+}
+
+fn service_of_sinks(whole: Arc<Whole>, one_by_one: Arc<Slow>) -> ToolLoopService {
+    service().with_sink(whole).with_sink(one_by_one)
+}
+
+#[tokio::test]
+async fn an_approved_call_is_kept_whole_with_the_decision_that_let_it_run() {
+    let sink = Arc::new(Whole::default());
+    let service = service().with_sink(sink.clone());
+    let scope = service
+        .seam()
+        .scope_offering(ToolContext::new(), ["guarded"])
+        .expect("a scope");
+    let question = service
+        .question(&scope, "test", ToolCall::new("1", "guarded", "{}"))
+        .await
+        .expect("asked");
+    let observed = service
+        .answer(
+            &scope,
+            "test",
+            question,
+            Some(toolkit::approval::Choice::Approve),
+        )
+        .await
+        .expect("decided");
+    assert_eq!(observed.content(), "done");
+    assert_eq!(
+        sink.writes(),
+        [[
+            "run_started",
+            "step_started#0",
+            "step_finished#0",
+            "step_started#1",
+            "tool_invoked#1",
+            "done"
+        ]]
+    );
+}

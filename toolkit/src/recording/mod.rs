@@ -8,13 +8,15 @@
 //! Every run, a loop or one call made outside a loop (MCP, the inspector's one-tool runs), is
 //! recorded by one `Recording`, and every step it records goes, in this order, to each
 //! registered [`Sink`] (the persisted audit copy: committed before anything is shown), to the
-//! event stream (one [`RunEvent`] per message), and to the run's [`RunTrace`]. The one shortcut:
-//! a call nobody keeps or watches is not recorded at all, and its caller gets the seam's result.
+//! event stream (one [`RunEvent`] per message), and to the run's [`RunTrace`]. A sink that keeps
+//! runs whole ([`Sink::keeps_runs_whole`]) is given a call's run in one piece once the call ran,
+//! before its step is shown. The one shortcut: a call nobody keeps or watches is not recorded at
+//! all, and its caller gets the seam's result.
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::join_all;
@@ -50,9 +52,72 @@ use events::{Called, Channel};
 /// question) is never answered as a success that a sink did not keep: it does not run when its
 /// start cannot be kept, and answers an error when a later event cannot
 /// ([`ObservedCall::unkept`]).
+///
+/// A database keeps a call made outside a loop faster in one write than in three (its start,
+/// its step, its end: a commit each). A sink that says it [keeps runs whole](Self::keeps_runs_whole)
+/// is given such a run once the call ran, every event of it at once ([`record_run`](Self::record_run)),
+/// and the call's step and end are shown only once it kept them. Its start is then not kept
+/// before the call runs, except while the last write of a sink failed (say, its database is
+/// down): then the start is kept alone first, and a call whose start cannot be kept does not run.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolkit::{RunEvent, Sink, shared::BackendFuture};
+///
+/// /// Keeps the tool name of every call's run, a whole run at once.
+/// #[derive(Default)]
+/// struct Titles(Mutex<Vec<String>>);
+///
+/// impl Titles {
+///     /// One lock, taken once: all of these events or none.
+///     fn keep<'a>(&self, events: impl Iterator<Item = &'a RunEvent>) -> BackendFuture<'a, ()> {
+///         let mut titles = self.0.lock().unwrap();
+///         for event in events {
+///             if let RunEvent::RunStarted { title, .. } = event {
+///                 titles.push(title.clone());
+///             }
+///         }
+///         Box::pin(async { Ok(()) })
+///     }
+/// }
+///
+/// impl Sink for Titles {
+///     fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
+///         self.keep(std::iter::once(event))
+///     }
+///
+///     fn keeps_runs_whole(&self) -> bool {
+///         true
+///     }
+///
+///     fn record_run<'a>(&'a self, events: &'a [Arc<RunEvent>]) -> BackendFuture<'a, ()> {
+///         self.keep(events.iter().map(|event| &**event))
+///     }
+/// }
+/// ```
 pub trait Sink: Send + Sync {
     /// Keeps what `event` reports (or ignores it).
     fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()>;
+
+    /// Whether this sink keeps the run of a call made outside a loop in one write, given to
+    /// [`record_run`](Self::record_run) once the call ran, rather than event by event as it
+    /// happens. The default, `false`, suits a sink that keeps an event without waiting (an
+    /// export) or that must see a run start as it starts.
+    fn keeps_runs_whole(&self) -> bool {
+        false
+    }
+
+    /// Keeps `events`, every event of one run in the run's order, in one write: all of them or
+    /// none. Called only when [`keeps_runs_whole`](Self::keeps_runs_whole) says so; the default
+    /// keeps each with [`record`](Self::record) in turn, up to the first that fails.
+    fn record_run<'a>(&'a self, events: &'a [Arc<RunEvent>]) -> BackendFuture<'a, ()> {
+        Box::pin(async move {
+            for event in events {
+                self.record(event).await?;
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Records runs: fans every step out to the registered [`Sink`]s, the event stream and the
@@ -60,6 +125,9 @@ pub trait Sink: Send + Sync {
 pub struct Recorder {
     events: Channel,
     sinks: Vec<Arc<dyn Sink>>,
+    /// Whether the last write of a sink failed: then a call's run is kept event by event, its
+    /// start before it runs.
+    failing: AtomicBool,
 }
 
 impl Default for Recorder {
@@ -67,6 +135,7 @@ impl Default for Recorder {
         Self {
             events: Channel::new(crate::limits::EVENT_BUFFER),
             sinks: Vec::new(),
+            failing: AtomicBool::new(false),
         }
     }
 }
@@ -112,20 +181,58 @@ impl Recorder {
             return true;
         }
         let event = Arc::new(event());
-        let mut kept = true;
-        for sink in &self.sinks {
-            if let Err(error) = sink.record(&event).await {
+        let kept = self.keep(&event, |_| true).await;
+        self.events.send(event);
+        kept
+    }
+
+    /// Gives `event` to the sinks `chosen` picks, in turn: whether each kept it. A sink that
+    /// could not is logged and reported to subscribers.
+    async fn keep(&self, event: &RunEvent, chosen: impl Fn(&dyn Sink) -> bool) -> bool {
+        let (mut kept, mut asked) = (true, false);
+        for sink in self.sinks.iter().filter(|sink| chosen(sink.as_ref())) {
+            asked = true;
+            if let Err(error) = sink.record(event).await {
                 tracing::error!(run_id = %event.run_id(), %error, "a sink could not keep an event");
-                let report = RunEvent::Error {
-                    run_id: event.run_id().clone(),
-                    message: format!("a sink could not keep this run's event: {error}"),
-                };
-                self.events.send(Arc::new(report));
+                self.unkept(event.run_id(), &format!("event: {error}"));
                 kept = false;
             }
         }
-        self.events.send(event);
+        if asked {
+            self.failing.store(!kept, Ordering::Relaxed);
+        }
         kept
+    }
+
+    /// Gives the sinks that keep runs whole the run of one call (`events`): whether each kept
+    /// it.
+    async fn keep_run(&self, run_id: &RunId, events: &[Arc<RunEvent>]) -> bool {
+        let mut kept = true;
+        for sink in self.sinks.iter().filter(|sink| sink.keeps_runs_whole()) {
+            if let Err(error) = sink.record_run(events).await {
+                tracing::error!(%run_id, %error, "a sink could not keep a run");
+                self.unkept(run_id, &format!("events: {error}"));
+                kept = false;
+            }
+        }
+        self.failing.store(!kept, Ordering::Relaxed);
+        kept
+    }
+
+    /// Tells subscribers a sink could not keep what `what` says of `run_id`.
+    fn unkept(&self, run_id: &RunId, what: &str) {
+        let report = RunEvent::Error {
+            run_id: run_id.clone(),
+            message: format!("a sink could not keep this run's {what}"),
+        };
+        self.events.send(Arc::new(report));
+    }
+
+    /// Whether a call's run is given whole to the sinks that keep runs whole: when there is
+    /// one, and no sink's last write failed.
+    fn keeps_calls_whole(&self) -> bool {
+        self.sinks.iter().any(|sink| sink.keeps_runs_whole())
+            && !self.failing.load(Ordering::Relaxed)
     }
 
     /// Runs one call through `seam` as a run of one tool step, under the run id `SOURCE_<uuid>`:
@@ -147,8 +254,7 @@ impl Recorder {
         }
         // Boxed: a recording's state does not weigh on the future of an unobserved call.
         Box::pin(async {
-            let mut recording =
-                Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+            let mut recording = Recording::start_call(self, RunId::new(source), &call.name).await;
             let ran = recording.kept();
             let invocation = if ran {
                 let execution = seam.invoke_call(scope, call);
@@ -185,8 +291,7 @@ impl Recorder {
             };
         }
         Box::pin(async {
-            let mut recording =
-                Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+            let mut recording = Recording::start_call(self, RunId::new(source), &call.name).await;
             if !recording.kept() {
                 let refused = Seam::refuse(scope, not_run(call));
                 let invocation = recording.answered(call, refused).await;
@@ -236,8 +341,7 @@ impl Recorder {
             return ObservedCall::of(Observed::Unrecorded(bounded));
         }
         Box::pin(async {
-            let mut recording =
-                Recording::start(self, RunId::new(source), RunKind::Call, &call.name).await;
+            let mut recording = Recording::start_call(self, RunId::new(source), &call.name).await;
             if let Some(step) = decisions {
                 recording.step(step).await;
             }
@@ -393,6 +497,19 @@ pub(crate) struct Recording<'r> {
     steps: Vec<RunStep>,
     next: usize,
     kept: AtomicBool,
+    /// For the run of one call that sinks keep whole: what they will be given. Boxed: a loop's
+    /// recording, which never has one, stays as small as it was.
+    whole: Option<Box<Mutex<Whole>>>,
+}
+
+/// The run of one call so far, for the sinks that keep runs whole.
+#[derive(Default)]
+struct Whole {
+    /// Every event of the run, in order: the run they keep.
+    events: Vec<Arc<RunEvent>>,
+    /// The events subscribers see once those sinks kept the run: every event after the run's
+    /// and its steps' starts, which show nothing a call did.
+    held: Vec<Arc<RunEvent>>,
 }
 
 impl<'r> Recording<'r> {
@@ -412,7 +529,24 @@ impl<'r> Recording<'r> {
             steps: Vec::new(),
             next: 0,
             kept: AtomicBool::new(kept),
+            whole: None,
         }
+    }
+
+    /// A new run of one call made outside a loop, titled by its tool's name. The sinks that
+    /// keep runs whole are given it once it ended ([`settle`](Self::settle)), unless a sink's
+    /// last write failed: then it is recorded as a loop is, its start kept before the call runs.
+    async fn start_call(recorder: &'r Recorder, run_id: RunId, tool: &str) -> Self {
+        if !recorder.observed() || !recorder.keeps_calls_whole() {
+            return Self::start(recorder, run_id, RunKind::Call, tool).await;
+        }
+        let mut recording = Self::resume(recorder, run_id, 0);
+        recording.whole = Some(Box::default());
+        let run_id = &recording.run_id;
+        recording
+            .emit(|| RunEvent::run_started(run_id, RunKind::Call, tool))
+            .await;
+        recording
     }
 
     /// A run going on after a suspension, its steps numbered on from `next`.
@@ -423,6 +557,7 @@ impl<'r> Recording<'r> {
             steps: Vec::new(),
             next,
             kept: AtomicBool::new(true),
+            whole: None,
         }
     }
 
@@ -431,10 +566,49 @@ impl<'r> Recording<'r> {
         self.kept.load(Ordering::Relaxed)
     }
 
-    /// Gives `event` to the recorder, noting a sink that could not keep it.
+    /// Gives `event` to the recorder, noting a sink that could not keep it. In a run kept
+    /// whole, the sinks that keep runs whole get it with the rest of the run, and subscribers
+    /// see it once they kept it (unless it is a start).
     async fn emit(&self, event: impl FnOnce() -> RunEvent) {
-        if !self.recorder.emit(event).await {
+        let Some(whole) = &self.whole else {
+            if !self.recorder.emit(event).await {
+                self.kept.store(false, Ordering::Relaxed);
+            }
+            return;
+        };
+        let event = Arc::new(event());
+        let recorder = self.recorder;
+        if !recorder.keep(&event, |sink| !sink.keeps_runs_whole()).await {
             self.kept.store(false, Ordering::Relaxed);
+        }
+        let shown_now = matches!(
+            *event,
+            RunEvent::RunStarted { .. } | RunEvent::StepStarted { .. }
+        );
+        {
+            let mut whole = whole.lock().unwrap_or_else(PoisonError::into_inner);
+            whole.events.push(Arc::clone(&event));
+            if !shown_now {
+                whole.held.push(Arc::clone(&event));
+                return;
+            }
+        }
+        recorder.events.send(event);
+    }
+
+    /// Gives a run kept whole to the sinks that keep runs whole, then shows subscribers what
+    /// was held for them; nothing for a run recorded event by event.
+    async fn settle(&self) {
+        let Some(whole) = &self.whole else {
+            return;
+        };
+        let Whole { events, held } =
+            std::mem::take(&mut *whole.lock().unwrap_or_else(PoisonError::into_inner));
+        if !self.recorder.keep_run(&self.run_id, &events).await {
+            self.kept.store(false, Ordering::Relaxed);
+        }
+        for event in held {
+            self.recorder.events.send(event);
         }
     }
 
@@ -457,6 +631,7 @@ impl<'r> Recording<'r> {
         };
         self.emit(|| RunEvent::done(run_id, termination, invocation.content()))
             .await;
+        self.settle().await;
         if self.kept() {
             return ObservedCall::of(Observed::Recorded(invocation));
         }
@@ -638,6 +813,7 @@ impl<'r> Recording<'r> {
         let run_id = &self.run_id;
         self.emit(|| RunEvent::done(run_id, termination, content))
             .await;
+        self.settle().await;
         RunTrace::new(self.run_id, self.steps)
     }
 }
