@@ -2,6 +2,7 @@
 //! database, chosen by its location.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 #[cfg(feature = "postgres")]
@@ -116,6 +117,22 @@ impl Sink for Audit {
             Self::Sqlite(audit) => audit.record(event),
             #[cfg(feature = "postgres")]
             Self::Postgres(audit) => audit.record(event),
+        }
+    }
+
+    fn keeps_runs_whole(&self) -> bool {
+        match self {
+            Self::Sqlite(audit) => audit.keeps_runs_whole(),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(audit) => audit.keeps_runs_whole(),
+        }
+    }
+
+    fn record_run<'a>(&'a self, events: &'a [Arc<RunEvent>]) -> BackendFuture<'a, ()> {
+        match self {
+            Self::Sqlite(audit) => audit.record_run(events),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(audit) => audit.record_run(events),
         }
     }
 }

@@ -20,6 +20,7 @@ use toolkit::{
 use crate::privacy::Privacy;
 use crate::rows::{
     AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, read_usage, write_for,
+    writes_for_run,
 };
 
 /// The channel every committed run or step is announced on (its payload: the run id).
@@ -526,17 +527,19 @@ fn searchable(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }
 
-/// At most this many writes are committed in one transaction.
+/// At most this many units of writes (an event's, or a whole run's) are committed in one
+/// transaction.
 const BATCH: usize = 256;
 
-/// A write waiting to be committed, and whom to tell when it is.
-type Waiting = (Write, oneshot::Sender<Result<(), Arc<AuditError>>>);
+/// Writes that are made together or not at all (an event's, or a whole run's), waiting to be
+/// committed, and whom to tell when they are.
+type Waiting = (Vec<Write>, oneshot::Sender<Result<(), Arc<AuditError>>>);
 
 /// Commits the writes of every run together (group commit): while one transaction commits,
-/// the writes that come in wait and go in the next, and each writer is told once its write is
+/// the writes that come in wait and go in the next, and each writer is told once its writes are
 /// committed. One commit (one flush of the log, one announcement) serves every write waiting,
 /// where a commit each made PostgreSQL the fleet's bottleneck. A transaction that fails is made
-/// again one write at a time, so that a write that cannot be made fails alone. It ends when the
+/// again one unit at a time, so that a unit that cannot be made fails alone. It ends when the
 /// last handle of the audit copy is dropped.
 async fn commit_together(
     pool: Pool,
@@ -545,7 +548,7 @@ async fn commit_together(
 ) {
     let mut batch = Vec::with_capacity(BATCH);
     while waiting.recv_many(&mut batch, BATCH).await > 0 {
-        let together = commit(&pool, privacy, batch.iter().map(|(write, _)| write)).await;
+        let together = commit(&pool, privacy, batch.iter().flat_map(|(unit, _)| unit)).await;
         match together {
             Ok(()) => {
                 for (_, committed) in batch.drain(..) {
@@ -553,8 +556,8 @@ async fn commit_together(
                 }
             }
             Err(_) if batch.len() > 1 => {
-                for (write, committed) in batch.drain(..) {
-                    let alone = commit(&pool, privacy, std::iter::once(&write)).await;
+                for (unit, committed) in batch.drain(..) {
+                    let alone = commit(&pool, privacy, unit.iter()).await;
                     let _ = committed.send(alone.map_err(Arc::new));
                 }
             }
@@ -595,16 +598,20 @@ async fn apply(
             run_id,
             kind,
             title,
+            termination,
         } => {
             let title = title.as_deref().map(searchable);
             let statement = transaction
                 .prepare_cached(
-                    "INSERT INTO runs (run_id, kind, title, privacy) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (run_id) DO NOTHING",
+                    "INSERT INTO runs (run_id, kind, title, privacy, termination) \
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING",
                 )
                 .await?;
             transaction
-                .execute(&statement, &[run_id, kind, &title, &privacy.as_str()])
+                .execute(
+                    &statement,
+                    &[run_id, kind, &title, &privacy.as_str(), termination],
+                )
                 .await?;
         }
         Write::Step { run_id, index, row } => {
@@ -654,23 +661,43 @@ async fn apply(
     Ok(())
 }
 
+impl PostgresAudit {
+    /// Commits `writes` together (with the writes of other runs that wait at the same time).
+    async fn keep(&self, writes: Vec<Write>) -> Result<(), BackendError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let (committed, answer) = oneshot::channel();
+        let stopped = || BackendError::new("the audit copy's committer stopped");
+        self.committer
+            .send((writes, committed))
+            .map_err(|_| stopped())?;
+        answer
+            .await
+            .map_err(|_| stopped())?
+            .map_err(BackendError::new)
+    }
+}
+
 impl Sink for PostgresAudit {
     /// Keeps run starts, finished steps and run ends; each is committed (with the writes of
     /// other runs that wait at the same time) before the recorder shows the event to anyone.
     fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
         Box::pin(async move {
-            let Some(write) = write_for(self.privacy, event).map_err(BackendError::new)? else {
-                return Ok(());
-            };
-            let (committed, answer) = oneshot::channel();
-            let stopped = || BackendError::new("the audit copy's committer stopped");
-            self.committer
-                .send((write, committed))
-                .map_err(|_| stopped())?;
-            answer
-                .await
-                .map_err(|_| stopped())?
-                .map_err(BackendError::new)
+            let write = write_for(self.privacy, event).map_err(BackendError::new)?;
+            self.keep(write.into_iter().collect()).await
+        })
+    }
+
+    /// A call's run is one commit: its start (with how it ended) and its step.
+    fn keeps_runs_whole(&self) -> bool {
+        true
+    }
+
+    fn record_run<'a>(&'a self, events: &'a [Arc<RunEvent>]) -> BackendFuture<'a, ()> {
+        Box::pin(async move {
+            let writes = writes_for_run(self.privacy, events).map_err(BackendError::new)?;
+            self.keep(writes).await
         })
     }
 }

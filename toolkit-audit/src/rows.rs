@@ -167,6 +167,33 @@ pub(crate) fn read_usage(usage: Option<String>) -> Option<Value> {
     usage.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
+/// What a whole run (`events`, in order) asks to keep, as this privacy level keeps it: one
+/// write per event, except that a run that starts and ends here is written with its end, once.
+pub(crate) fn writes_for_run(
+    privacy: Privacy,
+    events: &[std::sync::Arc<RunEvent>],
+) -> Result<Vec<Write>, serde_json::Error> {
+    let mut writes = Vec::with_capacity(events.len());
+    for event in events {
+        let Some(write) = write_for(privacy, event)? else {
+            continue;
+        };
+        if let Write::Finish {
+            run_id,
+            termination: ended,
+        } = &write
+            && let Some(Write::Begin { termination, .. }) = writes.iter_mut().find(
+                |begun| matches!(begun, Write::Begin { run_id: begun, .. } if begun == run_id),
+            )
+        {
+            *termination = Some(*ended);
+            continue;
+        }
+        writes.push(write);
+    }
+    Ok(writes)
+}
+
 /// What `event` asks to keep, as this privacy level keeps it.
 pub(crate) fn write_for(
     privacy: Privacy,
@@ -186,6 +213,7 @@ pub(crate) fn write_for(
                 RunKind::Call => Some(title.clone()),
                 _ => privacy.keep(title),
             },
+            termination: None,
         },
         RunEvent::ToolInvoked {
             run_id,
@@ -371,6 +399,8 @@ pub(crate) enum Write {
         run_id: String,
         kind: &'static str,
         title: Option<String>,
+        /// How the run ended, when it is kept whole: its end is written with its start.
+        termination: Option<&'static str>,
     },
     Step {
         run_id: String,

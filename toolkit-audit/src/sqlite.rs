@@ -2,9 +2,11 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tokio::sync::oneshot;
 use toolkit::{
     RunEvent, Sink,
     seal::ReplayStore,
@@ -14,14 +16,29 @@ use toolkit::{
 use crate::privacy::Privacy;
 use crate::rows::{
     AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, read_usage, write_for,
+    writes_for_run,
 };
 
 /// The audit copy: a SQLite file in WAL mode, and a [`Sink`] for a service's recorder.
+///
+/// Its writes are committed together (group commit) by a thread of its own: while one
+/// transaction commits, the writes that come in wait and go in the next, so that one sync of
+/// the file serves every call answered at the same time.
 #[derive(Clone)]
 pub struct SqliteAudit {
     connection: Arc<Mutex<Connection>>,
+    /// Where writes go to be committed together ([`commit_together`]).
+    committer: Sender<Waiting>,
     privacy: Privacy,
 }
+
+/// At most this many units of writes (an event's, or a whole run's) are committed in one
+/// transaction.
+const BATCH: usize = 256;
+
+/// Writes that are made together or not at all (an event's, or a whole run's), waiting to be
+/// committed, and whom to tell when they are.
+type Waiting = (Vec<Write>, oneshot::Sender<Result<(), String>>);
 
 impl fmt::Debug for SqliteAudit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -102,8 +119,15 @@ impl SqliteAudit {
                 Err(error) => return Err(error.into()),
             }
         }
+        let connection = Arc::new(Mutex::new(connection));
+        let (committer, waiting) = channel();
+        let committing = Arc::clone(&connection);
+        std::thread::Builder::new()
+            .name("toolkit-audit-sqlite".to_owned())
+            .spawn(move || commit_together(&committing, privacy, &waiting))?;
         Ok(Self {
-            connection: Arc::new(Mutex::new(connection)),
+            connection,
+            committer,
             privacy,
         })
     }
@@ -197,26 +221,92 @@ impl SqliteAudit {
     }
 }
 
-impl Sink for SqliteAudit {
-    /// Keeps run starts, finished steps and run ends; commits each on the blocking pool before
-    /// the recorder shows the event to anyone.
-    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
-        let write = write_for(self.privacy, event);
-        let connection = Arc::clone(&self.connection);
-        let privacy = self.privacy;
-        Box::pin(async move {
-            let Some(write) = write.map_err(BackendError::new)? else {
-                return Ok(());
-            };
-            tokio::task::spawn_blocking(move || {
-                let connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
-                apply(write, &connection, privacy)
-            })
+impl SqliteAudit {
+    /// Commits `writes` together (with the writes of other runs that wait at the same time).
+    async fn keep(&self, writes: Vec<Write>) -> Result<(), BackendError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let (committed, answer) = oneshot::channel();
+        let stopped = || BackendError::new("the audit copy's committer stopped");
+        self.committer
+            .send((writes, committed))
+            .map_err(|_| stopped())?;
+        answer
             .await
-            .map_err(BackendError::new)?
+            .map_err(|_| stopped())?
             .map_err(BackendError::new)
+    }
+}
+
+impl Sink for SqliteAudit {
+    /// Keeps run starts, finished steps and run ends; each is committed (with the writes of
+    /// other runs that wait at the same time) before the recorder shows the event to anyone.
+    fn record<'a>(&'a self, event: &'a RunEvent) -> BackendFuture<'a, ()> {
+        Box::pin(async move {
+            let write = write_for(self.privacy, event).map_err(BackendError::new)?;
+            self.keep(write.into_iter().collect()).await
         })
     }
+
+    /// A call's run is one commit: its start (with how it ended) and its step.
+    fn keeps_runs_whole(&self) -> bool {
+        true
+    }
+
+    fn record_run<'a>(&'a self, events: &'a [Arc<RunEvent>]) -> BackendFuture<'a, ()> {
+        Box::pin(async move {
+            let writes = writes_for_run(self.privacy, events).map_err(BackendError::new)?;
+            self.keep(writes).await
+        })
+    }
+}
+
+/// Commits the writes that wait together, each transaction as soon as the one before it
+/// committed; a transaction that fails is made again one unit at a time, so that a unit that
+/// cannot be made fails alone. It ends when the last handle of the audit copy is dropped.
+fn commit_together(connection: &Mutex<Connection>, privacy: Privacy, waiting: &Receiver<Waiting>) {
+    while let Ok(first) = waiting.recv() {
+        let mut batch = vec![first];
+        batch.extend(waiting.try_iter().take(BATCH - 1));
+        let mut connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
+        let together = commit(
+            &mut connection,
+            privacy,
+            batch.iter().flat_map(|(unit, _)| unit),
+        );
+        match together {
+            Ok(()) => {
+                for (_, committed) in batch {
+                    let _ = committed.send(Ok(()));
+                }
+            }
+            Err(_) if batch.len() > 1 => {
+                for (unit, committed) in batch {
+                    let alone = commit(&mut connection, privacy, unit.iter());
+                    let _ = committed.send(alone.map_err(|error| error.to_string()));
+                }
+            }
+            Err(error) => {
+                for (_, committed) in batch {
+                    let _ = committed.send(Err(error.to_string()));
+                }
+            }
+        }
+    }
+}
+
+/// Makes `writes` in one transaction.
+fn commit<'w>(
+    connection: &mut Connection,
+    privacy: Privacy,
+    writes: impl Iterator<Item = &'w Write>,
+) -> rusqlite::Result<()> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for write in writes {
+        apply(write, &transaction, privacy)?;
+    }
+    transaction.commit()
 }
 
 /// The audit database is also a replay store: processes that share it resume each sealed token
@@ -256,30 +346,31 @@ impl ReplayStore for SqliteAudit {
     }
 }
 
-/// Makes `write` in SQLite.
-fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()> {
+/// Makes `write` in SQLite. The statements are prepared once per connection (every call makes
+/// the same ones).
+fn apply(write: &Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()> {
     match write {
         Write::Begin {
             run_id,
             kind,
             title,
-        } => db.execute(
-            &format!(
-                "INSERT OR IGNORE INTO runs (run_id, kind, title, started_at, privacy) \
-                     VALUES (?1, ?2, ?3, {NOW}, ?4)"
-            ),
-            params![run_id, kind, title, privacy.as_str()],
-        )?,
-        Write::Step { run_id, index, row } => db.execute(
-            &format!(
+            termination,
+        } => db
+            .prepare_cached(&format!(
+                "INSERT OR IGNORE INTO runs (run_id, kind, title, started_at, privacy, termination) \
+                 VALUES (?1, ?2, ?3, {NOW}, ?4, ?5)"
+            ))?
+            .execute(params![run_id, kind, title, privacy.as_str(), termination])?,
+        Write::Step { run_id, index, row } => db
+            .prepare_cached(&format!(
                 "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
-                     arguments, content, content_bytes, artifact_count, artifact_types, artifacts, \
-                     stop_reason, usage, thinking, media, finished_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, {NOW})"
-            ),
-            params![
+                 arguments, content, content_bytes, artifact_count, artifact_types, artifacts, \
+                 stop_reason, usage, thinking, media, finished_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, {NOW})"
+            ))?
+            .execute(params![
                 run_id,
-                i64::try_from(index).unwrap_or(i64::MAX),
+                i64::try_from(*index).unwrap_or(i64::MAX),
                 row.kind,
                 row.name,
                 row.duration_ms,
@@ -294,15 +385,13 @@ fn apply(write: Write, db: &Connection, privacy: Privacy) -> rusqlite::Result<()
                 row.usage,
                 row.thinking,
                 row.media,
-            ],
-        )?,
+            ])?,
         Write::Finish {
             run_id,
             termination,
-        } => db.execute(
-            "UPDATE runs SET termination = ?2 WHERE run_id = ?1",
-            params![run_id, termination],
-        )?,
+        } => db
+            .prepare_cached("UPDATE runs SET termination = ?2 WHERE run_id = ?1")?
+            .execute(params![run_id, termination])?,
     };
     Ok(())
 }

@@ -750,69 +750,131 @@ fn echo_text(
     text
 }
 
+/// Makes the audit copy at `place` refuse the steps of calls whose arguments hold "poison".
+fn poison(place: &Place) {
+    if let Some(name) = place.location.strip_prefix("postgres://") {
+        let name = name.rsplit('/').next().expect("a database name");
+        postgres::postgres()
+            .expect("the server of this database")
+            .psql(
+                name,
+                "ALTER TABLE steps ADD CONSTRAINT no_poison CHECK (arguments IS NULL \
+                 OR position('poison' in convert_from(arguments, 'UTF8')) = 0)",
+            )
+            .expect("a constraint");
+    } else {
+        rusqlite::Connection::open(&place.location)
+            .expect("opens")
+            .execute_batch(
+                "CREATE TRIGGER no_poison BEFORE INSERT ON steps \
+                 WHEN instr(NEW.arguments, 'poison') > 0 \
+                 BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
+            )
+            .expect("a trigger");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_committed_together_fail_alone_when_one_cannot_be_made() {
+    for place in places("together") {
+        let audit = Arc::new(place.open(Privacy::Full).await);
+        poison(&place);
+        let service = Arc::new(
+            ToolLoopService::new(ToolRegistry::linked().expect("no duplicates"))
+                .with_sink(audit.clone()),
+        );
+        let scope = Arc::new(service.scope(ToolContext::new()).expect("a scope"));
+        // 64 calls at once, every eighth poisoned: their writes wait together and share commits.
+        let calls: Vec<_> = (0..64)
+            .map(|number| {
+                let (service, scope) = (Arc::clone(&service), Arc::clone(&scope));
+                let text = if number % 8 == 0 {
+                    format!("poison {number}")
+                } else {
+                    format!("fine {number}")
+                };
+                tokio::spawn(async move {
+                    let call = ToolCall::new("1", "echo_text", json!({"text": text}).to_string());
+                    let observed = service.call_observed(&scope, "test", &call).await;
+                    (text, observed.is_error(), observed.content().to_owned())
+                })
+            })
+            .collect();
+        let mut answered = Vec::new();
+        for call in calls {
+            answered.push(call.await.expect("ends"));
+        }
+        for (text, is_error, content) in &answered {
+            if text.starts_with("poison") {
+                assert!(*is_error, "{text}: {content}");
+                assert_eq!(
+                    content,
+                    "Error: tool \"echo_text\" ran, but the record this service keeps of every \
+                     call could not be written, so its result is withheld."
+                );
+            } else {
+                assert_eq!((*is_error, content), (false, text), "{text}");
+            }
+        }
+        // Every fine call is kept, each step with its run; no poisoned step is.
+        let (runs, _) = audit
+            .find_runs(&toolkit_audit::RunQuery::default().with_limit(100))
+            .await
+            .expect("runs");
+        let mut kept = Vec::new();
+        for run in &runs {
+            let (run, steps) = audit.run(&run.run_id).await.expect("read").expect("kept");
+            for step in steps {
+                assert_eq!(run.termination.as_deref(), Some("answered"), "{run:?}");
+                kept.push(step.content.expect("kept at full"));
+            }
+        }
+        kept.sort();
+        let mut fine: Vec<String> = (0..64)
+            .filter(|number| number % 8 != 0)
+            .map(|number| format!("fine {number}"))
+            .collect();
+        fine.sort();
+        assert_eq!(kept, fine, "{}", place.location);
+    }
+}
+
+#[tokio::test]
+async fn a_calls_run_and_its_step_are_one_commit_with_its_end() {
     let Some(server) = postgres::postgres() else {
         return;
     };
-    let url = server.database("together");
+    let url = server.database("one_commit");
     let audit = Arc::new(
-        PostgresAudit::connect(&url, Privacy::Full)
+        PostgresAudit::connect(&url, Privacy::Metadata)
             .await
             .expect("connects"),
     );
-    // The database refuses the steps of calls whose text is "poison".
+    let service =
+        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(audit);
+    let scope = service.scope(ToolContext::new()).expect("a scope");
+    for number in 0..20 {
+        let call = ToolCall::new(
+            "1",
+            "echo_text",
+            json!({"text": number.to_string()}).to_string(),
+        );
+        let observed = service.call_observed(&scope, "test", &call).await;
+        assert_eq!(observed.content(), number.to_string());
+    }
+    // A row's `xmin` is the transaction that wrote it: each call is one transaction, which
+    // wrote its run (ended) and its step.
     let name = url.rsplit('/').next().unwrap();
-    server
+    let counted = server
         .psql(
             name,
-            "ALTER TABLE steps ADD CONSTRAINT no_poison \
-             CHECK (arguments IS NULL OR position('poison' in convert_from(arguments, 'UTF8')) = 0)",
+            "SELECT count(DISTINCT runs.xmin::text), count(*), \
+             count(*) FILTER (WHERE runs.xmin::text = steps.xmin::text), \
+             count(*) FILTER (WHERE termination = 'answered') \
+             FROM runs JOIN steps USING (run_id)",
         )
         .unwrap();
-    let service = Arc::new(
-        ToolLoopService::new(ToolRegistry::linked().expect("no duplicates")).with_sink(audit),
-    );
-    let scope = Arc::new(service.scope(ToolContext::new()).expect("a scope"));
-    // 64 calls at once, every eighth poisoned: their writes wait together and share commits.
-    let calls: Vec<_> = (0..64)
-        .map(|number| {
-            let (service, scope) = (Arc::clone(&service), Arc::clone(&scope));
-            let text = if number % 8 == 0 {
-                format!("poison {number}")
-            } else {
-                format!("fine {number}")
-            };
-            tokio::spawn(async move {
-                let call = ToolCall::new("1", "echo_text", json!({"text": text}).to_string());
-                let observed = service.call_observed(&scope, "test", &call).await;
-                (text, observed.is_error(), observed.content().to_owned())
-            })
-        })
-        .collect();
-    let mut answered = Vec::new();
-    for call in calls {
-        answered.push(call.await.expect("ends"));
-    }
-    for (text, is_error, content) in &answered {
-        if text.starts_with("poison") {
-            assert!(*is_error, "{text}: {content}");
-            assert_eq!(
-                content,
-                "Error: tool \"echo_text\" ran, but the record this service keeps of every call \
-                 could not be written, so its result is withheld."
-            );
-        } else {
-            assert_eq!((*is_error, content), (false, text), "{text}");
-        }
-    }
-    let kept = server
-        .psql(
-            name,
-            "SELECT count(*) FROM steps WHERE kind = 'tool' AND NOT is_error",
-        )
-        .unwrap();
-    assert_eq!(kept, "56");
+    assert_eq!(counted, "20|20|20|20");
 }
 
 #[tokio::test(start_paused = true)]
