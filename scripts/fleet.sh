@@ -8,7 +8,9 @@
 #
 #   fleet_install                  PostgreSQL and HAProxy from Debian when missing
 #   fleet_pg_start                 the cluster (kept if it already runs) and its `fleet` database
-#   fleet_start_instances N BASE [FLAGS...]   instances i1..iN on ports BASE+1..BASE+N
+#   fleet_start_instances N BASE [FLAGS...]   instances i1..iN on ports BASE+1..BASE+N, their
+#                                  audit copy at FLEET_AUDIT (default: the cluster's database;
+#                                  a file's path for SQLite; empty for none)
 #   fleet_start_haproxy PORT       HAProxy on PORT in front of the running instances
 #   fleet_stop_instances, fleet_stop_haproxy, fleet_pg_stop, fleet_stop (all of them)
 #
@@ -142,12 +144,14 @@ fleet_wait_serving() {
     done
 }
 
-# Starts N instances on ports BASE+1..BASE+N, each with the audit copy on PostgreSQL at privacy
-# metadata, then the extra flags. Each runs in a session of its own (setsid): a Ctrl+C in the
+# Starts N instances on ports BASE+1..BASE+N, each with the audit copy at FLEET_AUDIT (default:
+# PostgreSQL, FLEET_PG_URL; empty: none) at privacy metadata, then the extra flags. Each runs in a session of its own (setsid): a Ctrl+C in the
 # terminal reaches the script, whose trap stops them.
 fleet_start_instances() {
-    local count="$1" base="$2" index port log identity=()
+    local count="$1" base="$2" index port log identity=() audit=()
     shift 2
+    local location="${FLEET_AUDIT-$FLEET_PG_URL}"
+    [ -z "$location" ] || audit=(--audit "$location" --privacy metadata)
     if [ ${#FLEET_INSTANCE_PIDS[@]} -gt 0 ]; then
         fleet_say "instances already run: fleet_stop_instances first"
         return 1
@@ -166,7 +170,7 @@ fleet_start_instances() {
             return 1
         fi
         log="$FLEET_DIR/i$index.log"
-        setsid "$FLEET_BIN" --http "$port" --audit "$FLEET_PG_URL" --privacy metadata \
+        setsid "$FLEET_BIN" --http "$port" ${audit[@]+"${audit[@]}"} \
             ${identity[@]+"${identity[@]}" "i$index"} "$@" >"$log" 2>&1 &
         FLEET_INSTANCE_PIDS+=("$!")
         FLEET_INSTANCE_PORTS+=("$port")
