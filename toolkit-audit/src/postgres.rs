@@ -571,25 +571,38 @@ async fn commit_together(
     }
 }
 
-/// Makes `writes` in one transaction.
+/// Makes `writes` in one transaction, in two round trips to the server: `BEGIN` and every write
+/// are sent together (tokio-postgres sends a request when its future is first polled, and
+/// `join!` polls `BEGIN` first), then `COMMIT` once every write succeeded, `ROLLBACK` otherwise.
+/// Only [`commit_together`] calls it, and that task is never cancelled: a connection goes back
+/// to the pool with no transaction open.
 async fn commit<'w>(
     pool: &Pool,
     privacy: Privacy,
     writes: impl Iterator<Item = &'w Write>,
 ) -> Result<(), AuditError> {
-    let mut client = pool.get().await?;
-    let transaction = client.transaction().await?;
-    // Sent one after the other without waiting for each answer: the connection pipelines them.
-    futures_util::future::try_join_all(writes.map(|write| apply(&transaction, write, privacy)))
-        .await?;
-    transaction.commit().await?;
-    Ok(())
+    let client = pool.get().await?;
+    let (begun, applied) = tokio::join!(
+        client.batch_execute("BEGIN"),
+        futures_util::future::join_all(writes.map(|write| apply(&client, write, privacy))),
+    );
+    let made = begun
+        .map_err(AuditError::from)
+        .and_then(|()| applied.into_iter().collect::<Result<Vec<()>, _>>());
+    match made {
+        Ok(_) => Ok(client.batch_execute("COMMIT").await?),
+        Err(error) => {
+            // A connection that cannot roll back is closed, and the pool drops it.
+            let _ = client.batch_execute("ROLLBACK").await;
+            Err(error)
+        }
+    }
 }
 
-/// Makes `write` in `transaction`. The statements are prepared once per connection (every call
-/// writes the same three).
+/// Makes `write` on `client`, in the transaction [`commit`] began. The statements are prepared
+/// once per connection (every call writes the same three).
 async fn apply(
-    transaction: &deadpool_postgres::Transaction<'_>,
+    client: &deadpool_postgres::Client,
     write: &Write,
     privacy: Privacy,
 ) -> Result<(), AuditError> {
@@ -601,13 +614,13 @@ async fn apply(
             termination,
         } => {
             let title = title.as_deref().map(searchable);
-            let statement = transaction
+            let statement = client
                 .prepare_cached(
                     "INSERT INTO runs (run_id, kind, title, privacy, termination) \
                      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING",
                 )
                 .await?;
-            transaction
+            client
                 .execute(
                     &statement,
                     &[run_id, kind, &title, &privacy.as_str(), termination],
@@ -635,7 +648,7 @@ async fn apply(
                 &row.thinking.as_deref().map(str::as_bytes),
                 &row.media,
             ];
-            let statement = transaction
+            let statement = client
                 .prepare_cached(
                     "INSERT INTO steps (run_id, idx, kind, name, duration_ms, is_error, \
                      arguments, content, content_bytes, artifact_count, artifact_types, \
@@ -644,18 +657,16 @@ async fn apply(
                      $16)",
                 )
                 .await?;
-            transaction.execute(&statement, &parameters).await?;
+            client.execute(&statement, &parameters).await?;
         }
         Write::Finish {
             run_id,
             termination,
         } => {
-            let statement = transaction
+            let statement = client
                 .prepare_cached("UPDATE runs SET termination = $2 WHERE run_id = $1")
                 .await?;
-            transaction
-                .execute(&statement, &[run_id, termination])
-                .await?;
+            client.execute(&statement, &[run_id, termination]).await?;
         }
     }
     Ok(())
