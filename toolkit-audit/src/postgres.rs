@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use tokio::sync::{OnceCell, mpsc, oneshot, watch};
+use tokio::sync::{OnceCell, mpsc, watch};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, NoTls, Row};
 use toolkit::{
@@ -19,7 +19,7 @@ use toolkit::{
 
 use crate::privacy::Privacy;
 use crate::rows::{
-    AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, read_usage, write_for,
+    AuditError, RunQuery, RunRow, StepRow, Write, committed, read_artifacts, read_usage, write_for,
     writes_for_run,
 };
 
@@ -531,9 +531,8 @@ fn searchable(text: &str) -> String {
 /// transaction.
 const BATCH: usize = 256;
 
-/// Writes that are made together or not at all (an event's, or a whole run's), waiting to be
-/// committed, and whom to tell when they are.
-type Waiting = (Vec<Write>, oneshot::Sender<Result<(), Arc<AuditError>>>);
+/// Writes waiting for this database's committer, told of a failure with its error, shared by the units of a batch.
+type Waiting = crate::rows::Waiting<Arc<AuditError>>;
 
 /// Commits the writes of every run together (group commit): while one transaction commits,
 /// the writes that come in wait and go in the next, and each writer is told once its writes are
@@ -675,18 +674,7 @@ async fn apply(
 impl PostgresAudit {
     /// Commits `writes` together (with the writes of other runs that wait at the same time).
     async fn keep(&self, writes: Vec<Write>) -> Result<(), BackendError> {
-        if writes.is_empty() {
-            return Ok(());
-        }
-        let (committed, answer) = oneshot::channel();
-        let stopped = || BackendError::new("the audit copy's committer stopped");
-        self.committer
-            .send((writes, committed))
-            .map_err(|_| stopped())?;
-        answer
-            .await
-            .map_err(|_| stopped())?
-            .map_err(BackendError::new)
+        committed(writes, |waiting| self.committer.send(waiting).is_ok()).await
     }
 }
 

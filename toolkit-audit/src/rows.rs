@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::oneshot;
+use toolkit::shared::BackendError;
 use toolkit::wire::WireMedia;
 use toolkit::{
     RunEvent,
@@ -391,6 +393,30 @@ pub(crate) fn decision_summary(decision: &CallDecision) -> String {
         decision.decided.as_str(),
         decision.tool
     )
+}
+
+/// Writes that are made together or not at all (an event's, or a whole run's), waiting for a
+/// committer, and whom it tells (with its error `E`) once they are committed.
+pub(crate) type Waiting<E> = (Vec<Write>, oneshot::Sender<Result<(), E>>);
+
+/// Hands `writes` to a committer through `send` (which says whether it took them), and waits
+/// until they are committed.
+pub(crate) async fn committed<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
+    writes: Vec<Write>,
+    send: impl FnOnce(Waiting<E>) -> bool,
+) -> Result<(), BackendError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let (committed, answer) = oneshot::channel();
+    let stopped = || BackendError::new("the audit copy's committer stopped");
+    if !send((writes, committed)) {
+        return Err(stopped());
+    }
+    answer
+        .await
+        .map_err(|_| stopped())?
+        .map_err(BackendError::new)
 }
 
 /// One write the audit copy makes.

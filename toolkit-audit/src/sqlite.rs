@@ -6,7 +6,6 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
-use tokio::sync::oneshot;
 use toolkit::{
     RunEvent, Sink,
     seal::ReplayStore,
@@ -15,7 +14,7 @@ use toolkit::{
 
 use crate::privacy::Privacy;
 use crate::rows::{
-    AuditError, RunQuery, RunRow, StepRow, Write, read_artifacts, read_usage, write_for,
+    AuditError, RunQuery, RunRow, StepRow, Write, committed, read_artifacts, read_usage, write_for,
     writes_for_run,
 };
 
@@ -36,9 +35,8 @@ pub struct SqliteAudit {
 /// transaction.
 const BATCH: usize = 256;
 
-/// Writes that are made together or not at all (an event's, or a whole run's), waiting to be
-/// committed, and whom to tell when they are.
-type Waiting = (Vec<Write>, oneshot::Sender<Result<(), String>>);
+/// Writes waiting for this database's committer, told of a failure with its error, as text (a batch's units share it).
+type Waiting = crate::rows::Waiting<String>;
 
 impl fmt::Debug for SqliteAudit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -224,18 +222,7 @@ impl SqliteAudit {
 impl SqliteAudit {
     /// Commits `writes` together (with the writes of other runs that wait at the same time).
     async fn keep(&self, writes: Vec<Write>) -> Result<(), BackendError> {
-        if writes.is_empty() {
-            return Ok(());
-        }
-        let (committed, answer) = oneshot::channel();
-        let stopped = || BackendError::new("the audit copy's committer stopped");
-        self.committer
-            .send((writes, committed))
-            .map_err(|_| stopped())?;
-        answer
-            .await
-            .map_err(|_| stopped())?
-            .map_err(BackendError::new)
+        committed(writes, |waiting| self.committer.send(waiting).is_ok()).await
     }
 }
 

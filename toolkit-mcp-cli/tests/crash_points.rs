@@ -25,7 +25,7 @@ use toolkit::{
 use toolkit_audit::{Audit, Privacy, RunQuery, RunRow, StepRow};
 use toolkit_mcp::McpToolServer;
 use toolkit_testing::haproxy::free_port;
-use toolkit_testing::mcp::{modern_meta, post};
+use toolkit_testing::mcp::call_tool;
 
 /// The variable that makes this binary serve instead of test: `answer` or `after-commit` (kill
 /// itself once a run is committed).
@@ -82,7 +82,7 @@ fn killed_while_running(audit: &str) {
     let url = server.url.clone();
     let held = runtime.spawn(async move {
         let client = reqwest::Client::new();
-        call(&client, &url, "hold", json!({})).await
+        call_tool(&client, &url, "hold", json!({"arguments": {}}), &json!({})).await
     });
     let mut waited = 0;
     while !marker.exists() {
@@ -179,8 +179,10 @@ impl Server {
         }
     }
 
+    /// A 2026-07-28 `tools/call`: its result, or why there is none.
     async fn call(&self, name: &str, arguments: Value) -> Result<Value, String> {
-        call(&reqwest::Client::new(), &self.url, name, arguments).await
+        let params = json!({ "arguments": arguments });
+        call_tool(&reqwest::Client::new(), &self.url, name, params, &json!({})).await
     }
 
     /// `kill -9`, then waits for its end.
@@ -211,27 +213,6 @@ fn runtime() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("a runtime")
-}
-
-/// A 2026-07-28 `tools/call`: its result, or why there is none.
-async fn call(
-    client: &reqwest::Client,
-    url: &str,
-    name: &str,
-    arguments: Value,
-) -> Result<Value, String> {
-    let params = json!({"name": name, "arguments": arguments, "_meta": modern_meta(&json!({}))});
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let headers = [
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", name),
-    ];
-    let (status, _, answer) = post(client, url, &headers, &message).await?;
-    match answer.get("result") {
-        Some(result) if status == 200 => Ok(result.clone()),
-        _ => Err(format!("HTTP {status}: {answer}")),
-    }
 }
 
 /// Every run the audit copy at `location` keeps, with its steps.

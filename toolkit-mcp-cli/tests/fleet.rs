@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use toolkit_testing::haproxy::{Balancer, free_port, haproxy};
-use toolkit_testing::mcp::{modern_meta, post, serve_http};
+use toolkit_testing::mcp::{call_tool, post, serve_http};
 use toolkit_testing::postgres::{Postgres, own_server, postgres};
 
 /// One `toolkit-mcp --http` process; killed when dropped.
@@ -86,30 +86,6 @@ fn fleet(haproxy: &Path, count: usize, audit: &str, more: &[&str]) -> (Vec<Insta
     (instances, balancer)
 }
 
-/// A 2026-07-28 `tools/call` of `name`: the result (or the error) the server answered.
-async fn call(
-    client: &reqwest::Client,
-    url: &str,
-    name: &str,
-    params: Value,
-    capabilities: &Value,
-) -> Result<Value, String> {
-    let mut params = params;
-    params["name"] = json!(name);
-    params["_meta"] = modern_meta(capabilities);
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let headers = [
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", name),
-    ];
-    let (status, _, answer) = post(client, url, &headers, &message).await?;
-    match answer.get("result") {
-        Some(result) if status == 200 => Ok(result.clone()),
-        _ => Err(format!("HTTP {status}: {answer}")),
-    }
-}
-
 /// The text of a result's one text block.
 fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_default()
@@ -159,7 +135,7 @@ fn a_views_handle_from_one_instance_is_answered_by_another() {
         let views = json!({"extensions": {"io.modelcontextprotocol/ui":
             {"mimeTypes": ["text/html;profile=mcp-app"]}}});
         let counted = json!({"arguments": {"text": "one two three"}});
-        let made = call(&client, &first, "text_stats", counted, &views)
+        let made = call_tool(&client, &first, "text_stats", counted, &views)
             .await
             .expect("answered");
         let handle = made["_meta"]["toolkit/artifacts"]["handle"]
@@ -167,7 +143,7 @@ fn a_views_handle_from_one_instance_is_answered_by_another() {
             .expect("a handle")
             .to_owned();
         let fetch = json!({"arguments": {"handle": handle}});
-        let artifacts = call(&client, &second, "toolkit_artifacts", fetch, &views)
+        let artifacts = call_tool(&client, &second, "toolkit_artifacts", fetch, &views)
             .await
             .expect("answered");
         assert_eq!(artifacts["isError"], false, "{artifacts}");
@@ -179,7 +155,7 @@ fn a_views_handle_from_one_instance_is_answered_by_another() {
 
         // A handle nobody gave is unknown on every instance.
         let unknown = json!({"arguments": {"handle": "0123456789abcdef0123456789abcdef"}});
-        let refused = call(&client, &second, "toolkit_artifacts", unknown, &views)
+        let refused = call_tool(&client, &second, "toolkit_artifacts", unknown, &views)
             .await
             .expect("answered");
         assert_eq!(refused["isError"], true, "{refused}");
@@ -201,7 +177,7 @@ fn a_question_asked_by_one_instance_is_answered_on_another_once() {
             let forms = json!({"elicitation": {"form": {}}});
             let edit = json!({"arguments": {"path": "notes.txt",
             "edits": [{"old_text": "draft", "new_text": "final"}]}});
-            let asked = call(&client, &first, "edit_file", edit.clone(), &forms)
+            let asked = call_tool(&client, &first, "edit_file", edit.clone(), &forms)
                 .await
                 .expect("answered");
             assert_eq!(asked["resultType"], "input_required", "{asked}");
@@ -210,13 +186,13 @@ fn a_question_asked_by_one_instance_is_answered_on_another_once() {
             answer["requestState"] = json!(state);
             answer["inputResponses"] =
                 json!({"approval": {"action": "accept", "content": {"decision": "approve"}}});
-            let done = call(&client, &second, "edit_file", answer.clone(), &forms)
+            let done = call_tool(&client, &second, "edit_file", answer.clone(), &forms)
                 .await
                 .expect("answered");
             assert_eq!(done["isError"], false, "{done}");
             assert_eq!(std::fs::read_to_string(&notes).expect("read"), "final\n");
             // Answered once: the same answer again, on either instance, is a new question.
-            let again = call(&client, &first, "edit_file", answer, &forms)
+            let again = call_tool(&client, &first, "edit_file", answer, &forms)
                 .await
                 .expect("answered");
             assert_eq!(again["resultType"], "input_required", "{again}");
@@ -226,7 +202,7 @@ fn a_question_asked_by_one_instance_is_answered_on_another_once() {
             std::fs::write(&notes, "alpha\nbeta\n").expect("written");
             let edit = json!({"arguments": {"path": "notes.txt",
             "edits": [{"old_text": "alpha", "new_text": "ALPHA"}]}});
-            let asked = call(&client, &first, "edit_file", edit.clone(), &forms)
+            let asked = call_tool(&client, &first, "edit_file", edit.clone(), &forms)
                 .await
                 .expect("answered");
             std::fs::write(&notes, "alpha\ngamma\n").expect("written");
@@ -234,7 +210,7 @@ fn a_question_asked_by_one_instance_is_answered_on_another_once() {
             answer["requestState"] = asked["requestState"].clone();
             answer["inputResponses"] =
                 json!({"approval": {"action": "accept", "content": {"decision": "approve"}}});
-            let again = call(&client, &second, "edit_file", answer.clone(), &forms)
+            let again = call_tool(&client, &second, "edit_file", answer.clone(), &forms)
                 .await
                 .expect("answered");
             assert_eq!(again["resultType"], "input_required", "{again}");
@@ -247,7 +223,7 @@ fn a_question_asked_by_one_instance_is_answered_on_another_once() {
                 "alpha\ngamma\n"
             );
             answer["requestState"] = again["requestState"].clone();
-            let done = call(&client, &first, "edit_file", answer, &forms)
+            let done = call_tool(&client, &first, "edit_file", answer, &forms)
                 .await
                 .expect("answered");
             assert_eq!(done["isError"], false, "{done}");
@@ -322,7 +298,7 @@ async fn load(url: String, clients: usize, stop: Arc<AtomicBool>) -> Arc<Tally> 
                     sent += 1;
                     let unique = format!("c{number}-{sent}");
                     let arguments = json!({"arguments": {"text": unique}});
-                    match call(&client, &url, "hash_text", arguments, &json!({})).await {
+                    match call_tool(&client, &url, "hash_text", arguments, &json!({})).await {
                         Ok(result) if result["isError"] == false => {
                             if text(&result) == sha256(&unique) {
                                 tally.right.lock().expect("held briefly").push(unique);
@@ -395,7 +371,7 @@ fn answers_right(url: &str, what: &str) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
         let arguments = json!({"arguments": {"text": what}});
-        let answered = call(
+        let answered = call_tool(
             &reqwest::Client::new(),
             url,
             "hash_text",
@@ -472,7 +448,7 @@ fn one_receiver_sees_every_instances_calls_each_named_by_its_instance() {
         let client = reqwest::Client::new();
         for number in 0..4 {
             let arguments = json!({"arguments": {"text": format!("traced-{number}")}});
-            call(&client, &balancer.url(), "hash_text", arguments, &json!({}))
+            call_tool(&client, &balancer.url(), "hash_text", arguments, &json!({}))
                 .await
                 .expect("answered");
         }

@@ -169,3 +169,28 @@ pub async fn post(
     };
     Ok((status, session, answer))
 }
+
+/// A 2026-07-28 `tools/call` of `name` (`params` holds its `arguments`; the name and the `_meta`
+/// with `capabilities` are added): the result the server answered, or why there is none.
+pub async fn call_tool(
+    client: &reqwest::Client,
+    url: &str,
+    name: &str,
+    params: Value,
+    capabilities: &Value,
+) -> Result<Value, String> {
+    let mut params = params;
+    params["name"] = json!(name);
+    params["_meta"] = modern_meta(capabilities);
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+    ];
+    let (status, _, answer) = post(client, url, &headers, &message).await?;
+    match answer.get("result") {
+        Some(result) if status == 200 => Ok(result.clone()),
+        _ => Err(format!("HTTP {status}: {answer}")),
+    }
+}

@@ -624,11 +624,8 @@ async fn a_single_call_that_cannot_be_kept_is_never_reported_as_a_success() {
     assert_eq!(observed.content(), "counted");
 }
 
-#[tokio::test]
-async fn an_approved_call_whose_start_cannot_be_kept_does_not_run() {
-    let service = service_with(Refuses {
-        fails: |name| name == "run_started",
-    });
+/// A call of `guarded` asked of a person and approved: what its caller gets.
+async fn approved_guarded(service: &ToolLoopService) -> toolkit::recording::ObservedCall {
     let scope = service
         .seam()
         .scope_offering(ToolContext::new(), ["guarded"])
@@ -637,7 +634,7 @@ async fn an_approved_call_whose_start_cannot_be_kept_does_not_run() {
         .question(&scope, "test", ToolCall::new("1", "guarded", "{}"))
         .await
         .expect("asked");
-    let observed = service
+    service
         .answer(
             &scope,
             "test",
@@ -645,7 +642,15 @@ async fn an_approved_call_whose_start_cannot_be_kept_does_not_run() {
             Some(toolkit::approval::Choice::Approve),
         )
         .await
-        .expect("decided");
+        .expect("decided")
+}
+
+#[tokio::test]
+async fn an_approved_call_whose_start_cannot_be_kept_does_not_run() {
+    let service = service_with(Refuses {
+        fails: |name| name == "run_started",
+    });
+    let observed = approved_guarded(&service).await;
     assert!(observed.unkept() && observed.is_error());
     let not_run = "Error: tool \"guarded\" was not run: the record this service keeps of every \
                    call could not be written. Try again later.";
@@ -1069,23 +1074,7 @@ fn service_of_sinks(whole: Arc<Whole>, one_by_one: Arc<Slow>) -> ToolLoopService
 async fn an_approved_call_is_kept_whole_with_the_decision_that_let_it_run() {
     let sink = Arc::new(Whole::default());
     let service = service().with_sink(sink.clone());
-    let scope = service
-        .seam()
-        .scope_offering(ToolContext::new(), ["guarded"])
-        .expect("a scope");
-    let question = service
-        .question(&scope, "test", ToolCall::new("1", "guarded", "{}"))
-        .await
-        .expect("asked");
-    let observed = service
-        .answer(
-            &scope,
-            "test",
-            question,
-            Some(toolkit::approval::Choice::Approve),
-        )
-        .await
-        .expect("decided");
+    let observed = approved_guarded(&service).await;
     assert_eq!(observed.content(), "done");
     assert_eq!(
         sink.writes(),
