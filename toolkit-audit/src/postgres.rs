@@ -531,7 +531,8 @@ fn searchable(text: &str) -> String {
 /// transaction.
 const BATCH: usize = 256;
 
-/// Writes waiting for this database's committer, told of a failure with its error, shared by the units of a batch.
+/// Writes waiting for this database's committer, told of a failure with its error (the units of
+/// a batch share it).
 type Waiting = crate::rows::Waiting<Arc<AuditError>>;
 
 /// Commits the writes of every run together (group commit): while one transaction commits,

@@ -35,7 +35,8 @@ pub struct SqliteAudit {
 /// transaction.
 const BATCH: usize = 256;
 
-/// Writes waiting for this database's committer, told of a failure with its error, as text (a batch's units share it).
+/// Writes waiting for this database's committer, told of a failure with its error as text (the
+/// units of a batch share it).
 type Waiting = crate::rows::Waiting<String>;
 
 impl fmt::Debug for SqliteAudit {
