@@ -54,11 +54,12 @@ use events::{Called, Channel};
 /// ([`ObservedCall::unkept`]).
 ///
 /// A database keeps a call made outside a loop faster in one write than in three (its start,
-/// its step, its end: a commit each). A sink that says it [keeps runs whole](Self::keeps_runs_whole)
-/// is given such a run once the call ran, every event of it at once ([`record_run`](Self::record_run)),
-/// and the call's step and end are shown only once it kept them. Its start is then not kept
-/// before the call runs, except while the last write of a sink failed (say, its database is
-/// down): then the start is kept alone first, and a call whose start cannot be kept does not run.
+/// its step, its end: a commit each). A sink that says it
+/// [keeps runs whole](Self::keeps_runs_whole) is given such a run once the call ran, every
+/// event of it at once ([`record_run`](Self::record_run)), and the call's step and end are
+/// shown only once it kept them. Its start is then not kept before the call runs, except while
+/// the last write of a sink failed (say, its database is down): then the start is kept alone
+/// first, and a call whose start cannot be kept does not run.
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
