@@ -987,8 +987,13 @@ async fn a_call_is_kept_whole_in_one_write_before_its_step_is_shown() {
         .await;
     assert!(!observed.unkept());
     assert_eq!(observed.content(), "shown");
-    assert_eq!(watcher.await.expect("watched"), WHOLE_CALL);
     assert_eq!(sink.writes(), [WHOLE_CALL]);
+    // Bounded: a run whose end is never shown fails here rather than hanging.
+    let seen = tokio::time::timeout(Duration::from_secs(10), watcher)
+        .await
+        .expect("the run's end is shown")
+        .expect("watched");
+    assert_eq!(seen, WHOLE_CALL);
 }
 
 #[tokio::test]
