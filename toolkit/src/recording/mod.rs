@@ -498,19 +498,19 @@ pub(crate) struct Recording<'r> {
     steps: Vec<RunStep>,
     next: usize,
     kept: AtomicBool,
-    /// For the run of one call that sinks keep whole: what they will be given. Boxed: a loop's
-    /// recording, which never has one, stays as small as it was.
-    whole: Option<Box<Mutex<Whole>>>,
+    /// For the run of one call that sinks keep whole: every event of it so far, in order, which
+    /// they will be given. Boxed: a loop's recording, which never has one, stays as small as it
+    /// was.
+    whole: Option<Box<Mutex<Vec<Arc<RunEvent>>>>>,
 }
 
-/// The run of one call so far, for the sinks that keep runs whole.
-#[derive(Default)]
-struct Whole {
-    /// Every event of the run, in order: the run they keep.
-    events: Vec<Arc<RunEvent>>,
-    /// The events subscribers see once those sinks kept the run: every event after the run's
-    /// and its steps' starts, which show nothing a call did.
-    held: Vec<Arc<RunEvent>>,
+/// Whether subscribers see `event` of a run kept whole as it happens: a run's and a step's
+/// starts show nothing a call did. Every other event is shown once the run was kept.
+fn shown_at_once(event: &RunEvent) -> bool {
+    matches!(
+        event,
+        RunEvent::RunStarted { .. } | RunEvent::StepStarted { .. }
+    )
 }
 
 impl<'r> Recording<'r> {
@@ -538,7 +538,7 @@ impl<'r> Recording<'r> {
     /// keep runs whole are given it once it ended ([`settle`](Self::settle)), unless a sink's
     /// last write failed: then it is recorded as a loop is, its start kept before the call runs.
     async fn start_call(recorder: &'r Recorder, run_id: RunId, tool: &str) -> Self {
-        if !recorder.observed() || !recorder.keeps_calls_whole() {
+        if !recorder.keeps_calls_whole() {
             return Self::start(recorder, run_id, RunKind::Call, tool).await;
         }
         let mut recording = Self::resume(recorder, run_id, 0);
@@ -582,19 +582,13 @@ impl<'r> Recording<'r> {
         if !recorder.keep(&event, |sink| !sink.keeps_runs_whole()).await {
             self.kept.store(false, Ordering::Relaxed);
         }
-        let shown_now = matches!(
-            *event,
-            RunEvent::RunStarted { .. } | RunEvent::StepStarted { .. }
-        );
-        {
-            let mut whole = whole.lock().unwrap_or_else(PoisonError::into_inner);
-            whole.events.push(Arc::clone(&event));
-            if !shown_now {
-                whole.held.push(Arc::clone(&event));
-                return;
-            }
+        whole
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::clone(&event));
+        if shown_at_once(&event) {
+            recorder.events.send(event);
         }
-        recorder.events.send(event);
     }
 
     /// Gives a run kept whole to the sinks that keep runs whole, then shows subscribers what
@@ -603,13 +597,14 @@ impl<'r> Recording<'r> {
         let Some(whole) = &self.whole else {
             return;
         };
-        let Whole { events, held } =
-            std::mem::take(&mut *whole.lock().unwrap_or_else(PoisonError::into_inner));
+        let events = std::mem::take(&mut *whole.lock().unwrap_or_else(PoisonError::into_inner));
         if !self.recorder.keep_run(&self.run_id, &events).await {
             self.kept.store(false, Ordering::Relaxed);
         }
-        for event in held {
-            self.recorder.events.send(event);
+        for event in events {
+            if !shown_at_once(&event) {
+                self.recorder.events.send(event);
+            }
         }
     }
 
